@@ -1,0 +1,86 @@
+"""The reference search: a plain breadth-first search, short enough to trust.
+
+It is the oracle the C core is tested against, so it favours being obviously
+correct over being fast.  A state is the robots' cells plus, under the ricochet
+rule, each active robot's ricochet status; moves use `try_slide` and
+`next_status`, the same functions that judge a player's answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .geometry import DIRECTIONS
+from .puzzle import Move, Puzzle
+from .rules import TURNED, UNMOVED, next_status, round_of, try_slide
+
+
+@dataclass
+class ReferenceResult:
+    status: str  # optimal | unsolvable | depth_limit | state_limit
+    moves: list[Move] | None
+    states: int
+    lower_bound: int  # no solution is shorter than this
+
+    @property
+    def length(self) -> int | None:
+        return None if self.moves is None else len(self.moves)
+
+
+def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000_000) -> ReferenceResult:
+    board, colours = puzzle.board, puzzle.colours
+    active = round_of(puzzle).active
+    is_active = [c in active for c in colours]
+    turn_rule = puzzle.rules.ricochet == "turn"
+    target = board.index(puzzle.goal.cell)
+    n = len(colours)
+
+    def solved(cells: tuple[int, ...], status: tuple[int, ...], r: int) -> bool:
+        return cells[r] == target and is_active[r] and (not turn_rule or status[r] == TURNED)
+
+    start = (tuple(board.index(c) for _, c in puzzle.robots), (UNMOVED,) * n)
+    if not active:
+        return ReferenceResult("unsolvable", None, 1, 0)
+    if any(solved(*start, r) for r in range(n)):
+        return ReferenceResult("optimal", [], 1, 0)
+
+    parent: dict = {start: None}
+    frontier = [start]
+    depth = 0
+    while frontier:
+        if depth >= max_depth:
+            return ReferenceResult("depth_limit", None, len(parent), depth + 1)
+        depth += 1
+        next_frontier = []
+        for state in frontier:
+            cells, status = state
+            for r, colour in enumerate(colours):
+                others = cells[:r] + cells[r + 1:]
+                for d in range(4):
+                    result = try_slide(board, others, colour, cells[r], d)
+                    if isinstance(result, str):
+                        continue  # not a legal move
+                    end, deflected = result
+                    new_cells = cells[:r] + (end,) + cells[r + 1:]
+                    new_status = status
+                    if turn_rule and is_active[r]:
+                        new_status = status[:r] + (next_status(status[r], d, deflected),) + status[r + 1:]
+                    nxt = (new_cells, new_status)
+                    if nxt in parent:
+                        continue
+                    parent[nxt] = (state, Move(colour, DIRECTIONS[d]))
+                    if solved(new_cells, new_status, r):
+                        return ReferenceResult("optimal", _path(parent, nxt), len(parent), depth)
+                    if len(parent) >= max_states:
+                        return ReferenceResult("state_limit", None, len(parent), depth)
+                    next_frontier.append(nxt)
+        frontier = next_frontier
+    return ReferenceResult("unsolvable", None, len(parent), depth + 1)
+
+
+def _path(parent: dict, state: tuple) -> list[Move]:
+    moves: list[Move] = []
+    while parent[state] is not None:
+        state, move = parent[state]
+        moves.append(move)
+    return moves[::-1]
