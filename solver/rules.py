@@ -37,8 +37,9 @@ def slide(board: Board, occupied: Sequence[int], colour: str, start: int, direct
 
 
 def try_slide(board: Board, occupied: Sequence[int], colour: str, start: int,
-              direction: int) -> tuple[int, bool] | str:
-    """`slide` that returns the reason instead of raising, for searches."""
+              direction: int, path: list[int] | None = None) -> tuple[int, bool] | str:
+    """`slide` that returns the reason instead of raising, for searches.
+    When `path` is given, every cell entered is appended to it (for drawing)."""
     cell, d, deflected = start, direction, False
     barriers = board.barriers
     # Only barriers and openings can bend a slide back on itself.
@@ -49,6 +50,8 @@ def try_slide(board: Board, occupied: Sequence[int], colour: str, start: int,
         if nxt < 0 or nxt in occupied:
             break
         cell = nxt
+        if path is not None:
+            path.append(cell)
         barrier = barriers.get(cell)
         if barrier is not None and barrier.colour != colour:
             d = DEFLECT[barrier.orientation][d]
@@ -142,28 +145,32 @@ class Round:
     void_reason: str | None
 
 
+def candidates(puzzle: Puzzle) -> tuple[str, ...]:
+    """Robots that could be active: the chip's colour, or every robot for the vortex."""
+    return (puzzle.goal.colour,) if puzzle.goal.colour is not None else puzzle.colours
+
+
 def round_of(puzzle: Puzzle) -> Round:
-    g = puzzle.goal
-    target = g.cell
-    if g.colour is not None:
-        candidates: tuple[str, ...] = (g.colour,)
-    else:
-        candidates = puzzle.colours
-    if g.colour is None and puzzle.rules.vortex_sightline:
-        active = tuple(c for c in candidates
-                       if puzzle.robot(c) != target and one_move_reach(puzzle, c) is None)
+    return round_from_reach(puzzle, {c: one_move_reach(puzzle, c) for c in candidates(puzzle)})
+
+
+def round_from_reach(puzzle: Puzzle, reach: dict[str, str | None]) -> Round:
+    """The round, given for each candidate the direction reaching the target in one move."""
+    target = puzzle.goal.cell
+    pool = candidates(puzzle)
+    if puzzle.goal.colour is None and puzzle.rules.vortex_sightline:
+        active = tuple(c for c in pool if puzzle.robot(c) != target and reach[c] is None)
         if not active:
             return Round((), True, "every robot can reach the target in one move, so none is active "
                                    "(vortex_sightline)")
         return Round(active, False, None)
-    for c in candidates:
+    for c in pool:
         if puzzle.robot(c) == target:
-            return Round(candidates, True, f"the {c} robot already stands on the target")
-    for c in candidates:
-        d = one_move_reach(puzzle, c)
-        if d is not None:
-            return Round(candidates, True, f"the {c} robot reaches the target in one move ({d})")
-    return Round(candidates, False, None)
+            return Round(pool, True, f"the {c} robot already stands on the target")
+    for c in pool:
+        if reach[c] is not None:
+            return Round(pool, True, f"the {c} robot reaches the target in one move ({reach[c]})")
+    return Round(pool, False, None)
 
 
 @dataclass

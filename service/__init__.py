@@ -1,0 +1,1 @@
+"""The Flask application (see STYLE.md); grows with the API issue."""

@@ -1,0 +1,1008 @@
+/* The optimal search for Ricochet Robots: table-driven, no global mutable state.
+ *
+ * Python hands over a compiled puzzle (step tables, barriers, robots, target);
+ * the search runs with the GIL released.  Two strategies share one move
+ * generator: iterative-deepening A* with a transposition table (most puzzles:
+ * the lone-robot lower bound prunes hard) and a level-by-level breadth-first
+ * search over a hash set (deep puzzles, reach tables, solution counting).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_CELLS 1024
+#define MAX_ROBOTS 5
+#define MAX_DEPTH 255
+#define NO_CELL (-1)
+
+/* Ricochet status of a robot (see solver/rules.py). */
+enum { UNMOVED = 0, LAST_VERTICAL = 1, LAST_HORIZONTAL = 2, TURNED = 3 };
+
+/* How a search ended. */
+enum { ST_OPTIMAL = 0, ST_UNSOLVABLE, ST_DEPTH, ST_TIME, ST_STATES, ST_CANCELLED };
+static const char *STATUS_NAMES[] = {"optimal", "unsolvable", "depth_limit", "timeout",
+                                     "state_limit", "cancelled"};
+
+/* DEFLECT[orientation][direction], orientation 0 = '/', 1 = '\'; N E S W = 0 1 2 3. */
+static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};
+
+typedef struct {
+    int ncells, nrobots;
+    int cell_bits;
+    int key_bits;                 /* bits a key uses (statuses only for tracked robots) */
+    int16_t step[4][MAX_CELLS];   /* next cell, or -1: wall, edge, blocked */
+    uint8_t barrier[MAX_CELLS];   /* 0: none; else (colour + 1) | (orientation << 3) */
+    int has_barriers, loops_possible;
+    uint8_t colour[MAX_ROBOTS];   /* colour index of each robot (0 red .. 4 black) */
+    int target;
+    uint8_t eligible;             /* robots that may finish (bit r) */
+    int ricochet;                 /* 1: the finishing robot must have turned */
+    uint8_t tracked;              /* robots whose ricochet status is part of the state */
+    int group[MAX_ROBOTS];        /* interchangeable robots share a group id */
+    uint8_t lb[MAX_ROBOTS][MAX_CELLS]; /* moves a lone robot needs if it could stop anywhere */
+} Board;
+
+/* Limits, shared by every strategy. */
+typedef struct {
+    int max_depth;
+    double deadline;              /* monotonic seconds; 0 = none */
+    size_t state_budget;          /* bytes for tables */
+    volatile const uint8_t *cancel; /* polled; nonzero = stop */
+    int stopped;                  /* ST_TIME / ST_STATES / ST_CANCELLED once a limit hit */
+    uint64_t polls;
+} Limits;
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Cheap to call often: looks at the clock and the cancel flag every 4096 calls. */
+static inline int out_of_time(Limits *lim) {
+    if (lim->stopped) return 1;
+    if ((++lim->polls & 4095) != 0) return 0;
+    if (lim->cancel && *lim->cancel) { lim->stopped = ST_CANCELLED; return 1; }
+    if (lim->deadline > 0 && now_seconds() > lim->deadline) { lim->stopped = ST_TIME; return 1; }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ moves */
+
+/* Where robot `r` stops moving in direction d; -1 if the move is not allowed.
+ * occ marks occupied cells (the mover's own cell must be clear). */
+static inline int slide(const Board *b, const uint8_t *occ, int r, int start, int d, int *deflected) {
+    int cell = start;
+    *deflected = 0;
+    if (!b->has_barriers && !b->loops_possible) {
+        for (;;) {
+            int n = b->step[d][cell];
+            if (n < 0 || occ[n]) break;
+            cell = n;
+        }
+        return cell == start ? -1 : cell;
+    }
+    /* Barriers bend the slide; openings wrap it.  A slide that visits more
+     * (cell, direction) pairs than exist has entered a loop: it never ends. */
+    int limit = 4 * b->ncells, steps = 0;
+    int colour1 = b->colour[r] + 1;
+    for (;;) {
+        int n = b->step[d][cell];
+        if (n < 0 || occ[n]) break;
+        cell = n;
+        uint8_t bar = b->barrier[cell];
+        if (bar && (bar & 7) != colour1) {
+            d = DEFLECT[bar >> 3][d];
+            *deflected = 1;
+        }
+        if (++steps > limit) return -1;
+    }
+    if (cell == start || b->barrier[cell]) return -1;
+    return cell;
+}
+
+static inline int next_status(int status, int d, int deflected) {
+    if (status == TURNED || deflected) return TURNED;
+    int moved = (d & 1) ? LAST_HORIZONTAL : LAST_VERTICAL;
+    if (status == UNMOVED || status == moved) return moved;
+    return TURNED;
+}
+
+/* A position in the search: robot cells and ricochet statuses. */
+typedef struct {
+    int16_t pos[MAX_ROBOTS];
+    uint8_t status[MAX_ROBOTS];
+} Pos;
+
+static inline int is_goal(const Board *b, const Pos *p, int r) {
+    return p->pos[r] == b->target && ((b->eligible >> r) & 1) &&
+           (!b->ricochet || p->status[r] == TURNED);
+}
+
+/* Lower bound on the moves still needed from p. */
+static inline int heuristic(const Board *b, const Pos *p) {
+    int best = 255;
+    for (int r = 0; r < b->nrobots; r++) {
+        if (!((b->eligible >> r) & 1)) continue;
+        int h = b->lb[r][p->pos[r]];
+        if (b->ricochet && p->status[r] != TURNED) {
+            /* Not turned yet: a robot on the target must leave and come back. */
+            if (h == 0) h = 2;
+        }
+        if (h < best) best = h;
+    }
+    return best;
+}
+
+/* The state as one integer: robots' cells (and the ricochet status of tracked
+ * robots), interchangeable robots sorted so that equivalent positions share a key. */
+static inline uint64_t make_key(const Board *b, const Pos *p) {
+    uint32_t v[MAX_ROBOTS];
+    int n = b->nrobots;
+    for (int r = 0; r < n; r++)
+        v[r] = ((b->tracked >> r) & 1) ? ((uint32_t)p->pos[r] << 2) | p->status[r] : (uint32_t)p->pos[r];
+    /* Robots of one group are contiguous (arranged by setup_search); sort each run. */
+    for (int i = 1; i < n; i++) {
+        if (b->group[i] != b->group[i - 1]) continue;
+        uint32_t x = v[i];
+        int j = i - 1;
+        while (j >= 0 && b->group[j] == b->group[i] && v[j] > x) { v[j + 1] = v[j]; j--; }
+        v[j + 1] = x;
+    }
+    uint64_t key = 0;
+    for (int r = 0; r < n; r++) key = (key << (b->cell_bits + (((b->tracked >> r) & 1) ? 2 : 0))) | v[r];
+    return key + 1; /* 0 marks an empty slot */
+}
+
+static inline void decode_key(const Board *b, uint64_t key, Pos *p) {
+    key -= 1;
+    for (int r = b->nrobots - 1; r >= 0; r--) {
+        int tracked = (b->tracked >> r) & 1;
+        int width = b->cell_bits + (tracked ? 2 : 0);
+        uint32_t v = (uint32_t)(key & (((uint64_t)1 << width) - 1));
+        key >>= width;
+        p->pos[r] = (int16_t)(tracked ? v >> 2 : v);
+        p->status[r] = (uint8_t)(tracked ? v & 3 : 0);
+    }
+}
+
+/* ------------------------------------------------------------ hash tables */
+
+/* Open addressing, linear probing; key 0 = empty.  Each slot holds a one-byte
+ * value: in the key's top 8 bits when keys are short enough (one cache line
+ * touched per probe), else in a separate array. */
+#define KEY_MASK 0x00FFFFFFFFFFFFFFULL
+typedef struct {
+    uint64_t *keys;
+    uint8_t *vals;          /* NULL when values are embedded */
+    size_t mask, count, limit;
+    int embedded;
+} Table;
+
+static inline uint64_t slot_key(const Table *t, size_t i) {
+    return t->embedded ? t->keys[i] & KEY_MASK : t->keys[i];
+}
+static inline int get_val(const Table *t, size_t i) {
+    return t->embedded ? (int)(t->keys[i] >> 56) : t->vals[i];
+}
+static inline void set_val(Table *t, size_t i, int v) {
+    if (t->embedded) t->keys[i] = (t->keys[i] & KEY_MASK) | ((uint64_t)v << 56);
+    else t->vals[i] = (uint8_t)v;
+}
+static inline size_t slot_bytes(const Table *t) { return t->embedded ? 8 : 9; }
+
+static int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits) {
+    size_t slots = 1024;
+    t->embedded = key_bits <= 55;
+    while (slots < min_slots) slots <<= 1;
+    while (slots > 1024 && slots * slot_bytes(t) > max_bytes) slots >>= 1;
+    t->keys = calloc(slots, sizeof(uint64_t));
+    t->vals = t->embedded ? NULL : calloc(slots, 1);
+    if (!t->keys || (!t->embedded && !t->vals)) {
+        free(t->keys); free(t->vals); t->keys = NULL; t->vals = NULL;
+        return -1;
+    }
+    t->mask = slots - 1;
+    t->count = 0;
+    t->limit = slots / 10 * 7;
+    return 0;
+}
+
+static void table_free(Table *t) {
+    free(t->keys);
+    free(t->vals);
+    t->keys = NULL;
+    t->vals = NULL;
+}
+
+static inline size_t hash64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+/* Grow to twice the slots if the budget allows; returns 0 on success. */
+static int table_grow(Table *t, size_t max_bytes) {
+    size_t slots = (t->mask + 1) * 2;
+    if (slots * slot_bytes(t) > max_bytes) return -1;
+    uint64_t *keys = calloc(slots, sizeof(uint64_t));
+    uint8_t *vals = t->embedded ? NULL : calloc(slots, 1);
+    if (!keys || (!t->embedded && !vals)) { free(keys); free(vals); return -1; }
+    size_t mask = slots - 1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        uint64_t k = slot_key(t, i);
+        if (!k) continue;
+        size_t j = hash64(k) & mask;
+        while (keys[j]) j = (j + 1) & mask;
+        keys[j] = t->keys[i];
+        if (vals) vals[j] = t->vals[i];
+    }
+    free(t->keys);
+    free(t->vals);
+    t->keys = keys;
+    t->vals = vals;
+    t->mask = mask;
+    t->limit = slots / 10 * 7;
+    return 0;
+}
+
+static inline void table_prefetch(const Table *t, uint64_t key) {
+    __builtin_prefetch(&t->keys[hash64(key) & t->mask], 1, 0);
+}
+
+/* Slot of key, inserting it (value 0) if new; *fresh tells which.  -1 when full. */
+static inline ptrdiff_t table_slot(Table *t, uint64_t key, size_t max_bytes, int *fresh) {
+    size_t i = hash64(key) & t->mask;
+    for (;;) {
+        uint64_t k = slot_key(t, i);
+        if (k == key) { *fresh = 0; return (ptrdiff_t)i; }
+        if (!k) break;
+        i = (i + 1) & t->mask;
+    }
+    if (t->count >= t->limit) {
+        if (table_grow(t, max_bytes) != 0) return -1;
+        return table_slot(t, key, max_bytes, fresh);
+    }
+    t->keys[i] = key;
+    if (t->vals) t->vals[i] = 0;
+    t->count++;
+    *fresh = 1;
+    return (ptrdiff_t)i;
+}
+
+static inline ptrdiff_t table_find(const Table *t, uint64_t key) {
+    size_t i = hash64(key) & t->mask;
+    for (;;) {
+        uint64_t k = slot_key(t, i);
+        if (k == key) return (ptrdiff_t)i;
+        if (!k) return -1;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* ------------------------------------------------------------------ setup */
+
+/* Trace a slide on the empty board; returns 1 if it loops forever. */
+static int traces_loop(const Board *b, int colour1, int start, int d) {
+    int cell = start, limit = 4 * b->ncells;
+    for (int steps = 0;; steps++) {
+        int n = b->step[d][cell];
+        if (n < 0) return 0;
+        cell = n;
+        uint8_t bar = b->barrier[cell];
+        if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
+        if (steps > limit) return 1;
+    }
+}
+
+static int bits_for(int ncells) {
+    int bits = 1;
+    while ((1 << bits) < ncells) bits++;
+    return bits;
+}
+
+/* ------------------------------------------------------------- results */
+
+typedef struct {
+    int status;                 /* ST_* */
+    int length;                 /* solution length, or -1 */
+    int lower_bound;            /* no solution has fewer moves */
+    uint8_t move_robot[MAX_DEPTH + 1], move_dir[MAX_DEPTH + 1]; /* internal robot indices */
+    uint64_t states;            /* distinct states stored */
+    uint64_t nodes;             /* moves generated */
+    int strategy;               /* 0 = IDA*, 1 = BFS */
+} Result;
+
+/* --------------------------------------------------- iterative deepening */
+
+typedef struct {
+    const Board *b;
+    Limits *lim;
+    Table tt;
+    Pos cur;
+    uint8_t occ[MAX_CELLS];
+    uint8_t path_r[MAX_DEPTH + 1], path_d[MAX_DEPTH + 1];
+    uint64_t nodes, node_cap;
+    int found;
+    int table_full;
+} Ida;
+
+/* 1: found (path in s->path_*), 0: not within bound, -1: a limit stopped it. */
+static int ida_dfs(Ida *s, int g, int bound) {
+    const Board *b = s->b;
+    if (out_of_time(s->lim)) return -1;
+    if (s->nodes > s->node_cap) return -1;
+    int n = b->nrobots;
+    for (int r = 0; r < n; r++) {
+        int start = s->cur.pos[r];
+        uint8_t old_status = s->cur.status[r];
+        s->occ[start] = 0;
+        for (int d = 0; d < 4; d++) {
+            int deflected;
+            int end = slide(b, s->occ, r, start, d, &deflected);
+            if (end < 0) continue;
+            s->nodes++;
+            uint8_t st = (uint8_t)next_status(old_status, d, deflected);
+            s->path_r[g] = (uint8_t)r;
+            s->path_d[g] = (uint8_t)d;
+            s->cur.pos[r] = (int16_t)end;
+            s->cur.status[r] = st;
+            if (is_goal(b, &s->cur, r)) {
+                s->found = g + 1;
+                s->cur.pos[r] = (int16_t)start;
+                s->cur.status[r] = old_status;
+                s->occ[start] = 1;
+                return 1;
+            }
+            int rem = bound - g - 1;
+            if (rem > 0 && heuristic(b, &s->cur) <= rem) {
+                uint64_t key = make_key(b, &s->cur);
+                int fresh, go = 1;
+                ptrdiff_t slot = table_slot(&s->tt, key, s->lim->state_budget, &fresh);
+                if (slot < 0) s->table_full = 1; /* no memo left: search on unmemoised */
+                else if (!fresh && get_val(&s->tt, (size_t)slot) >= rem) go = 0;
+                else set_val(&s->tt, (size_t)slot, rem);
+                if (go) {
+                    s->occ[end] = 1;
+                    int res = ida_dfs(s, g + 1, bound);
+                    s->occ[end] = 0;
+                    if (res != 0) {
+                        s->cur.pos[r] = (int16_t)start;
+                        s->cur.status[r] = old_status;
+                        s->occ[start] = 1;
+                        return res;
+                    }
+                }
+            }
+            s->cur.pos[r] = (int16_t)start;
+            s->cur.status[r] = old_status;
+        }
+        s->occ[start] = 1;
+    }
+    return 0;
+}
+
+/* Returns 1 when it settled the answer in *res, 0 when it gave up (node cap)
+ * and a breadth-first search should take over from bound *next_bound. */
+static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res,
+                   int *next_bound) {
+    Ida *s = calloc(1, sizeof(Ida));
+    if (!s) return 0;
+    s->b = b;
+    s->lim = lim;
+    s->cur = *start;
+    s->node_cap = node_cap;
+    size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
+    if (table_init(&s->tt, 1 << 14, budget, b->key_bits) != 0) { free(s); return 0; }
+    for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
+    int h = heuristic(b, start);
+    int bound = h < 1 ? 1 : h;
+    int settled = 0;
+    Limits local = *lim;
+    local.state_budget = budget;
+    s->lim = &local;
+    for (; bound <= lim->max_depth; bound++) {
+        int r = ida_dfs(s, 0, bound);
+        if (r == 1) {
+            res->status = ST_OPTIMAL;
+            res->length = s->found;
+            res->lower_bound = s->found;
+            memcpy(res->move_robot, s->path_r, (size_t)s->found);
+            memcpy(res->move_dir, s->path_d, (size_t)s->found);
+            settled = 1;
+            break;
+        }
+        if (r < 0) {
+            if (local.stopped) { lim->stopped = local.stopped; res->status = local.stopped; res->lower_bound = bound; settled = 1; }
+            break;
+        }
+    }
+    if (!settled && bound > lim->max_depth) {
+        res->status = ST_DEPTH;
+        res->lower_bound = lim->max_depth + 1;
+        settled = 1;
+    }
+    res->nodes += s->nodes;
+    res->states = s->tt.count;
+    res->strategy = 0;
+    *next_bound = bound;
+    lim->polls = local.polls;
+    table_free(&s->tt);
+    free(s);
+    return settled;
+}
+
+/* -------------------------------------------------- breadth-first search */
+
+typedef struct {
+    uint64_t *keys;
+    size_t len, cap;
+} KeyList;
+
+static int keys_push(KeyList *l, uint64_t k, size_t *bytes, size_t budget) {
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 4096;
+        if (*bytes + (cap - l->cap) * sizeof(uint64_t) > budget) return -1;
+        uint64_t *keys = realloc(l->keys, cap * sizeof(uint64_t));
+        if (!keys) return -1;
+        *bytes += (cap - l->cap) * sizeof(uint64_t);
+        l->keys = keys;
+        l->cap = cap;
+    }
+    l->keys[l->len++] = k;
+    return 0;
+}
+
+static inline void occupy(const Board *b, const Pos *p, uint8_t *occ, int on) {
+    for (int r = 0; r < b->nrobots; r++) occ[p->pos[r]] = (uint8_t)on;
+}
+
+/* Walk back from `key` (at BFS depth `depth`) to the start through states of
+ * depth one less each step, writing (from cell, direction) pairs. */
+static int reconstruct(const Board *b, const Table *seen, uint64_t key, int depth,
+                       int16_t *from_cell, uint8_t *dirs) {
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    for (int k = depth; k > 0; k--) {
+        Pos s;
+        decode_key(b, key, &s);
+        int found = 0;
+        for (int r = 0; r < b->nrobots && !found; r++) {
+            Pos q = s;
+            occupy(b, &s, occ, 1);
+            occ[s.pos[r]] = 0;
+            int tracked = (b->tracked >> r) & 1;
+            for (int c = 0; c < b->ncells && !found; c++) {
+                if (occ[c] || c == s.pos[r] || b->barrier[c]) continue;
+                for (int d = 0; d < 4 && !found; d++) {
+                    int deflected;
+                    if (slide(b, occ, r, c, d, &deflected) != s.pos[r]) continue;
+                    q.pos[r] = (int16_t)c;
+                    for (int st = 0; st < (tracked ? 4 : 1) && !found; st++) {
+                        if (tracked && next_status(st, d, deflected) != s.status[r]) continue;
+                        q.status[r] = (uint8_t)st;
+                        ptrdiff_t slot = table_find(seen, make_key(b, &q));
+                        if (slot >= 0 && get_val(seen, (size_t)slot) == k - 1) {
+                            from_cell[k - 1] = (int16_t)c;
+                            dirs[k - 1] = (uint8_t)d;
+                            key = make_key(b, &q);
+                            found = 1;
+                        }
+                    }
+                }
+            }
+            occupy(b, &s, occ, 0);
+        }
+        if (!found) return -1;
+    }
+    return 0;
+}
+
+/* Replay (from cell, direction) pairs from the real start, naming robots. */
+static int name_moves(const Board *b, const Pos *start, int len, const int16_t *from_cell,
+                      const uint8_t *dirs, Result *res) {
+    Pos p = *start;
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    occupy(b, &p, occ, 1);
+    for (int i = 0; i < len; i++) {
+        int r = 0;
+        while (r < b->nrobots && p.pos[r] != from_cell[i]) r++;
+        if (r == b->nrobots) return -1;
+        int deflected;
+        occ[p.pos[r]] = 0;
+        int end = slide(b, occ, r, p.pos[r], dirs[i], &deflected);
+        if (end < 0) return -1;
+        occ[end] = 1;
+        p.status[r] = (uint8_t)next_status(p.status[r], dirs[i], deflected);
+        p.pos[r] = (int16_t)end;
+        res->move_robot[i] = (uint8_t)r;
+        res->move_dir[i] = dirs[i];
+    }
+    return 0;
+}
+
+/* Level by level from the start.  Each level is kept in two lists: states
+ * from which the goal may be one move away (lower bound <= 1) and the rest; the
+ * goal can only appear among the first, so the last level is mostly never
+ * expanded.  Children are generated as a batch and their slots prefetched. */
+static void run_bfs(const Board *b, const Pos *start, Limits *lim, Result *res) {
+    Table seen;
+    KeyList cur[2] = {{0}, {0}}, next[2] = {{0}, {0}};
+    size_t bytes = 0, budget = lim->state_budget;
+    res->strategy = 1;
+    res->status = -1;
+    if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) { res->status = ST_STATES; return; }
+    uint64_t start_key = make_key(b, start);
+    int fresh;
+    table_slot(&seen, start_key, budget, &fresh);
+    keys_push(&cur[heuristic(b, start) <= 1 ? 0 : 1], start_key, &bytes, budget);
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    int depth = 0;
+    uint64_t goal_parent = 0;
+    int16_t goal_cell = 0;
+    uint8_t goal_dir = 0;
+    while (res->status < 0) {
+        if (cur[0].len + cur[1].len == 0) { res->status = ST_UNSOLVABLE; res->lower_bound = depth + 1; break; }
+        if (depth + 1 > lim->max_depth) { res->status = ST_DEPTH; res->lower_bound = lim->max_depth + 1; break; }
+        next[0].len = next[1].len = 0;
+        for (int part = 0; part < 2 && res->status < 0; part++) {
+            KeyList *level = &cur[part];
+            for (size_t i = 0; i < level->len && res->status < 0; i++) {
+                if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = depth + 1; break; }
+                Pos p;
+                decode_key(b, level->keys[i], &p);
+                occupy(b, &p, occ, 1);
+                uint64_t child[MAX_ROBOTS * 4];
+                uint8_t near[MAX_ROBOTS * 4];
+                int nchild = 0;
+                for (int r = 0; r < b->nrobots && res->status < 0; r++) {
+                    int from = p.pos[r];
+                    uint8_t old_status = p.status[r];
+                    occ[from] = 0;
+                    for (int d = 0; d < 4; d++) {
+                        int deflected;
+                        int end = slide(b, occ, r, from, d, &deflected);
+                        if (end < 0) continue;
+                        res->nodes++;
+                        p.pos[r] = (int16_t)end;
+                        p.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
+                        if (is_goal(b, &p, r)) {
+                            goal_parent = level->keys[i];
+                            goal_cell = (int16_t)from;
+                            goal_dir = (uint8_t)d;
+                            res->status = ST_OPTIMAL;
+                            res->length = res->lower_bound = depth + 1;
+                            break;
+                        }
+                        uint64_t key = make_key(b, &p);
+                        table_prefetch(&seen, key);
+                        near[nchild] = heuristic(b, &p) <= 1;
+                        child[nchild++] = key;
+                    }
+                    p.pos[r] = (int16_t)from;
+                    p.status[r] = old_status;
+                    occ[from] = 1;
+                }
+                occupy(b, &p, occ, 0);
+                for (int c = 0; c < nchild && res->status < 0; c++) {
+                    ptrdiff_t slot = table_slot(&seen, child[c], budget - bytes, &fresh);
+                    if (slot < 0) { res->status = ST_STATES; res->lower_bound = depth + 1; break; }
+                    if (!fresh) continue;
+                    set_val(&seen, (size_t)slot, depth + 1);
+                    if (keys_push(&next[near[c] ? 0 : 1], child[c], &bytes, budget) != 0) {
+                        res->status = ST_STATES;
+                        res->lower_bound = depth + 1;
+                    }
+                }
+            }
+        }
+        for (int part = 0; part < 2; part++) { KeyList t = cur[part]; cur[part] = next[part]; next[part] = t; }
+        depth++;
+    }
+    res->states = seen.count;
+    if (res->status == ST_OPTIMAL) {
+        int16_t from_cell[MAX_DEPTH + 1];
+        uint8_t dirs[MAX_DEPTH + 1];
+        int len = res->length;
+        from_cell[len - 1] = goal_cell;
+        dirs[len - 1] = goal_dir;
+        if (reconstruct(b, &seen, goal_parent, len - 1, from_cell, dirs) != 0 ||
+            name_moves(b, start, len, from_cell, dirs, res) != 0) {
+            res->status = ST_STATES; /* cannot happen; reported rather than crash */
+            res->length = -1;
+        }
+    }
+    for (int part = 0; part < 2; part++) { free(cur[part].keys); free(next[part].keys); }
+    table_free(&seen);
+}
+
+/* -------------------------------------------------------------- layouts */
+
+/* A board compiled once and shared by many searches (a PyCapsule). */
+typedef struct {
+    int width, height, ncells;
+    int16_t step[4][MAX_CELLS];
+    uint8_t barrier[MAX_CELLS];
+    int has_barriers, has_openings, loops_possible;
+    uint8_t *lb_cache[MAX_CELLS][5];  /* per target, per robot colour; filled under the GIL */
+} Layout;
+
+static const char *LAYOUT_NAME = "ricochet.layout";
+
+static void layout_free(PyObject *capsule) {
+    Layout *L = PyCapsule_GetPointer(capsule, LAYOUT_NAME);
+    if (!L) return;
+    for (int t = 0; t < MAX_CELLS; t++)
+        for (int c = 0; c < 5; c++) free(L->lb_cache[t][c]);
+    free(L);
+}
+
+/* Lower bounds for one (target, colour): reverse walks on plain boards,
+ * relaxation rounds where barriers or openings bend the slides. */
+static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *lb) {
+    int n = L->ncells;
+    memset(lb, 255, (size_t)n);
+    lb[target] = 0;
+    if (!L->has_barriers && !L->has_openings) {
+        int16_t *queue = malloc(sizeof(int16_t) * (size_t)n);
+        if (!queue) return -1;
+        int head = 0, tail = 0;
+        queue[tail++] = (int16_t)target;
+        static const int OPP[4] = {2, 3, 0, 1};
+        while (head < tail) {
+            int t = queue[head++];
+            for (int d = 0; d < 4; d++) {
+                /* Every cell behind t (against direction d) passes t when moving d. */
+                for (int c = L->step[OPP[d]][t]; c >= 0; c = L->step[OPP[d]][c]) {
+                    if (lb[c] == 255) { lb[c] = (uint8_t)(lb[t] + 1); queue[tail++] = (int16_t)c; }
+                }
+            }
+        }
+        free(queue);
+        return 0;
+    }
+    int limit = 4 * n, colour1 = colour + 1;
+    for (int k = 0, changed = 1; changed && k < 254; k++) {
+        changed = 0;
+        for (int c = 0; c < n; c++) {
+            if (lb[c] != 255) continue;
+            for (int d0 = 0; d0 < 4 && lb[c] == 255; d0++) {
+                int cell = c, d = d0;
+                for (int steps = 0; steps <= limit; steps++) {
+                    int nx = L->step[d][cell];
+                    if (nx < 0) break;
+                    cell = nx;
+                    if (lb[cell] == k) { lb[c] = (uint8_t)(k + 1); changed = 1; break; }
+                    uint8_t bar = L->barrier[cell];
+                    if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
+    if (!L->has_barriers) colour = 0; /* colour cannot matter */
+    if (!L->lb_cache[target][colour]) {
+        uint8_t *lb = malloc((size_t)L->ncells);
+        if (!lb || fill_lower_bounds(L, target, colour, lb) != 0) { free(lb); return NULL; }
+        L->lb_cache[target][colour] = lb;
+    }
+    return L->lb_cache[target][colour];
+}
+
+static PyObject *py_compile_board(PyObject *self, PyObject *args) {
+    int width, height;
+    const char *step, *barrier;
+    Py_ssize_t step_len, barrier_len;
+    int has_openings;
+    if (!PyArg_ParseTuple(args, "iiy#y#p", &width, &height, &step, &step_len, &barrier, &barrier_len,
+                          &has_openings))
+        return NULL;
+    if (width < 1 || height < 1 || width * height > MAX_CELLS) {
+        PyErr_Format(PyExc_ValueError, "board size %d x %d is out of range (at most %d cells)", width, height,
+                     MAX_CELLS);
+        return NULL;
+    }
+    int n = width * height;
+    if (step_len != (Py_ssize_t)(4 * n * sizeof(int16_t)) || barrier_len != n) {
+        PyErr_SetString(PyExc_ValueError, "step table or barrier table has the wrong size");
+        return NULL;
+    }
+    Layout *L = calloc(1, sizeof(Layout));
+    if (!L) return PyErr_NoMemory();
+    L->width = width;
+    L->height = height;
+    L->ncells = n;
+    L->has_openings = has_openings;
+    for (int d = 0; d < 4; d++) {
+        for (int c = 0; c < n; c++) {
+            int16_t v;
+            memcpy(&v, step + (size_t)(d * n + c) * sizeof(int16_t), sizeof v);
+            if (v < -1 || v >= n) {
+                free(L);
+                PyErr_SetString(PyExc_ValueError, "step table holds a cell off the board");
+                return NULL;
+            }
+            L->step[d][c] = v;
+        }
+    }
+    for (int c = 0; c < n; c++) {
+        uint8_t bar = (uint8_t)barrier[c];
+        if (bar && ((bar & 7) < 1 || (bar & 7) > 5 || (bar >> 3) > 1)) {
+            free(L);
+            PyErr_SetString(PyExc_ValueError, "barrier table holds an unknown barrier");
+            return NULL;
+        }
+        L->barrier[c] = bar;
+        if (bar) L->has_barriers = 1;
+    }
+    if (L->has_barriers || has_openings) {
+        Board probe;
+        memcpy(probe.step, L->step, sizeof probe.step);
+        memcpy(probe.barrier, L->barrier, sizeof probe.barrier);
+        probe.ncells = n;
+        for (int colour1 = 1; colour1 <= 5 && !L->loops_possible; colour1++)
+            for (int c = 0; c < n && !L->loops_possible; c++)
+                for (int d = 0; d < 4 && !L->loops_possible; d++)
+                    if (traces_loop(&probe, colour1, c, d)) L->loops_possible = 1;
+    }
+    PyObject *capsule = PyCapsule_New(L, LAYOUT_NAME, layout_free);
+    if (!capsule) free(L);
+    return capsule;
+}
+
+/* ---------------------------------------------------------- one search */
+
+typedef struct {
+    int nrobots;
+    int cells[MAX_ROBOTS], colours[MAX_ROBOTS];   /* in the caller's order */
+    int target;
+    int candidates;        /* robots of the target's colour (all, for the vortex) */
+    int sightline, ricochet, allow_sorting;
+} Request;
+
+typedef struct {
+    Board board;
+    Pos start;
+    int perm[MAX_ROBOTS];          /* internal robot -> caller's robot */
+    int reach_dir[MAX_ROBOTS];     /* caller's order: direction reaching the target in one move, or -1 */
+    int eligible_ext;              /* caller's order */
+} Setup;
+
+/* Build the search board: eligibility (with the sightline rule), groups of
+ * interchangeable robots made contiguous, lower bounds.  Needs the GIL. */
+static int setup_search(Layout *L, const Request *q, Setup *S) {
+    Board *b = &S->board;
+    memset(S, 0, sizeof *S);
+    b->ncells = L->ncells;
+    b->nrobots = q->nrobots;
+    b->cell_bits = bits_for(L->ncells);
+    memcpy(b->step, L->step, sizeof b->step);
+    memcpy(b->barrier, L->barrier, sizeof b->barrier);
+    b->has_barriers = L->has_barriers;
+    b->loops_possible = L->loops_possible;
+    b->target = q->target;
+    b->ricochet = q->ricochet;
+
+    /* One-move reach from the start, in the caller's order. */
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    for (int i = 0; i < q->nrobots; i++) occ[q->cells[i]] = 1;
+    for (int i = 0; i < q->nrobots; i++) {
+        S->reach_dir[i] = -1;
+        b->colour[i] = (uint8_t)q->colours[i];
+        if (!((q->candidates >> i) & 1)) continue;
+        occ[q->cells[i]] = 0;
+        for (int d = 0; d < 4 && S->reach_dir[i] < 0; d++) {
+            int deflected;
+            if (slide(b, occ, i, q->cells[i], d, &deflected) == q->target) S->reach_dir[i] = d;
+        }
+        occ[q->cells[i]] = 1;
+    }
+    int eligible = q->candidates;
+    if (q->sightline)
+        for (int i = 0; i < q->nrobots; i++)
+            if (S->reach_dir[i] >= 0 || q->cells[i] == q->target) eligible &= ~(1 << i);
+    S->eligible_ext = eligible;
+
+    int colour_specific[5] = {0};
+    for (int c = 0; c < L->ncells; c++)
+        if (L->barrier[c]) colour_specific[(L->barrier[c] & 7) - 1] = 1;
+    int group_ext[MAX_ROBOTS];
+    for (int i = 0; i < q->nrobots; i++)
+        group_ext[i] = (!q->allow_sorting || colour_specific[q->colours[i]]) ? 100 + i : (eligible >> i) & 1;
+    /* Stable order by group: helpers, then finishers, then robots with a colour of their own. */
+    int k = 0;
+    for (int g = 0; g < 100 + MAX_ROBOTS; g++)
+        for (int i = 0; i < q->nrobots; i++)
+            if (group_ext[i] == g) S->perm[k++] = i;
+    for (int r = 0; r < q->nrobots; r++) {
+        int i = S->perm[r];
+        b->colour[r] = (uint8_t)q->colours[i];
+        b->group[r] = group_ext[i];
+        S->start.pos[r] = (int16_t)q->cells[i];
+        S->start.status[r] = UNMOVED;
+        if ((eligible >> i) & 1) {
+            b->eligible |= (uint8_t)(1 << r);
+            const uint8_t *lb = lower_bounds(L, q->target, q->colours[i]);
+            if (!lb) { PyErr_NoMemory(); return -1; }
+            memcpy(b->lb[r], lb, (size_t)L->ncells);
+        }
+    }
+    b->tracked = b->ricochet ? b->eligible : 0;
+    b->key_bits = 1;
+    for (int r = 0; r < b->nrobots; r++) b->key_bits += b->cell_bits + (((b->tracked >> r) & 1) ? 2 : 0);
+    return 0;
+}
+
+static Layout *get_layout(PyObject *capsule) {
+    return PyCapsule_GetPointer(capsule, LAYOUT_NAME);
+}
+
+/* Parse the common request arguments: cells and colours as sequences of ints. */
+static int parse_request(Layout *L, PyObject *cells, PyObject *colours, int target, Request *q) {
+    PyObject *cs = PySequence_Fast(cells, "cells must be a sequence of cell indices");
+    if (!cs) return -1;
+    PyObject *cl = PySequence_Fast(colours, "colours must be a sequence of colour indices");
+    if (!cl) { Py_DECREF(cs); return -1; }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cs);
+    int ok = 0;
+    if (n < 1 || n > MAX_ROBOTS || PySequence_Fast_GET_SIZE(cl) != n) {
+        PyErr_Format(PyExc_ValueError, "need 1 to %d robots, with one colour each", MAX_ROBOTS);
+        goto done;
+    }
+    q->nrobots = (int)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
+        long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cl, i));
+        if (PyErr_Occurred()) goto done;
+        if (c < 0 || c >= L->ncells) {
+            PyErr_Format(PyExc_ValueError, "robot %zd: cell %ld is off the board", i, c);
+            goto done;
+        }
+        if (k < 0 || k > 4) { PyErr_Format(PyExc_ValueError, "robot %zd: colour %ld unknown", i, k); goto done; }
+        for (Py_ssize_t j = 0; j < i; j++)
+            if (q->cells[j] == c) { PyErr_Format(PyExc_ValueError, "two robots on cell %ld", c); goto done; }
+        if (L->barrier[c]) { PyErr_Format(PyExc_ValueError, "robot %zd stands on a barrier", i); goto done; }
+        q->cells[i] = (int)c;
+        q->colours[i] = (int)k;
+    }
+    if (target < 0 || target >= L->ncells) { PyErr_SetString(PyExc_ValueError, "target is off the board"); goto done; }
+    q->target = target;
+    ok = 1;
+done:
+    Py_DECREF(cs);
+    Py_DECREF(cl);
+    return ok ? 0 : -1;
+}
+
+static int get_cancel(PyObject *cancel, Py_buffer *view, Limits *lim) {
+    lim->cancel = NULL;
+    if (cancel == Py_None) return 0;
+    if (PyObject_GetBuffer(cancel, view, PyBUF_SIMPLE) != 0) return -1;
+    if (view->len < 1) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "cancel buffer must hold at least one byte");
+        return -1;
+    }
+    lim->cancel = (volatile const uint8_t *)view->buf;
+    return 0;
+}
+
+static PyObject *moves_list(const Setup *S, const Result *res) {
+    PyObject *moves = PyList_New(res->length > 0 ? res->length : 0);
+    if (!moves) return NULL;
+    for (int i = 0; i < res->length; i++) {
+        PyObject *m = Py_BuildValue("(ii)", S->perm[res->move_robot[i]], res->move_dir[i]);
+        if (!m) { Py_DECREF(moves); return NULL; }
+        PyList_SET_ITEM(moves, i, m);
+    }
+    return moves;
+}
+
+static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
+                             "max_depth", "time_budget", "state_budget", "cancel", "strategy",
+                             "ida_nodes", NULL};
+    PyObject *capsule, *cells, *colours, *cancel = Py_None;
+    int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0;
+    double time_budget = 0;
+    Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
+    long long ida_nodes = 2000000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiL", kwlist, &capsule, &cells, &colours,
+                                     &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
+                                     &state_budget, &cancel, &strategy, &ida_nodes))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (max_depth < 0 || max_depth > MAX_DEPTH - 1) {
+        PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH - 1);
+        return NULL;
+    }
+    if (state_budget < (1 << 20)) { PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB"); return NULL; }
+    if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
+    Request q = {0};
+    if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
+    q.candidates = candidates & ((1 << q.nrobots) - 1);
+    q.sightline = sightline;
+    q.ricochet = ricochet;
+    q.allow_sorting = 1;
+    Setup *S = malloc(sizeof(Setup));
+    if (!S) return PyErr_NoMemory();
+    if (setup_search(L, &q, S) != 0) { free(S); return NULL; }
+    Limits lim = {0};
+    Py_buffer view;
+    if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
+    lim.max_depth = max_depth;
+    lim.state_budget = (size_t)state_budget;
+    double t0 = now_seconds();
+    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
+    Result *res = calloc(1, sizeof(Result));
+    if (!res) { if (lim.cancel) PyBuffer_Release(&view); free(S); return PyErr_NoMemory(); }
+    res->length = -1;
+
+    Py_BEGIN_ALLOW_THREADS
+    const Board *b = &S->board;
+    int at_target = -1;
+    for (int r = 0; r < b->nrobots; r++)
+        if (S->start.pos[r] == b->target && ((b->eligible >> r) & 1)) at_target = r;
+    if (!b->eligible) {
+        res->status = ST_UNSOLVABLE;
+    } else if (!b->ricochet && at_target >= 0) {
+        res->status = ST_OPTIMAL;
+        res->length = 0;
+    } else if (max_depth == 0) {
+        res->status = ST_DEPTH;
+        res->lower_bound = 1;
+    } else {
+        int settled = 0, next_bound = 1;
+        if (strategy != 2)
+            settled = run_ida(b, &S->start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)ida_nodes, res, &next_bound);
+        if (!settled) run_bfs(b, &S->start, &lim, res);
+    }
+    Py_END_ALLOW_THREADS
+
+    double elapsed = now_seconds() - t0;
+    if (lim.cancel) PyBuffer_Release(&view);
+    PyObject *moves = moves_list(S, res);
+    PyObject *reach = PyTuple_New(q.nrobots);
+    PyObject *out = NULL;
+    if (moves && reach) {
+        for (int i = 0; i < q.nrobots; i++) PyTuple_SET_ITEM(reach, i, PyLong_FromLong(S->reach_dir[i]));
+        out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i}", "status", STATUS_NAMES[res->status],
+                            "moves", moves, "lower_bound", res->status == ST_OPTIMAL ? res->length : res->lower_bound,
+                            "states", (unsigned long long)res->states, "nodes", (unsigned long long)res->nodes,
+                            "seconds", elapsed, "strategy", res->strategy ? "bfs" : "ida",
+                            "reach", reach, "eligible", S->eligible_ext);
+    }
+    Py_XDECREF(moves);
+    Py_XDECREF(reach);
+    free(res);
+    free(S);
+    return out;
+}
+
+static PyMethodDef core_methods[] = {
+    {"compile_board", py_compile_board, METH_VARARGS,
+     "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
+    {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
+     "solve(layout, cells, colours, target, candidates, sightline, ricochet, ...) -> dict"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "solver._core", "The optimal search for Ricochet Robots, in C.", -1, core_methods,
+};
+
+PyMODINIT_FUNC PyInit__core(void) { return PyModule_Create(&core_module); }

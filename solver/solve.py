@@ -1,0 +1,146 @@
+"""The optimal solver: a thin typed face over the C core (`solver._core`).
+
+The core releases the GIL while it searches, so `solve_many` spreads a batch
+over threads.  Every limit ends a search cleanly and says which one did.
+"""
+
+from __future__ import annotations
+
+import functools
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import _core
+from .board import Board
+from .geometry import DIRECTIONS, ROBOT_COLOURS
+from .puzzle import Move, Puzzle, moves_to_json
+from .rules import Round, candidates, round_from_reach
+
+DEFAULT_MAX_DEPTH = 64
+DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB
+STATUSES = ("optimal", "unsolvable", "depth_limit", "timeout", "state_limit", "cancelled")
+
+
+@dataclass
+class Solution:
+    """An answer in the FORMATS.md shape, with the round's facts and search statistics."""
+
+    status: str
+    moves: list[Move]
+    lower_bound: int
+    round: Round
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def length(self) -> int | None:
+        return len(self.moves) if self.status == "optimal" else None
+
+    @property
+    def finisher(self) -> str | None:
+        """The robot that ends on the target (None if none moves there)."""
+        return self.moves[-1].robot if self.moves else None
+
+    @property
+    def robots_moved(self) -> list[str]:
+        return [c for c in ROBOT_COLOURS if any(m.robot == c for m in self.moves)]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "length": self.length,
+            "moves": moves_to_json(self.moves),
+            "status": self.status,
+        }
+        if self.status != "optimal":
+            out["lower_bound"] = self.lower_bound
+            if self.status == "unsolvable":
+                out["message"] = "no solution exists"
+            else:
+                out["message"] = f"no solution in {self.lower_bound - 1} moves or fewer"
+        out["void"] = self.round.void
+        if self.round.void_reason:
+            out["void_reason"] = self.round.void_reason
+        if self.status == "optimal":
+            out["finisher"] = self.finisher
+            out["robots_moved"] = self.robots_moved
+        out["stats"] = self.stats
+        return out
+
+
+class Cancel:
+    """A flag another thread sets to stop a running search."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray(1)
+
+    def set(self) -> None:
+        self.buffer[0] = 1
+
+    def is_set(self) -> bool:
+        return bool(self.buffer[0])
+
+
+@functools.lru_cache(maxsize=512)
+def compiled(board: Board) -> Any:
+    """The board's tables for the C core: step targets per direction, barriers per cell."""
+    step = np.array([[board.step(i, d) for i in range(board.cells)] for d in range(4)], dtype="<i2")
+    barrier = np.zeros(board.cells, dtype=np.uint8)
+    for index, d in board.barriers.items():
+        barrier[index] = (ROBOT_COLOURS.index(d.colour) + 1) | ((d.orientation == "\\") << 3)
+    return _core.compile_board(board.width, board.height, step.tobytes(), barrier.tobytes(),
+                               bool(board.openings))
+
+
+def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int]:
+    b = puzzle.board
+    colours = puzzle.colours
+    pool = candidates(puzzle)
+    mask = sum(1 << i for i, c in enumerate(colours) if c in pool)
+    return (compiled(b), [b.index(cell) for _, cell in puzzle.robots],
+            [ROBOT_COLOURS.index(c) for c in colours], b.index(puzzle.goal.cell), mask)
+
+
+def solve(
+    puzzle: Puzzle,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    time_budget: float | None = None,
+    state_budget: int = DEFAULT_STATE_BUDGET,
+    cancel: Cancel | None = None,
+    strategy: str = "auto",
+) -> Solution:
+    """An optimal solution of `puzzle`, or the reason the search stopped.
+
+    `time_budget` is in seconds; `state_budget` bounds the search's tables in
+    bytes; `strategy` is `auto` (deepening search, then breadth-first for deep
+    puzzles), `ida` or `bfs` (for tests and benchmarks)."""
+    layout, cells, colours, target, mask = _request(puzzle)
+    raw = _core.solve(
+        layout, cells, colours, target, mask, puzzle.rules.vortex_sightline,
+        puzzle.rules.ricochet == "turn",
+        max_depth=max_depth, time_budget=time_budget or 0.0, state_budget=state_budget,
+        cancel=cancel.buffer if cancel else None,
+        strategy={"auto": 0, "ida": 1, "bfs": 2}[strategy],
+    )
+    return _solution(puzzle, raw)
+
+
+def _solution(puzzle: Puzzle, raw: dict[str, Any]) -> Solution:
+    colours = puzzle.colours
+    moves = [Move(colours[r], DIRECTIONS[d]) for r, d in raw["moves"]]
+    reach = {colours[i]: (DIRECTIONS[d] if d >= 0 else None) for i, d in enumerate(raw["reach"])}
+    rnd = round_from_reach(puzzle, {c: reach[c] for c in candidates(puzzle)})
+    stats = {k: raw[k] for k in ("states", "nodes", "seconds", "strategy")}
+    return Solution(raw["status"], moves, raw["lower_bound"], rnd, stats)
+
+
+def solve_many(puzzles: Iterable[Puzzle], *, threads: int | None = None, **limits: Any) -> list[Solution]:
+    """Solve a batch, spread over threads (the core runs without the GIL); results in order."""
+    items = list(puzzles)
+    if threads == 1 or len(items) <= 1:
+        return [solve(p, **limits) for p in items]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(lambda p: solve(p, **limits), items))
+

@@ -1,0 +1,226 @@
+"""SVG pictures of boards, puzzles and solutions, drawn like the printed game.
+
+Colours are never the only cue: robots carry their initial, targets their
+symbol shape, and solution moves are numbered.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+from xml.sax.saxutils import escape
+
+from .board import Board
+from .geometry import DIRECTIONS
+from .puzzle import Move, Puzzle
+from .rules import try_slide
+
+CELL = 40
+MARGIN = 8
+FILL = {
+    "red": "#d7263d", "green": "#1b998b", "blue": "#2e5eaa",
+    "yellow": "#f4c20d", "black": "#3a3a3a",
+}
+DARK = {
+    "red": "#8c1020", "green": "#0f5f56", "blue": "#1a3a70",
+    "yellow": "#9a7a00", "black": "#000000",
+}
+INITIAL = {"red": "R", "green": "G", "blue": "B", "yellow": "Y", "black": "K"}
+
+
+def board_svg(board: Board, puzzle: Puzzle | None = None,
+              solution: Sequence[Move] | None = None, title: str | None = None) -> str:
+    """An SVG document of the board, with the puzzle's robots and goal and,
+    if given, the solution's moves drawn as numbered paths."""
+    w = board.width * CELL + 2 * MARGIN
+    h = board.height * CELL + 2 * MARGIN
+    out: list[str] = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+        f'role="img" font-family="Helvetica, Arial, sans-serif">',
+        f"<title>{escape(title or _title(board, puzzle))}</title>",
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4" '
+        'markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="context-stroke"/></marker></defs>',
+        f'<rect x="0" y="0" width="{w}" height="{h}" fill="#3b3b3b" rx="6"/>',
+        f'<g transform="translate({MARGIN},{MARGIN})">',
+    ]
+    out.append(_cells(board))
+    goal = puzzle.goal.cell if puzzle else None
+    for t in board.targets:
+        out.append(_target(t.cell, t.colour, t.symbol, highlight=t.cell == goal))
+    if puzzle and puzzle.goal.symbol is None:
+        out.append(_target(puzzle.goal.cell, puzzle.goal.colour, None, highlight=True))
+    for d in board.diagonals:
+        out.append(_diagonal(d.cell, d.colour, d.orientation))
+    out.append(_walls(board))
+    if puzzle:
+        out.append(_chip(board, puzzle))
+        if solution:
+            out.append(_solution(puzzle, solution))
+        for colour, cell in puzzle.robots:
+            out.append(_robot(cell, colour))
+    out.append("</g></svg>")
+    return "\n".join(out)
+
+
+def puzzle_svg(puzzle: Puzzle, solution: Sequence[Move] | None = None) -> str:
+    return board_svg(puzzle.board, puzzle, solution)
+
+
+def _title(board: Board, puzzle: Puzzle | None) -> str:
+    name = board.spec or f"custom {board.width} x {board.height} board"
+    if puzzle is None:
+        return f"Ricochet Robots board {name}"
+    g = puzzle.goal
+    what = f"{g.colour} {g.symbol or 'target'}" if g.colour else (g.symbol or "any-robot target")
+    return f"Ricochet Robots puzzle on {name}: {what}"
+
+
+def _centre(cell: tuple[int, int]) -> tuple[float, float]:
+    return (cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL
+
+
+def _cells(board: Board) -> str:
+    parts = []
+    for y in range(board.height):
+        for x in range(board.width):
+            fill = "#2b2b2b" if (x, y) in board.blocked else ("#efe9dc" if (x + y) % 2 else "#e7e0d0")
+            parts.append(f'<rect x="{x * CELL}" y="{y * CELL}" width="{CELL}" height="{CELL}" '
+                         f'fill="{fill}" stroke="#c9c0ab" stroke-width="1"/>')
+    return "<g>" + "".join(parts) + "</g>"
+
+
+def _walls(board: Board) -> str:
+    parts = []
+    stroke = 'stroke="#2a2118" stroke-width="5" stroke-linecap="round"'
+    for x, y, side in board.walls:
+        if side == "E":
+            x1, y1, x2, y2 = (x + 1) * CELL, y * CELL, (x + 1) * CELL, (y + 1) * CELL
+        else:
+            x1, y1, x2, y2 = x * CELL, (y + 1) * CELL, (x + 1) * CELL, (y + 1) * CELL
+        parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {stroke}/>')
+    # The outer edge, with gaps where the board has openings.
+    for x in range(board.width):
+        for y, side, yy in ((0, "N", 0), (board.height - 1, "S", board.height)):
+            if board.has_wall((x, y), side):
+                parts.append(f'<line x1="{x * CELL}" y1="{yy * CELL}" x2="{(x + 1) * CELL}" '
+                             f'y2="{yy * CELL}" {stroke}/>')
+    for y in range(board.height):
+        for x, side, xx in ((0, "W", 0), (board.width - 1, "E", board.width)):
+            if board.has_wall((x, y), side):
+                parts.append(f'<line x1="{xx * CELL}" y1="{y * CELL}" x2="{xx * CELL}" '
+                             f'y2="{(y + 1) * CELL}" {stroke}/>')
+    return "<g>" + "".join(parts) + "</g>"
+
+
+def _shape(symbol: str, cx: float, cy: float, r: float, fill: str, stroke: str) -> str:
+    paint = f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"'
+    if symbol == "circle":
+        return f'<circle cx="{cx}" cy="{cy}" r="{r * 0.85}" {paint}/>'
+    if symbol == "square":
+        s = r * 1.5
+        return f'<rect x="{cx - s / 2}" y="{cy - s / 2}" width="{s}" height="{s}" {paint}/>'
+    if symbol == "triangle":
+        pts = [(cx, cy - r), (cx + r * 0.95, cy + r * 0.7), (cx - r * 0.95, cy + r * 0.7)]
+    elif symbol == "hexagon":
+        pts = [(cx + r * math.cos(math.pi / 3 * k), cy + r * math.sin(math.pi / 3 * k)) for k in range(6)]
+    else:
+        return ""
+    return f'<polygon points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in pts)}" {paint}/>'
+
+
+def _vortex(cx: float, cy: float, r: float) -> str:
+    parts = []
+    colours = ("red", "green", "blue", "yellow")
+    for k, c in enumerate(colours):
+        a0, a1 = math.pi / 2 * k, math.pi / 2 * (k + 1)
+        x0, y0 = cx + r * math.cos(a0), cy + r * math.sin(a0)
+        x1, y1 = cx + r * math.cos(a1), cy + r * math.sin(a1)
+        parts.append(f'<path d="M{cx},{cy} L{x0:.1f},{y0:.1f} A{r},{r} 0 0 1 {x1:.1f},{y1:.1f} z" '
+                     f'fill="{FILL[c]}"/>')
+    spiral = " ".join(
+        f"{cx + (r * t / 12) * math.cos(t):.1f},{cy + (r * t / 12) * math.sin(t):.1f}"
+        for t in [i * 0.35 for i in range(34)])
+    parts.append(f'<polyline points="{spiral}" fill="none" stroke="#fff" stroke-width="1.6"/>')
+    return "".join(parts)
+
+
+def _target(cell: tuple[int, int], colour: str | None, symbol: str | None, highlight: bool) -> str:
+    cx, cy = _centre(cell)
+    r = CELL * 0.3
+    parts = []
+    if highlight:
+        parts.append(f'<rect x="{cell[0] * CELL + 2}" y="{cell[1] * CELL + 2}" width="{CELL - 4}" '
+                     f'height="{CELL - 4}" fill="#fff7b0" stroke="#ff8c00" stroke-width="3" rx="4"/>')
+    if colour is None:
+        parts.append(_vortex(cx, cy, r))
+    elif symbol is None:
+        parts.append(f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="none" stroke="{FILL[colour]}" '
+                     f'stroke-width="3" stroke-dasharray="4 3"/>')
+    else:
+        parts.append(_shape(symbol, cx, cy, r, FILL[colour], DARK[colour]))
+    return "".join(parts)
+
+
+def _diagonal(cell: tuple[int, int], colour: str, orientation: str) -> str:
+    x0, y0 = cell[0] * CELL + 3, cell[1] * CELL + 3
+    x1, y1 = (cell[0] + 1) * CELL - 3, (cell[1] + 1) * CELL - 3
+    if orientation == "/":
+        y0, y1 = y1, y0
+    return (f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{DARK[colour]}" stroke-width="7" '
+            f'stroke-linecap="round"/><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" '
+            f'stroke="{FILL[colour]}" stroke-width="4" stroke-linecap="round"/>')
+
+
+def _robot(cell: tuple[int, int], colour: str) -> str:
+    cx, cy = _centre(cell)
+    r = CELL * 0.36
+    text_fill = "#000" if colour == "yellow" else "#fff"
+    return (f'<g><circle cx="{cx}" cy="{cy + 2}" r="{r}" fill="#000" opacity="0.25"/>'
+            f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="{FILL[colour]}" stroke="{DARK[colour]}" '
+            f'stroke-width="2.5"/><text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="15" '
+            f'font-weight="bold" fill="{text_fill}">{INITIAL[colour]}</text></g>')
+
+
+def _chip(board: Board, puzzle: Puzzle) -> str:
+    """The face-up target chip, drawn on the centrepiece when the board has one."""
+    if not board.blocked:
+        return ""
+    xs = [c[0] for c in board.blocked]
+    ys = [c[1] for c in board.blocked]
+    cx = (min(xs) + max(xs) + 1) / 2 * CELL
+    cy = (min(ys) + max(ys) + 1) / 2 * CELL
+    g = puzzle.goal
+    r = CELL * 0.45
+    inner = _vortex(cx, cy, r * 0.8) if g.colour is None else (
+        _shape(g.symbol, cx, cy, r * 0.75, FILL[g.colour], DARK[g.colour]) if g.symbol
+        else f'<circle cx="{cx}" cy="{cy}" r="{r * 0.7}" fill="{FILL[g.colour]}"/>')
+    return f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="#f8f4ea" stroke="#999" stroke-width="1.5"/>{inner}'
+
+
+def _solution(puzzle: Puzzle, moves: Sequence[Move]) -> str:
+    board = puzzle.board
+    cells = {c: board.index(cell) for c, cell in puzzle.robots}
+    parts = []
+    labels = []
+    for n, move in enumerate(moves, 1):
+        if move.robot not in cells:
+            break
+        start = cells[move.robot]
+        others = [i for c, i in cells.items() if c != move.robot]
+        path: list[int] = []
+        result = try_slide(board, others, move.robot, start, DIRECTIONS.index(move.direction), path)
+        if isinstance(result, str):
+            break
+        cells[move.robot] = result[0]
+        offset = (list(FILL).index(move.robot) - 2) * 3  # keep crossing paths apart
+        pts = [_centre(board.cell(i)) for i in [start] + path]
+        pts = [(x + offset, y + offset) for x, y in pts]
+        parts.append(f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" '
+                     f'stroke="{FILL[move.robot]}" stroke-width="4" stroke-linejoin="round" '
+                     f'stroke-opacity="0.85" marker-end="url(#arrow)"/>')
+        lx, ly = pts[-1]
+        labels.append(f'<g><circle cx="{lx + 11}" cy="{ly - 11}" r="8" fill="#fff" '
+                      f'stroke="{DARK[move.robot]}" stroke-width="1.5"/><text x="{lx + 11}" y="{ly - 7.5}" '
+                      f'text-anchor="middle" font-size="10" font-weight="bold" fill="#000">{n}</text></g>')
+    return "<g>" + "".join(parts) + "".join(labels) + "</g>"
