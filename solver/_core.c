@@ -3,8 +3,8 @@
  * Python hands over a compiled puzzle (step tables, barriers, robots, target);
  * the search runs with the GIL released.  Two strategies share one move
  * generator: iterative-deepening A* with a transposition table (most puzzles:
- * the lone-robot lower bound prunes hard) and a level-by-level breadth-first
- * search over a hash set (deep puzzles, reach tables, solution counting).
+ * the lone-robot lower bound prunes hard, little memory) and A* over a hash
+ * set with bucketed open lists (deep puzzles, where re-deepening costs).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -529,84 +529,107 @@ static int name_moves(const Board *b, const Pos *start, int len, const int16_t *
     return 0;
 }
 
-/* Level by level from the start.  Each level is kept in two lists: states
- * from which the goal may be one move away (lower bound <= 1) and the rest; the
- * goal can only appear among the first, so the last level is mostly never
- * expanded.  Children are generated as a batch and their slots prefetched. */
-static void run_bfs(const Board *b, const Pos *start, Limits *lim, Result *res) {
+/* A* with the lone-robot bound, which is consistent (a move changes it by at
+ * most one), so states are expanded in order of f = g + h and the first goal
+ * generated is optimal.  Open states sit in buckets by (f, g); within one f the
+ * deepest bucket goes first, which reaches the goal of the last layer early.
+ * Only states with g + h <= optimum are expanded: on deep puzzles the helpers'
+ * wanderings far from the target are never explored. */
+typedef struct {
+    KeyList bucket[MAX_DEPTH + 1][MAX_DEPTH + 1]; /* [f][g], allocated on first push */
+} Open;
+
+static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res) {
     Table seen;
-    KeyList cur[2] = {{0}, {0}}, next[2] = {{0}, {0}};
     size_t bytes = 0, budget = lim->state_budget;
+    Open *open = calloc(1, sizeof(Open));
     res->strategy = 1;
     res->status = -1;
-    if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) { res->status = ST_STATES; return; }
+    if (!open) { res->status = ST_STATES; return; }
+    if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) { free(open); res->status = ST_STATES; return; }
+    bytes += (seen.mask + 1) * slot_bytes(&seen);
     uint64_t start_key = make_key(b, start);
-    int fresh;
+    int fresh, f = heuristic(b, start);
     table_slot(&seen, start_key, budget, &fresh);
-    keys_push(&cur[heuristic(b, start) <= 1 ? 0 : 1], start_key, &bytes, budget);
+    keys_push(&open->bucket[f][0], start_key, &bytes, budget);
     uint8_t occ[MAX_CELLS];
     memset(occ, 0, sizeof occ);
-    int depth = 0;
     uint64_t goal_parent = 0;
     int16_t goal_cell = 0;
     uint8_t goal_dir = 0;
+    int g = 0;
     while (res->status < 0) {
-        if (cur[0].len + cur[1].len == 0) { res->status = ST_UNSOLVABLE; res->lower_bound = depth + 1; break; }
-        if (depth + 1 > lim->max_depth) { res->status = ST_DEPTH; res->lower_bound = lim->max_depth + 1; break; }
-        next[0].len = next[1].len = 0;
-        for (int part = 0; part < 2 && res->status < 0; part++) {
-            KeyList *level = &cur[part];
-            for (size_t i = 0; i < level->len && res->status < 0; i++) {
-                if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = depth + 1; break; }
-                Pos p;
-                decode_key(b, level->keys[i], &p);
-                occupy(b, &p, occ, 1);
-                uint64_t child[MAX_ROBOTS * 4];
-                uint8_t near[MAX_ROBOTS * 4];
-                int nchild = 0;
-                for (int r = 0; r < b->nrobots && res->status < 0; r++) {
-                    int from = p.pos[r];
-                    uint8_t old_status = p.status[r];
-                    occ[from] = 0;
-                    for (int d = 0; d < 4; d++) {
-                        int deflected;
-                        int end = slide(b, occ, r, from, d, &deflected);
-                        if (end < 0) continue;
-                        res->nodes++;
-                        p.pos[r] = (int16_t)end;
-                        p.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
-                        if (is_goal(b, &p, r)) {
-                            goal_parent = level->keys[i];
-                            goal_cell = (int16_t)from;
-                            goal_dir = (uint8_t)d;
-                            res->status = ST_OPTIMAL;
-                            res->length = res->lower_bound = depth + 1;
-                            break;
-                        }
-                        uint64_t key = make_key(b, &p);
-                        table_prefetch(&seen, key);
-                        near[nchild] = heuristic(b, &p) <= 1;
-                        child[nchild++] = key;
-                    }
-                    p.pos[r] = (int16_t)from;
-                    p.status[r] = old_status;
-                    occ[from] = 1;
+        /* The deepest non-empty bucket of layer f, else the next layer. */
+        while (g >= 0 && open->bucket[f][g].len == 0) g--;
+        if (g < 0) {
+            for (int gg = 0; gg <= MAX_DEPTH; gg++) { free(open->bucket[f][gg].keys); open->bucket[f][gg] = (KeyList){0}; }
+            int nf = f + 1;
+            while (nf <= MAX_DEPTH) {
+                int any = 0;
+                for (int gg = 0; gg <= MAX_DEPTH && !any; gg++) any = open->bucket[nf][gg].len > 0;
+                if (any) break;
+                nf++;
+            }
+            if (nf > MAX_DEPTH) { res->status = ST_UNSOLVABLE; res->lower_bound = f + 1; break; }
+            f = nf;
+            g = MAX_DEPTH;
+            if (f > lim->max_depth) { res->status = ST_DEPTH; res->lower_bound = lim->max_depth + 1; break; }
+            continue;
+        }
+        if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
+        uint64_t key = open->bucket[f][g].keys[--open->bucket[f][g].len];
+        ptrdiff_t at = table_find(&seen, key);
+        if (at >= 0 && get_val(&seen, (size_t)at) < g) continue; /* reached more cheaply since */
+        Pos p;
+        decode_key(b, key, &p);
+        occupy(b, &p, occ, 1);
+        uint64_t child[MAX_ROBOTS * 4];
+        uint8_t child_h[MAX_ROBOTS * 4];
+        int nchild = 0;
+        for (int r = 0; r < b->nrobots && res->status < 0; r++) {
+            int from = p.pos[r];
+            uint8_t old_status = p.status[r];
+            occ[from] = 0;
+            for (int d = 0; d < 4; d++) {
+                int deflected;
+                int end = slide(b, occ, r, from, d, &deflected);
+                if (end < 0) continue;
+                res->nodes++;
+                p.pos[r] = (int16_t)end;
+                p.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
+                if (is_goal(b, &p, r)) {
+                    goal_parent = key;
+                    goal_cell = (int16_t)from;
+                    goal_dir = (uint8_t)d;
+                    res->status = ST_OPTIMAL;
+                    res->length = res->lower_bound = g + 1;
+                    break;
                 }
-                occupy(b, &p, occ, 0);
-                for (int c = 0; c < nchild && res->status < 0; c++) {
-                    ptrdiff_t slot = table_slot(&seen, child[c], budget - bytes, &fresh);
-                    if (slot < 0) { res->status = ST_STATES; res->lower_bound = depth + 1; break; }
-                    if (!fresh) continue;
-                    set_val(&seen, (size_t)slot, depth + 1);
-                    if (keys_push(&next[near[c] ? 0 : 1], child[c], &bytes, budget) != 0) {
-                        res->status = ST_STATES;
-                        res->lower_bound = depth + 1;
-                    }
-                }
+                uint64_t k = make_key(b, &p);
+                table_prefetch(&seen, k);
+                child_h[nchild] = (uint8_t)heuristic(b, &p);
+                child[nchild++] = k;
+            }
+            p.pos[r] = (int16_t)from;
+            p.status[r] = old_status;
+            occ[from] = 1;
+        }
+        occupy(b, &p, occ, 0);
+        for (int c = 0; c < nchild && res->status < 0; c++) {
+            int cf = g + 1 + child_h[c];
+            if (cf > MAX_DEPTH) continue; /* unreachable target from there */
+            size_t before = (seen.mask + 1) * slot_bytes(&seen);
+            ptrdiff_t slot = table_slot(&seen, child[c], budget - bytes + before, &fresh);
+            bytes += (seen.mask + 1) * slot_bytes(&seen) - before;
+            if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; break; }
+            if (!fresh && get_val(&seen, (size_t)slot) <= g + 1) continue;
+            set_val(&seen, (size_t)slot, g + 1);
+            if (keys_push(&open->bucket[cf][g + 1], child[c], &bytes, budget) != 0) {
+                res->status = ST_STATES;
+                res->lower_bound = f;
             }
         }
-        for (int part = 0; part < 2; part++) { KeyList t = cur[part]; cur[part] = next[part]; next[part] = t; }
-        depth++;
+        if (res->status < 0 && g + 1 <= MAX_DEPTH && open->bucket[f][g + 1].len) g = g + 1;
     }
     res->states = seen.count;
     if (res->status == ST_OPTIMAL) {
@@ -621,7 +644,9 @@ static void run_bfs(const Board *b, const Pos *start, Limits *lim, Result *res) 
             res->length = -1;
         }
     }
-    for (int part = 0; part < 2; part++) { free(cur[part].keys); free(next[part].keys); }
+    for (int i = 0; i <= MAX_DEPTH; i++)
+        for (int j = 0; j <= MAX_DEPTH; j++) free(open->bucket[i][j].keys);
+    free(open);
     table_free(&seen);
 }
 
@@ -969,7 +994,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
         int settled = 0, next_bound = 1;
         if (strategy != 2)
             settled = run_ida(b, &S->start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)ida_nodes, res, &next_bound);
-        if (!settled) run_bfs(b, &S->start, &lim, res);
+        if (!settled) run_astar(b, &S->start, &lim, res);
     }
     Py_END_ALLOW_THREADS
 
@@ -983,7 +1008,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
         out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i}", "status", STATUS_NAMES[res->status],
                             "moves", moves, "lower_bound", res->status == ST_OPTIMAL ? res->length : res->lower_bound,
                             "states", (unsigned long long)res->states, "nodes", (unsigned long long)res->nodes,
-                            "seconds", elapsed, "strategy", res->strategy ? "bfs" : "ida",
+                            "seconds", elapsed, "strategy", res->strategy ? "astar" : "ida",
                             "reach", reach, "eligible", S->eligible_ext);
     }
     Py_XDECREF(moves);

@@ -136,6 +136,12 @@ class Puzzle:
         if goal.cell in board.blocked or board.diagonal_at(goal.cell):
             raise InvalidInput("target.cell", f"cell {list(goal.cell)} is blocked or holds a barrier; "
                                "no robot can stop there")
+        # One goal, one form: a cell goal that is a board chip is that chip.
+        here = board.target_at(goal.cell)
+        symbol = here.symbol if here is not None and here.colour == goal.colour else None
+        if goal.symbol is not None and goal.symbol != symbol:
+            raise InvalidInput("target.symbol", f"the board has no such target at {list(goal.cell)}")
+        goal = Goal(goal.cell, goal.colour, symbol)
         return cls(board, placed, goal, rules or Rules())
 
     @classmethod
@@ -246,8 +252,7 @@ def _goal_from_json(board: Board, value: Any) -> Goal:
         here = board.target_at(cell)
         if "symbol" in value and (here is None or here.symbol != value["symbol"]):
             raise InvalidInput("target.symbol", f"the board has no {value['symbol']} target at {list(cell)}")
-        symbol = here.symbol if here is not None and here.colour == colour else None
-        return Goal(cell, colour, symbol)
+        return Goal(cell, colour)
     symbol = value.get("symbol")
     if symbol == VORTEX:
         chip = board.chip(None, VORTEX)
@@ -347,9 +352,7 @@ def _decode(code: Any) -> Puzzle:
             colour_index = reader.byte()
             if colour_index > len(ROBOT_COLOURS):
                 raise InvalidInput("code", "corrupt target colour")
-            colour = ROBOT_COLOURS[colour_index] if colour_index < len(ROBOT_COLOURS) else None
-            here = board.target_at(cell)
-            goal = Goal(cell, colour, here.symbol if here is not None and here.colour == colour else None)
+            goal = Goal(cell, ROBOT_COLOURS[colour_index] if colour_index < len(ROBOT_COLOURS) else None)
         else:
             raise InvalidInput("code", "corrupt target")
         if not reader.done():
@@ -398,11 +401,11 @@ class _Reader:
                 return n
             shift += 7
 
-    def cell(self, board: Board) -> list[int]:
+    def cell(self, board: Board) -> Cell:
         index = int.from_bytes(self.take(1 if board.cells <= 256 else 2), "big")
         if index >= board.cells:
             raise InvalidInput("code", "corrupt cell")
-        return list(board.cell(index))
+        return board.cell(index)
 
     def done(self) -> bool:
         return self.pos == len(self.data)

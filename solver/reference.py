@@ -8,48 +8,42 @@ rule, each active robot's ricochet status; moves use `try_slide` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
 
 from .geometry import DIRECTIONS
 from .puzzle import Move, Puzzle
 from .rules import TURNED, UNMOVED, next_status, round_of, try_slide
+from .solution import Solution
 
 
-@dataclass
-class ReferenceResult:
-    status: str  # optimal | unsolvable | depth_limit | state_limit
-    moves: list[Move] | None
-    states: int
-    lower_bound: int  # no solution is shorter than this
-
-    @property
-    def length(self) -> int | None:
-        return None if self.moves is None else len(self.moves)
-
-
-def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000_000) -> ReferenceResult:
+def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000_000) -> Solution:
+    started = time.perf_counter()
     board, colours = puzzle.board, puzzle.colours
-    active = round_of(puzzle).active
-    is_active = [c in active for c in colours]
+    rnd = round_of(puzzle)
+    is_active = [c in rnd.active for c in colours]
     turn_rule = puzzle.rules.ricochet == "turn"
     target = board.index(puzzle.goal.cell)
     n = len(colours)
+
+    def answer(status: str, moves: list[Move], lower_bound: int, states: int) -> Solution:
+        stats = {"states": states, "seconds": time.perf_counter() - started, "strategy": "reference"}
+        return Solution(status, moves, lower_bound, rnd, stats)
 
     def solved(cells: tuple[int, ...], status: tuple[int, ...], r: int) -> bool:
         return cells[r] == target and is_active[r] and (not turn_rule or status[r] == TURNED)
 
     start = (tuple(board.index(c) for _, c in puzzle.robots), (UNMOVED,) * n)
-    if not active:
-        return ReferenceResult("unsolvable", None, 1, 0)
+    if not rnd.active:
+        return answer("unsolvable", [], 0, 1)
     if any(solved(*start, r) for r in range(n)):
-        return ReferenceResult("optimal", [], 1, 0)
+        return answer("optimal", [], 0, 1)
 
     parent: dict = {start: None}
     frontier = [start]
     depth = 0
     while frontier:
         if depth >= max_depth:
-            return ReferenceResult("depth_limit", None, len(parent), depth + 1)
+            return answer("depth_limit", [], depth + 1, len(parent))
         depth += 1
         next_frontier = []
         for state in frontier:
@@ -70,12 +64,12 @@ def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000
                         continue
                     parent[nxt] = (state, Move(colour, DIRECTIONS[d]))
                     if solved(new_cells, new_status, r):
-                        return ReferenceResult("optimal", _path(parent, nxt), len(parent), depth)
+                        return answer("optimal", _path(parent, nxt), depth, len(parent))
                     if len(parent) >= max_states:
-                        return ReferenceResult("state_limit", None, len(parent), depth)
+                        return answer("state_limit", [], depth, len(parent))
                     next_frontier.append(nxt)
         frontier = next_frontier
-    return ReferenceResult("unsolvable", None, len(parent), depth + 1)
+    return answer("unsolvable", [], depth + 1, len(parent))
 
 
 def _path(parent: dict, state: tuple) -> list[Move]:

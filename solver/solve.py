@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
@@ -16,57 +15,12 @@ import numpy as np
 from . import _core
 from .board import Board
 from .geometry import DIRECTIONS, ROBOT_COLOURS
-from .puzzle import Move, Puzzle, moves_to_json
-from .rules import Round, candidates, round_from_reach
+from .puzzle import Move, Puzzle
+from .rules import candidates, round_from_reach
+from .solution import STATUSES, Solution
 
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB
-STATUSES = ("optimal", "unsolvable", "depth_limit", "timeout", "state_limit", "cancelled")
-
-
-@dataclass
-class Solution:
-    """An answer in the FORMATS.md shape, with the round's facts and search statistics."""
-
-    status: str
-    moves: list[Move]
-    lower_bound: int
-    round: Round
-    stats: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def length(self) -> int | None:
-        return len(self.moves) if self.status == "optimal" else None
-
-    @property
-    def finisher(self) -> str | None:
-        """The robot that ends on the target (None if none moves there)."""
-        return self.moves[-1].robot if self.moves else None
-
-    @property
-    def robots_moved(self) -> list[str]:
-        return [c for c in ROBOT_COLOURS if any(m.robot == c for m in self.moves)]
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "length": self.length,
-            "moves": moves_to_json(self.moves),
-            "status": self.status,
-        }
-        if self.status != "optimal":
-            out["lower_bound"] = self.lower_bound
-            if self.status == "unsolvable":
-                out["message"] = "no solution exists"
-            else:
-                out["message"] = f"no solution in {self.lower_bound - 1} moves or fewer"
-        out["void"] = self.round.void
-        if self.round.void_reason:
-            out["void_reason"] = self.round.void_reason
-        if self.status == "optimal":
-            out["finisher"] = self.finisher
-            out["robots_moved"] = self.robots_moved
-        out["stats"] = self.stats
-        return out
 
 
 class Cancel:
@@ -114,15 +68,15 @@ def solve(
     """An optimal solution of `puzzle`, or the reason the search stopped.
 
     `time_budget` is in seconds; `state_budget` bounds the search's tables in
-    bytes; `strategy` is `auto` (deepening search, then breadth-first for deep
-    puzzles), `ida` or `bfs` (for tests and benchmarks)."""
+    bytes; `strategy` is `auto` (iterative deepening, handing deep puzzles to A*),
+    `ida` or `astar` (for tests and benchmarks)."""
     layout, cells, colours, target, mask = _request(puzzle)
     raw = _core.solve(
         layout, cells, colours, target, mask, puzzle.rules.vortex_sightline,
         puzzle.rules.ricochet == "turn",
         max_depth=max_depth, time_budget=time_budget or 0.0, state_budget=state_budget,
         cancel=cancel.buffer if cancel else None,
-        strategy={"auto": 0, "ida": 1, "bfs": 2}[strategy],
+        strategy={"auto": 0, "ida": 1, "astar": 2}[strategy],
     )
     return _solution(puzzle, raw)
 

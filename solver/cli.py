@@ -1,0 +1,176 @@
+"""The `ricochet` command line: boards, checking answers, solving (FORMATS.md shapes).
+
+Exit status: 0 when the input could be read and judged, 2 (with a message on
+standard error) for unreadable or invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable, Iterator, TextIO
+
+from .board import Board, all_boards
+from .errors import InvalidInput
+from .puzzle import Puzzle, moves_from_json
+from .render import LEGEND, ascii_board, ascii_puzzle
+from .rules import check
+from .svg import board_svg, puzzle_svg
+
+EXIT_OK, EXIT_INPUT = 0, 2
+
+
+class InputError(Exception):
+    """Input the command cannot read or judge."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as e:
+        print(f"ricochet: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ricochet", description="Ricochet Robots puzzles: boards, solving, checking.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("board", help="draw a board (ASCII by default)")
+    p.add_argument("spec", help="a board spec like 'green-A,yellow-B,red-B,blue-B', or a JSON file "
+                   "(puzzle or custom board; '-' for standard input)")
+    p.add_argument("--format", choices=("ascii", "svg", "json"), default="ascii")
+    p.add_argument("--svg", dest="format", action="store_const", const="svg", help="same as --format svg")
+    p.add_argument("--list", action="store_true", help="list every distinct board of --edition instead")
+    p.add_argument("--edition", choices=("1999", "2013"), default="2013")
+    p.set_defaults(run=_board)
+
+    p = sub.add_parser("check", help="replay a puzzle's \"moves\" and print the verdict")
+    p.add_argument("file", help="puzzle JSON with a \"moves\" field ('-' for standard input)")
+    p.add_argument("--jsonl", action="store_true", help="one puzzle per line, one verdict per line")
+    p.set_defaults(run=_check)
+
+    p = sub.add_parser("solve", help="print an optimal solution as the FORMATS.md answer")
+    p.add_argument("file", help="puzzle JSON ('-' for standard input)")
+    p.add_argument("--jsonl", action="store_true", help="one puzzle per line, one answer per line")
+    p.add_argument("--max-depth", type=int, default=64)
+    p.add_argument("--time-budget", type=float, default=None, help="seconds per puzzle")
+    p.add_argument("--reference", action="store_true", help="use the plain Python breadth-first search")
+    p.set_defaults(run=_solve)
+    return parser
+
+
+# -- input -----------------------------------------------------------------------
+
+
+def _open(path: str) -> TextIO:
+    if path == "-":
+        return sys.stdin
+    try:
+        return open(path, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from None
+
+
+def _load(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+
+
+def _documents(path: str, jsonl: bool) -> Iterator[tuple[str, Any]]:
+    with _open(path) as f:
+        if not jsonl:
+            yield path, _load(f.read(), path)
+            return
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                yield f"{path}:{n}", _load(line, f"{path}:{n}")
+
+
+def _each(path: str, jsonl: bool, judge: Callable[[Any], dict[str, Any]]) -> int:
+    """Run `judge` on each document; an invalid line prints an error object in its
+    place (keeping answers in order) and the command exits 2 at the end."""
+    status = EXIT_OK
+    for where, doc in _documents(path, jsonl):
+        try:
+            answer = judge(doc)
+        except InvalidInput as e:
+            if not jsonl:
+                raise InputError(f"{where}: {e}") from None
+            print(f"ricochet: {where}: {e}", file=sys.stderr)
+            answer = {"error": e.message, "field": e.field}
+            status = EXIT_INPUT
+        print(json.dumps(answer), flush=jsonl)
+    return status
+
+
+# -- commands ----------------------------------------------------------------------
+
+
+def _board(args: argparse.Namespace) -> int:
+    if args.list:
+        for spec in all_boards(args.edition):
+            print(spec)
+        return EXIT_OK
+    puzzle = None
+    if args.spec == "-" or args.spec.endswith(".json"):
+        doc = next(_documents(args.spec, False))[1]
+        try:
+            if isinstance(doc, dict) and "robots" in doc:
+                puzzle = Puzzle.from_json(doc)
+                board = puzzle.board
+            else:
+                board = Board.from_json(doc)
+        except InvalidInput as e:
+            raise InputError(str(e)) from None
+    else:
+        try:
+            board = Board.from_json(args.spec)
+        except InvalidInput as e:
+            raise InputError(str(e)) from None
+    if args.format == "svg":
+        print(puzzle_svg(puzzle) if puzzle else board_svg(board))
+    elif args.format == "json":
+        print(json.dumps(board.to_object()))
+    else:
+        print(ascii_puzzle(puzzle) if puzzle else ascii_board(board))
+        print(LEGEND)
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    def judge(doc: Any) -> dict[str, Any]:
+        puzzle = Puzzle.from_json(doc)
+        if "moves" not in doc:
+            raise InvalidInput("moves", "is required: the moves to replay")
+        return check(puzzle, moves_from_json(doc["moves"])).to_json()
+
+    return _each(args.file, args.jsonl, judge)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    if args.max_depth < 0 or args.max_depth > 254:
+        raise InputError("--max-depth must be from 0 to 254")
+
+    def judge(doc: Any) -> dict[str, Any]:
+        puzzle = Puzzle.from_json(doc)
+        if args.reference:
+            from .reference import reference_solve
+
+            return reference_solve(puzzle, max_depth=args.max_depth).to_json()
+        from .solve import solve
+
+        return solve(puzzle, max_depth=args.max_depth, time_budget=args.time_budget).to_json()
+
+    return _each(args.file, args.jsonl, judge)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

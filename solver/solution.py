@@ -1,0 +1,57 @@
+"""A solver's answer: the FORMATS.md answer JSON, whichever search produced it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .geometry import ROBOT_COLOURS
+from .puzzle import Move, moves_to_json
+from .rules import Round
+
+STATUSES = ("optimal", "unsolvable", "depth_limit", "timeout", "state_limit", "cancelled")
+
+
+@dataclass
+class Solution:
+    """An answer in the FORMATS.md shape, with the round's facts and search statistics."""
+
+    status: str
+    moves: list[Move]
+    lower_bound: int
+    round: Round
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def length(self) -> int | None:
+        return len(self.moves) if self.status == "optimal" else None
+
+    @property
+    def finisher(self) -> str | None:
+        """The robot that ends on the target (None if none moves there)."""
+        return self.moves[-1].robot if self.moves else None
+
+    @property
+    def robots_moved(self) -> list[str]:
+        return [c for c in ROBOT_COLOURS if any(m.robot == c for m in self.moves)]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "length": self.length,
+            "moves": moves_to_json(self.moves),
+            "status": self.status,
+        }
+        if self.status != "optimal":
+            out["lower_bound"] = self.lower_bound
+            if self.status == "unsolvable":
+                out["message"] = "no solution exists"
+            else:
+                out["message"] = f"no solution in {self.lower_bound - 1} moves or fewer"
+        out["void"] = self.round.void
+        if self.round.void_reason:
+            out["void_reason"] = self.round.void_reason
+        if self.status == "optimal":
+            out["finisher"] = self.finisher
+            out["robots_moved"] = self.robots_moved
+        out["stats"] = self.stats
+        return out
