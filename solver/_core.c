@@ -403,12 +403,19 @@ static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_
     if (table_init(&s->tt, 1 << 14, budget, b->key_bits) != 0) { free(s); return 0; }
     for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
     int h = heuristic(b, start);
+    if (h == 255) { /* no finisher can ever reach the target */
+        res->status = ST_UNSOLVABLE;
+        table_free(&s->tt);
+        free(s);
+        return 1;
+    }
     int bound = h < 1 ? 1 : h;
     int settled = 0;
     Limits local = *lim;
     local.state_budget = budget;
     s->lim = &local;
     for (; bound <= lim->max_depth; bound++) {
+        size_t known = s->tt.count;
         int r = ida_dfs(s, 0, bound);
         if (r == 1) {
             res->status = ST_OPTIMAL;
@@ -423,6 +430,10 @@ static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_
             if (local.stopped) { lim->stopped = local.stopped; res->status = local.stopped; res->lower_bound = bound; settled = 1; }
             break;
         }
+        /* An iteration (past the first, which stores nothing when bound is 1)
+         * that met no new state may have seen all there is: A*, which can
+         * prove a puzzle unsolvable, settles it from here. */
+        if (bound >= 2 && s->tt.count == known) break;
     }
     if (!settled && bound > lim->max_depth) {
         res->status = ST_DEPTH;
@@ -536,48 +547,61 @@ static int name_moves(const Board *b, const Pos *start, int len, const int16_t *
  * Only states with g + h <= optimum are expanded: on deep puzzles the helpers'
  * wanderings far from the target are never explored. */
 typedef struct {
-    KeyList bucket[MAX_DEPTH + 1][MAX_DEPTH + 1]; /* [f][g], allocated on first push */
+    int dim;                 /* f and g both run from 0 to dim - 1 */
+    KeyList *bucket;         /* [f * dim + g]; each list grows on first push */
 } Open;
+
+#define BUCKET(o, f, g) (&(o)->bucket[(size_t)(f) * (size_t)(o)->dim + (size_t)(g)])
 
 static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res) {
     Table seen;
     size_t bytes = 0, budget = lim->state_budget;
-    Open *open = calloc(1, sizeof(Open));
+    Open open_lists = {lim->max_depth + 2, NULL}, *open = &open_lists;
     res->strategy = 1;
     res->status = -1;
-    if (!open) { res->status = ST_STATES; return; }
-    if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) { free(open); res->status = ST_STATES; return; }
+    open->bucket = calloc((size_t)open->dim * (size_t)open->dim, sizeof(KeyList));
+    if (!open->bucket) { res->status = ST_STATES; return; }
+    if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) {
+        free(open->bucket);
+        res->status = ST_STATES;
+        return;
+    }
     bytes += (seen.mask + 1) * slot_bytes(&seen);
     uint64_t start_key = make_key(b, start);
     int fresh, f = heuristic(b, start);
     table_slot(&seen, start_key, budget, &fresh);
-    keys_push(&open->bucket[f][0], start_key, &bytes, budget);
+    if (f < open->dim) keys_push(BUCKET(open, f, 0), start_key, &bytes, budget);
     uint8_t occ[MAX_CELLS];
     memset(occ, 0, sizeof occ);
     uint64_t goal_parent = 0;
     int16_t goal_cell = 0;
     uint8_t goal_dir = 0;
-    int g = 0;
+    int g = 0, beyond = 0;
     while (res->status < 0) {
         /* The deepest non-empty bucket of layer f, else the next layer. */
-        while (g >= 0 && open->bucket[f][g].len == 0) g--;
+        while (g >= 0 && (f >= open->dim || BUCKET(open, f, g)->len == 0)) g--;
         if (g < 0) {
-            for (int gg = 0; gg <= MAX_DEPTH; gg++) { free(open->bucket[f][gg].keys); open->bucket[f][gg] = (KeyList){0}; }
+            if (f < open->dim)
+                for (int gg = 0; gg < open->dim; gg++) { free(BUCKET(open, f, gg)->keys); *BUCKET(open, f, gg) = (KeyList){0}; }
             int nf = f + 1;
-            while (nf <= MAX_DEPTH) {
+            for (; nf < open->dim; nf++) {
                 int any = 0;
-                for (int gg = 0; gg <= MAX_DEPTH && !any; gg++) any = open->bucket[nf][gg].len > 0;
+                for (int gg = 0; gg < open->dim && !any; gg++) any = BUCKET(open, nf, gg)->len > 0;
                 if (any) break;
-                nf++;
             }
-            if (nf > MAX_DEPTH) { res->status = ST_UNSOLVABLE; res->lower_bound = f + 1; break; }
+            if (nf >= open->dim) {
+                /* Nothing left within the depth limit; pushes beyond it were dropped. */
+                if (beyond) { res->status = ST_DEPTH; res->lower_bound = lim->max_depth + 1; }
+                else { res->status = ST_UNSOLVABLE; res->lower_bound = f + 1; }
+                break;
+            }
             f = nf;
-            g = MAX_DEPTH;
+            g = open->dim - 1;
             if (f > lim->max_depth) { res->status = ST_DEPTH; res->lower_bound = lim->max_depth + 1; break; }
             continue;
         }
         if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
-        uint64_t key = open->bucket[f][g].keys[--open->bucket[f][g].len];
+        uint64_t key = BUCKET(open, f, g)->keys[--BUCKET(open, f, g)->len];
         ptrdiff_t at = table_find(&seen, key);
         if (at >= 0 && get_val(&seen, (size_t)at) < g) continue; /* reached more cheaply since */
         Pos p;
@@ -616,20 +640,21 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
         }
         occupy(b, &p, occ, 0);
         for (int c = 0; c < nchild && res->status < 0; c++) {
+            if (child_h[c] == 255) continue; /* no finisher can ever reach the target from there */
             int cf = g + 1 + child_h[c];
-            if (cf > MAX_DEPTH) continue; /* unreachable target from there */
+            if (cf >= open->dim) { beyond = 1; continue; } /* cannot finish within the depth limit */
             size_t before = (seen.mask + 1) * slot_bytes(&seen);
             ptrdiff_t slot = table_slot(&seen, child[c], budget - bytes + before, &fresh);
             bytes += (seen.mask + 1) * slot_bytes(&seen) - before;
             if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; break; }
             if (!fresh && get_val(&seen, (size_t)slot) <= g + 1) continue;
             set_val(&seen, (size_t)slot, g + 1);
-            if (keys_push(&open->bucket[cf][g + 1], child[c], &bytes, budget) != 0) {
+            if (keys_push(BUCKET(open, cf, g + 1), child[c], &bytes, budget) != 0) {
                 res->status = ST_STATES;
                 res->lower_bound = f;
             }
         }
-        if (res->status < 0 && g + 1 <= MAX_DEPTH && open->bucket[f][g + 1].len) g = g + 1;
+        if (res->status < 0 && g + 1 < open->dim && BUCKET(open, f, g + 1)->len) g = g + 1;
     }
     res->states = seen.count;
     if (res->status == ST_OPTIMAL) {
@@ -644,9 +669,8 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
             res->length = -1;
         }
     }
-    for (int i = 0; i <= MAX_DEPTH; i++)
-        for (int j = 0; j <= MAX_DEPTH; j++) free(open->bucket[i][j].keys);
-    free(open);
+    for (size_t i = 0; i < (size_t)open->dim * (size_t)open->dim; i++) free(open->bucket[i].keys);
+    free(open->bucket);
     table_free(&seen);
 }
 
@@ -872,6 +896,10 @@ static int setup_search(Layout *L, const Request *q, Setup *S) {
 }
 
 static Layout *get_layout(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, LAYOUT_NAME)) {
+        PyErr_SetString(PyExc_TypeError, "layout must come from compile_board()");
+        return NULL;
+    }
     return PyCapsule_GetPointer(capsule, LAYOUT_NAME);
 }
 

@@ -60,7 +60,7 @@ class Board:
 
     __slots__ = (
         "width", "height", "walls", "blocked", "targets", "diagonals", "openings",
-        "spec", "barriers", "_step", "_diagonal_at", "_target_at", "_key",
+        "spec", "cells", "barriers", "steps", "_diagonal_at", "_target_at", "_key",
     )
 
     def __init__(
@@ -83,11 +83,12 @@ class Board:
         self.diagonals = diagonals
         self.openings = openings
         self.spec = spec
+        self.cells = width * height
         self._key = (width, height, walls, blocked, targets, diagonals, openings)
         self._diagonal_at = {d.cell: d for d in diagonals}
         self.barriers = {d.cell[1] * width + d.cell[0]: d for d in diagonals}  # by flat index
         self._target_at = {t.cell: t for t in targets}
-        self._step = _step_table(self)
+        self.steps = _step_table(self)  # [direction][cell] -> next cell or -1
 
     # -- identity -----------------------------------------------------------
 
@@ -104,10 +105,6 @@ class Board:
 
     # -- queries --------------------------------------------------------------
 
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
-
     def index(self, cell: Cell) -> int:
         return cell[1] * self.width + cell[0]
 
@@ -120,7 +117,7 @@ class Board:
     def step(self, index: int, direction: int) -> int:
         """The cell entered by one step from `index`, or -1 where a wall, the
         edge or a blocked cell stops it.  Edge openings wrap to the far side."""
-        return self._step[direction][index]
+        return self.steps[direction][index]
 
     def diagonal_at(self, cell: Cell) -> Diagonal | None:
         return self._diagonal_at.get(cell)

@@ -41,12 +41,12 @@ def try_slide(board: Board, occupied: Sequence[int], colour: str, start: int,
     """`slide` that returns the reason instead of raising, for searches.
     When `path` is given, every cell entered is appended to it (for drawing)."""
     cell, d, deflected = start, direction, False
-    barriers = board.barriers
-    # Only barriers and openings can bend a slide back on itself.
-    track_loops = bool(barriers or board.openings)
-    seen: set[tuple[int, int]] = set()
+    barriers, step = board.barriers, board.steps
+    # A slide that enters more (cell, direction) pairs than exist has repeated
+    # one, and repeats it forever; only barriers and openings allow that.
+    limit = 4 * board.cells
     while True:
-        nxt = board.step(cell, d)
+        nxt = step[d][cell]
         if nxt < 0 or nxt in occupied:
             break
         cell = nxt
@@ -56,10 +56,9 @@ def try_slide(board: Board, occupied: Sequence[int], colour: str, start: int,
         if barrier is not None and barrier.colour != colour:
             d = DEFLECT[barrier.orientation][d]
             deflected = True
-        if track_loops:
-            if (cell, d) in seen:
-                return "the slide never ends"
-            seen.add((cell, d))
+        limit -= 1
+        if limit < 0:
+            return "the slide never ends"
     if cell == start:
         return "the robot cannot move that way"
     if cell in barriers:

@@ -41,12 +41,11 @@ class Solution:
             "moves": moves_to_json(self.moves),
             "status": self.status,
         }
-        if self.status != "optimal":
+        if self.status == "unsolvable":
+            out["message"] = "no solution exists"
+        elif self.status != "optimal":
             out["lower_bound"] = self.lower_bound
-            if self.status == "unsolvable":
-                out["message"] = "no solution exists"
-            else:
-                out["message"] = f"no solution in {self.lower_bound - 1} moves or fewer"
+            out["message"] = f"no solution in {self.lower_bound - 1} moves or fewer"
         out["void"] = self.round.void
         if self.round.void_reason:
             out["void_reason"] = self.round.void_reason

@@ -72,7 +72,7 @@ def solve(
     `ida` or `astar` (for tests and benchmarks)."""
     layout, cells, colours, target, mask = _request(puzzle)
     raw = _core.solve(
-        layout, cells, colours, target, mask, puzzle.rules.vortex_sightline,
+        layout, cells, colours, target, mask, puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
         puzzle.rules.ricochet == "turn",
         max_depth=max_depth, time_budget=time_budget or 0.0, state_budget=state_budget,
         cancel=cancel.buffer if cancel else None,

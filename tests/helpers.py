@@ -41,3 +41,58 @@ def illegal(p: Puzzle, text: str) -> str:
     except IllegalMove as e:
         return e.reason
     raise AssertionError(f"{ms[-1]} was allowed")
+
+
+# -- random puzzles for differential tests ------------------------------------------------
+
+import random  # noqa: E402
+
+from solver.board import all_boards, real_board  # noqa: E402
+from solver.geometry import ROBOT_COLOURS  # noqa: E402
+
+_SPECS = {e: list(all_boards(e)) for e in ("1999", "2013")}
+_BARRIER_SPECS = [s for s in _SPECS["2013"] if "D" in s]
+
+
+def random_real_puzzle(rng: random.Random, robots: int = 4, edition: str = "2013",
+                       barriers: bool | None = None) -> Puzzle:
+    specs = _BARRIER_SPECS if barriers else _SPECS[edition]
+    board = real_board(rng.choice(specs))
+    free = [(x, y) for y in range(16) for x in range(16)
+            if (x, y) not in board.blocked and board.diagonal_at((x, y)) is None]
+    colours = list(ROBOT_COLOURS[:robots])
+    cells = rng.sample(free, robots)
+    t = rng.choice(board.targets)
+    rules = Rules(rng.choice(["turn", "none"]), rng.random() < 0.25)
+    return Puzzle.create(board, dict(zip(colours, cells)), Goal(t.cell, t.colour), rules)
+
+
+def random_custom_puzzle(rng: random.Random) -> Puzzle:
+    """A small board with every feature: walls, blocked cells, barriers, openings, a vortex."""
+    w, h = rng.randint(4, 8), rng.randint(4, 8)
+    cells = [(x, y) for y in range(h) for x in range(w)]
+    rng.shuffle(cells)
+    blocked = cells[:rng.randint(0, 2)]
+    rest = cells[len(blocked):]
+    diagonals = [{"cell": list(c), "colour": rng.choice(ROBOT_COLOURS), "orientation": rng.choice("/\\")}
+                 for c in rest[:rng.choice([0, 0, 1, 2, 3, 4])]]
+    rest = rest[len(diagonals):]
+    walls = [[rng.randrange(w), rng.randrange(h), rng.choice("NESW")] for _ in range(rng.randint(0, w * h // 3))]
+    openings = []
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):
+        side = rng.choice("NESW")
+        if side in "NS":
+            openings.append([rng.randrange(w), 0 if side == "N" else h - 1, side])
+        else:
+            openings.append([0 if side == "W" else w - 1, rng.randrange(h), side])
+    vortex = rest[0]
+    board = Board.custom(w, h, walls, [list(c) for c in blocked],
+                         [{"cell": list(vortex), "colour": None, "symbol": "vortex"}], diagonals, openings)
+    n = rng.randint(1, min(5, len(rest) - 1))
+    colours = rng.sample(ROBOT_COLOURS, n)
+    robots = dict(zip(colours, rng.sample(rest[1:], n) if rng.random() < 0.8 else rng.sample(rest, n)))
+    if rng.random() < 0.4:
+        goal = Goal(vortex, None)
+    else:
+        goal = Goal(rng.choice(rest), rng.choice(colours + [None]))
+    return Puzzle.create(board, robots, goal, Rules(rng.choice(["turn", "none"]), rng.random() < 0.3))

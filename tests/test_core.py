@@ -1,0 +1,160 @@
+"""The C core against the reference search, on thousands of seeded random puzzles,
+and against the published optima of the hardest known puzzles."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+
+import pytest
+
+from solver.puzzle import Puzzle
+from solver.reference import reference_solve
+from solver.rules import check
+from solver.solve import Cancel, solve, solve_many
+from tests.helpers import custom, puzzle, random_custom_puzzle, random_real_puzzle
+
+
+def agree(p: Puzzle, ref_states: int, strategy: str = "auto") -> str:
+    """Compare with the reference; returns 'exact' when the reference settled it."""
+    ref = reference_solve(p, max_states=ref_states)
+    fast = solve(p, strategy=strategy)
+    assert fast.round == ref.round, p.to_json()
+    if fast.status == "optimal":
+        verdict = check(p, fast.moves)
+        assert verdict.legal and verdict.solved and verdict.length == fast.length, (p.to_json(), fast.to_json())
+    if ref.status == "optimal":
+        assert fast.status == "optimal" and fast.length == ref.length, (p.to_json(), fast.to_json(), ref.length)
+        return "exact"
+    if ref.status == "unsolvable":
+        assert fast.status == "unsolvable", (p.to_json(), fast.to_json())
+        return "exact"
+    # The reference ran out of states: it still proves no solution below its bound.
+    assert fast.status == "unsolvable" or fast.length >= ref.lower_bound, (p.to_json(), fast.to_json())
+    return "bounded"
+
+
+def _run(make, count: int, seed: int, ref_states: int, strategy: str = "auto") -> Counter:
+    rng = random.Random(seed)
+    outcomes = Counter(agree(make(rng), ref_states, strategy) for _ in range(count))
+    return outcomes
+
+
+def test_differential_real_boards_four_robots():
+    out = _run(lambda rng: random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])), 1200, 1, 10_000)
+    assert out["exact"] >= 500, out
+
+
+def test_differential_barrier_boards():
+    out = _run(lambda rng: random_real_puzzle(rng, 4, barriers=True), 500, 2, 10_000)
+    assert out["exact"] >= 250, out
+
+
+def test_differential_five_robots():
+    out = _run(lambda rng: random_real_puzzle(rng, 5, rng.choice(["1999", "2013"])), 400, 3, 10_000)
+    assert out["exact"] >= 120, out
+
+
+def test_differential_small_custom_boards():
+    out = _run(random_custom_puzzle, 3000, 4, 100_000)
+    assert out["exact"] >= 2850, out
+
+
+@pytest.mark.parametrize("strategy", ["ida", "astar"])
+def test_both_strategies_agree_with_the_reference(strategy):
+    _run(random_custom_puzzle, 400, 5, 100_000, strategy)
+    _run(lambda rng: random_real_puzzle(rng, 4), 150, 6, 20_000, strategy)
+
+
+def test_sample_public_optima(sample_puzzles):
+    for row in sample_puzzles:
+        p = Puzzle.from_json(row)
+        answer = solve(p)
+        assert answer.length == row["optimal_length"], row
+        assert check(p, answer.moves).solved
+        assert answer.round.void == row["void"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ricochet", ["none", "turn"])
+def test_hardest_known_puzzles_and_published_minimums(quadrant_test_puzzles, ricochet):
+    for t in quadrant_test_puzzles:
+        p = Puzzle.from_json({**t, "rules": {"ricochet": ricochet}})
+        answer = solve(p)
+        assert answer.status == "optimal"
+        assert check(p, answer.moves).solved
+        if ricochet == "none":
+            assert answer.length == t["optimal_moves"], t["id"]
+        else:
+            assert answer.length >= t["optimal_moves"]
+
+
+# -- limits ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hard(quadrant_test_puzzles) -> Puzzle:
+    t = next(t for t in quadrant_test_puzzles if t["optimal_moves"] == 25)
+    return Puzzle.from_json({**t, "rules": {"ricochet": "none"}})
+
+
+def test_depth_limit_reports_what_was_proven(hard):
+    answer = solve(hard, max_depth=12)
+    assert answer.status == "depth_limit" and answer.lower_bound == 13
+    assert answer.to_json()["message"] == "no solution in 12 moves or fewer"
+    assert answer.to_json()["length"] is None
+
+
+def test_time_budget_ends_the_search_cleanly(hard):
+    started = time.perf_counter()
+    answer = solve(hard, time_budget=0.05)
+    assert answer.status == "timeout" and 1 <= answer.lower_bound <= 25
+    assert time.perf_counter() - started < 5  # generous: the budget is checked every few thousand nodes
+
+
+def test_state_budget_ends_the_search_cleanly(hard):
+    answer = solve(hard, state_budget=2 << 20)
+    assert answer.status == "state_limit" and answer.lower_bound >= 1
+
+
+def test_cancel_from_another_thread(hard):
+    cancel = Cancel()
+    timer = threading.Timer(0.05, cancel.set)
+    timer.start()
+    answer = solve(hard, cancel=cancel)
+    timer.join()
+    assert answer.status == "cancelled"
+
+
+def test_unsolvable_is_reported_not_searched_forever():
+    b = custom(walls=[[2, 2, "N"], [2, 2, "E"], [2, 2, "S"], [2, 2, "W"]])
+    answer = solve(puzzle(b, {"red": (0, 0), "blue": (5, 5), "green": (0, 5)}, (2, 2)))
+    assert answer.status == "unsolvable" and answer.to_json()["message"] == "no solution exists"
+
+
+def test_batch_over_threads_matches_one_by_one():
+    rng = random.Random(7)
+    puzzles = [random_real_puzzle(rng, 4) for _ in range(60)]
+    together = solve_many(puzzles, threads=2)
+    alone = [solve(p) for p in puzzles]
+    assert [s.length for s in together] == [s.length for s in alone]
+
+
+def test_bad_arguments_are_value_errors():
+    from solver import _core
+    from solver.solve import compiled
+
+    p = puzzle(custom(), {"red": (0, 0)}, (5, 5))
+    layout = compiled(p.board)
+    with pytest.raises(ValueError):
+        _core.solve(layout, [0, 0], [0, 1], 3, 1, False, True)  # two robots on one cell
+    with pytest.raises(ValueError):
+        _core.solve(layout, [99], [0], 3, 1, False, True)
+    with pytest.raises(ValueError):
+        _core.solve(layout, [0], [0], 3, 1, False, True, max_depth=999)
+    with pytest.raises(TypeError):
+        _core.solve("not a layout", [0], [0], 3, 1, False, True)
+    with pytest.raises(ValueError):
+        _core.compile_board(4, 4, b"\x00", b"\x00" * 16, False)
