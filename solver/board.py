@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any, Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -298,8 +299,7 @@ class Board:
 @functools.cache
 def quadrant_data() -> dict[str, Any]:
     """The packaged quadrants.json (read on first use, never at import)."""
-    text = resources.files("solver").joinpath("data/quadrants.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads((Path(__file__).parent / "data" / "quadrants.json").read_text(encoding="utf-8"))
 
 
 @functools.cache

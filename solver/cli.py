@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable, Iterator, TextIO
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
 from .board import Board, all_boards
 from .errors import InvalidInput
@@ -25,9 +26,9 @@ class InputError(Exception):
     """Input the command cannot read or judge."""
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+def main(argv: list[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    """Run a command; `parser` lets outer layers (the service) add their own subcommands."""
+    args = (parser or build_parser()[0]).parse_args(argv)
     try:
         return args.run(args)
     except InputError as e:
@@ -37,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The parser and its subcommand group, for other packages to extend."""
     parser = argparse.ArgumentParser(prog="ricochet", description="Ricochet Robots puzzles: boards, solving, checking.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -62,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--time-budget", type=float, default=None, help="seconds per puzzle")
     p.add_argument("--reference", action="store_true", help="use the plain Python breadth-first search")
     p.set_defaults(run=_solve)
-    return parser
+    return parser, sub
 
 
 # -- input -----------------------------------------------------------------------

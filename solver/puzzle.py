@@ -12,8 +12,9 @@ import binascii
 import hashlib
 import json
 import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .board import Board, Cell, _Checker, sections
 from .errors import InvalidInput

@@ -6,8 +6,9 @@ search and the checks of the C core are built on these functions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from .board import Board, Cell
 from .geometry import DEFLECT, DIRECTIONS, axis
@@ -71,7 +72,7 @@ def next_status(status: int, direction: int, deflected: bool) -> int:
     if status == TURNED or deflected:
         return TURNED
     moved = LAST_HORIZONTAL if axis(direction) else LAST_VERTICAL
-    if status == UNMOVED or status == moved:
+    if status in (UNMOVED, moved):
         return moved
     return TURNED
 

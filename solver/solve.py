@@ -7,8 +7,9 @@ over threads.  Every limit ends a search cleanly and says which one did.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from .board import Board
 from .geometry import DIRECTIONS, ROBOT_COLOURS
 from .puzzle import Move, Puzzle
 from .rules import candidates, round_from_reach
-from .solution import STATUSES, Solution
+from .solution import Solution
 
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB

@@ -7,7 +7,7 @@ symbol shape, and solution moves are numbered.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
 from .board import Board

@@ -1,0 +1,31 @@
+# Set-up and everyday commands.  `make run` and `make test` are the README's two
+# commands: each installs everything it needs into .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test lint bench clean
+
+$(STAMP): pyproject.toml setup.py solver/_core.c
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/ricochet serve
+
+lint: install
+	$(BIN)/ruff check .
+
+test: lint
+	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
+
+bench: install
+	$(BIN)/python bench/solver.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info solver/*.so

@@ -1,0 +1,43 @@
+"""Errors as RFC 9457 problem+json: what went wrong and what to fix."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException
+
+from solver.errors import InvalidInput
+
+log = logging.getLogger(__name__)
+
+
+class Problem(Exception):
+    def __init__(self, status: int, title: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.title, self.detail, self.extra = status, title, detail, extra
+
+
+def problem_response(status: int, title: str, detail: str, **extra: Any) -> Response:
+    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+    return Response(json.dumps(body), status=status, mimetype="application/problem+json")
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(Problem)
+    def _problem(e: Problem) -> Response:
+        return problem_response(e.status, e.title, e.detail, **e.extra)
+
+    @app.errorhandler(InvalidInput)
+    def _invalid(e: InvalidInput) -> Response:
+        return problem_response(400, "Invalid input", str(e), field=e.field)
+
+    @app.errorhandler(HTTPException)
+    def _http(e: HTTPException) -> Response:
+        return problem_response(e.code or 500, e.name, e.description or e.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(e: Exception) -> Response:
+        log.exception("unhandled error")
+        return problem_response(500, "Internal Server Error", "the server failed; the error is logged")

@@ -1,0 +1,94 @@
+"""The /v1 API: boards, pictures, solving and verifying (FORMATS.md shapes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from solver.board import EDITIONS, all_boards, real_board, sections
+from solver.errors import InvalidInput
+from solver.puzzle import Puzzle, moves_from_json
+from solver.rules import check
+from solver.solve import solve
+from solver.svg import board_svg, puzzle_svg
+
+from .errors import Problem
+
+api = Blueprint("api", __name__)
+
+SVG = "image/svg+xml"
+
+
+def _json_body() -> Any:
+    body = request.get_json(silent=True)
+    if body is None:
+        raise Problem(400, "Invalid JSON", "the request body must be a JSON document "
+                      "(Content-Type: application/json)")
+    return body
+
+
+def _puzzle_from(body: Any) -> Puzzle:
+    if isinstance(body, dict) and set(body) == {"code"}:
+        return Puzzle.from_code(body["code"])
+    return Puzzle.from_json(body)
+
+
+@api.get("/healthz")
+def healthz() -> Response:
+    return jsonify(status="ok")
+
+
+@api.get("/v1/boards")
+def boards() -> Response:
+    return jsonify(
+        editions={e: {"boards": sum(1 for _ in all_boards(e)),
+                      "sections": [s for s in sections() if e == "2013" or s[-1] in "AB"]}
+                  for e in EDITIONS},
+        sections=[{"id": s["id"], "colour_marking": s["colour_marking"], "has_vortex": s["has_vortex"],
+                   "has_diagonals": s["has_diagonals"]} for s in sections().values()],
+        example="green-A,yellow-B,red-B,blue-B",
+    )
+
+
+@api.get("/v1/boards/<spec>")
+def board(spec: str) -> Response:
+    if spec.endswith(".svg"):
+        return Response(board_svg(real_board(spec[:-4])), mimetype=SVG)
+    return jsonify(real_board(spec).to_object())
+
+
+@api.get("/v1/puzzles/<code>")
+def puzzle(code: str) -> Response:
+    if code.endswith(".svg"):
+        p = Puzzle.from_code(code[:-4])
+        solution = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).moves \
+            if request.args.get("solution") == "true" else None
+        return Response(puzzle_svg(p, solution), mimetype=SVG)
+    p = Puzzle.from_code(code)
+    return jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash()})
+
+
+@api.post("/v1/solve")
+def solve_puzzle() -> Response:
+    p = _puzzle_from(_json_body())
+    answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
+    return jsonify({**answer.to_json(), "code": p.code()})
+
+
+@api.post("/v1/verify")
+def verify() -> Response:
+    body = _json_body()
+    if not isinstance(body, dict) or "puzzle" not in body or "moves" not in body:
+        raise InvalidInput("", "expected {\"puzzle\": {...}, \"moves\": [...]}")
+    try:
+        p = _puzzle_from(body["puzzle"])
+    except InvalidInput as e:
+        raise e.within("puzzle") from None
+    verdict = check(p, moves_from_json(body["moves"])).to_json()
+    answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
+    optimal_length = answer.length
+    verdict["optimal_length"] = optimal_length
+    verdict["optimal"] = bool(verdict["solved"] and optimal_length is not None
+                              and verdict["length"] == optimal_length)
+    return jsonify(verdict)

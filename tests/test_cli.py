@@ -1,0 +1,82 @@
+"""The `ricochet` command line, run as a user runs it (FORMATS.md shapes and exit codes)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import SHARED
+
+CMD = [sys.executable, "-m", "service.cli"]
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*CMD, *args], input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def test_board_ascii_svg_json():
+    out = run("board", "green-A,yellow-B,red-B,blue-B")
+    assert out.returncode == 0 and "###" in out.stdout and out.stdout.count("\n") >= 33
+    svg = run("board", "green-A,yellow-B,red-B,blue-B", "--svg")
+    assert svg.returncode == 0 and svg.stdout.startswith("<svg") and svg.stdout.rstrip().endswith("</svg>")
+    obj = json.loads(run("board", "green-A,yellow-B,red-B,blue-B", "--format", "json").stdout)
+    assert obj["width"] == 16 and len(obj["targets"]) == 17
+
+
+def test_board_list_counts_the_editions():
+    assert len(run("board", "x", "--list", "--edition", "1999").stdout.split()) == 96
+
+
+def test_bad_board_spec_exits_2_with_the_reason():
+    out = run("board", "green-A,green-B,red-B,blue-B")
+    assert out.returncode == 2 and "colour marking green is used twice" in out.stderr
+
+
+def test_solve_file_and_stdin(tmp_path):
+    row = json.loads((SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[0])
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(row))
+    answer = json.loads(run("solve", str(path)).stdout)
+    assert answer["status"] == "optimal" and answer["length"] == row["optimal_length"]
+    assert all(set(m) == {"robot", "direction"} for m in answer["moves"])
+    assert json.loads(run("solve", "-", stdin=json.dumps(row)).stdout)["length"] == row["optimal_length"]
+    ref = json.loads(run("solve", "--reference", str(path)).stdout)
+    assert ref["length"] == row["optimal_length"]
+
+
+def test_solve_jsonl_in_order_with_a_bad_line(tmp_path):
+    lines = (SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[:5]
+    bad = json.dumps({"board": "green-A,yellow-B,red-B,blue-B", "robots": {"red": [7, 7]},
+                      "target": {"colour": "red", "symbol": "circle"}})
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(lines[:2] + [bad] + lines[2:]) + "\n")
+    out = run("solve", "--jsonl", str(path))
+    answers = [json.loads(x) for x in out.stdout.splitlines()]
+    assert out.returncode == 2 and len(answers) == 6
+    assert answers[2]["field"] == "robots.red" and "blocked" in out.stderr
+    expected = [json.loads(x)["optimal_length"] for x in lines]
+    assert [a["length"] for a in answers[:2] + answers[3:]] == expected
+
+
+def test_check_verdicts(tmp_path):
+    row = json.loads((SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[0])
+    good = {**row, "moves": row["oracle_solution"]}
+    wrong = {**row, "moves": row["oracle_solution"][:-1]}
+    illegal = {**row, "moves": [{"robot": "blue", "direction": "E"}]}  # blue starts in the NE corner
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in (good, wrong, illegal)) + "\n")
+    out = run("check", "--jsonl", str(path))
+    assert out.returncode == 0
+    v = [json.loads(x) for x in out.stdout.splitlines()]
+    assert v[0]["legal"] and v[0]["solved"] and v[0]["length"] == row["optimal_length"] and v[0]["ricochet"]
+    assert v[1]["legal"] and not v[1]["solved"]
+    assert not v[2]["legal"] and v[2]["first_bad_move"] == 0 and v[2]["reason"]
+
+
+def test_unreadable_input_exits_2(tmp_path):
+    out = run("solve", str(tmp_path / "missing.json"))
+    assert out.returncode == 2 and "cannot read" in out.stderr
+    (tmp_path / "x.json").write_text("{not json")
+    out = run("check", str(tmp_path / "x.json"))
+    assert out.returncode == 2 and "not valid JSON" in out.stderr

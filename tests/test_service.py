@@ -1,0 +1,63 @@
+"""The first API endpoints through Flask's test client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.app import create_app
+
+
+@pytest.fixture()
+def client():
+    return create_app({"TESTING": True}).test_client()
+
+
+def test_healthz(client):
+    assert client.get("/healthz").json == {"status": "ok"}
+
+
+def test_solve_answers_the_formats_shape(client, sample_puzzles):
+    row = sample_puzzles[0]
+    r = client.post("/v1/solve", json={k: row[k] for k in ("board", "robots", "target", "rules")})
+    assert r.status_code == 200 and r.json["status"] == "optimal" and r.json["length"] == row["optimal_length"]
+    again = client.post("/v1/solve", json={"code": r.json["code"]})
+    assert again.json["length"] == row["optimal_length"]
+
+
+def test_verify_says_whether_optimal(client, sample_puzzles):
+    row = sample_puzzles[0]
+    body = {"puzzle": {k: row[k] for k in ("board", "robots", "target", "rules")}, "moves": row["oracle_solution"]}
+    r = client.post("/v1/verify", json=body)
+    assert r.json["solved"] and r.json["optimal"] and r.json["optimal_length"] == row["optimal_length"]
+
+
+@pytest.mark.parametrize("path,body,field", [
+    ("/v1/solve", {"board": "green-A,green-B,red-B,blue-B"}, "robots"),
+    ("/v1/solve", {"code": "!!"}, "code"),
+    ("/v1/verify", {"puzzle": {"code": "AQ2VAA8uIr0PAAk"}, "moves": [{"robot": "pink", "direction": "N"}]},
+     "moves[0].robot"),
+    ("/v1/verify", {"puzzle": {"board": 3, "robots": {}, "target": {}}, "moves": []}, "puzzle.board"),
+])
+def test_bad_input_is_a_400_problem(client, path, body, field):
+    r = client.post(path, json=body)
+    assert r.status_code == 400 and r.mimetype == "application/problem+json"
+    assert r.json["field"] == field and r.json["detail"]
+
+
+def test_not_json_and_unknown_routes(client):
+    r = client.post("/v1/solve", data="nope", content_type="text/plain")
+    assert r.status_code == 400 and "JSON" in r.json["detail"]
+    assert client.get("/v1/nothing").status_code == 404
+    assert client.get("/v1/solve").status_code == 405
+
+
+def test_board_pictures(client):
+    r = client.get("/v1/boards/green-A,yellow-B,red-B,blue-B.svg")
+    assert r.status_code == 200 and r.mimetype == "image/svg+xml" and b"<svg" in r.data
+    r = client.get("/v1/boards/green-A,green-B,red-B,blue-B")
+    assert r.status_code == 400 and "used twice" in r.json["detail"]
+    r = client.get("/v1/puzzles/AQ2VAA8uIr0PAAk.svg?solution=true")
+    assert r.status_code == 200 and b"polyline" in r.data
+    assert json.loads(client.get("/v1/puzzles/AQ2VAA8uIr0PAAk").data)["code"] == "AQ2VAA8uIr0PAAk"
