@@ -31,11 +31,12 @@ static const char *STATUS_NAMES[] = {"optimal", "unsolvable", "depth_limit", "ti
 static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};
 
 typedef struct {
-    int ncells, nrobots;
+    int ncells, nrobots, width;
+    int straight;                 /* no barriers, no openings: every slide is a straight line */
     int cell_bits;
     int key_bits;                 /* bits a key uses (statuses only for tracked robots) */
-    int16_t step[4][MAX_CELLS];   /* next cell, or -1: wall, edge, blocked */
-    uint8_t barrier[MAX_CELLS];   /* 0: none; else (colour + 1) | (orientation << 3) */
+    const int16_t (*step)[MAX_CELLS]; /* [direction][cell]: next cell, or -1 (wall, edge, blocked) */
+    const uint8_t *barrier;       /* per cell: 0 none; else (colour + 1) | (orientation << 3) */
     int has_barriers, loops_possible;
     uint8_t colour[MAX_ROBOTS];   /* colour index of each robot (0 red .. 4 black) */
     int target;
@@ -43,7 +44,8 @@ typedef struct {
     int ricochet;                 /* 1: the finishing robot must have turned */
     uint8_t tracked;              /* robots whose ricochet status is part of the state */
     int group[MAX_ROBOTS];        /* interchangeable robots share a group id */
-    uint8_t lb[MAX_ROBOTS][MAX_CELLS]; /* moves a lone robot needs if it could stop anywhere */
+    uint8_t order[MAX_ROBOTS];    /* move order in deepening: robots that may finish first */
+    const uint8_t *lb[MAX_ROBOTS]; /* moves a lone robot needs if it could stop anywhere */
 } Board;
 
 /* Limits, shared by every strategy. */
@@ -103,6 +105,11 @@ static inline int slide(const Board *b, const uint8_t *occ, int r, int start, in
     }
     if (cell == start || b->barrier[cell]) return -1;
     return cell;
+}
+
+static inline int adjacent(const Board *b, int a, int c) {
+    int dx = a % b->width - c % b->width, dy = a / b->width - c / b->width;
+    return dx * dx + dy * dy == 1;
 }
 
 static inline int next_status(int status, int d, int deflected) {
@@ -330,6 +337,7 @@ typedef struct {
     uint8_t occ[MAX_CELLS];
     uint8_t path_r[MAX_DEPTH + 1], path_d[MAX_DEPTH + 1];
     uint64_t nodes, node_cap;
+    uint64_t cutoffs;            /* nodes the bound stopped (dead ends excluded) */
     int found;
     int table_full;
 } Ida;
@@ -340,14 +348,31 @@ static int ida_dfs(Ida *s, int g, int bound) {
     if (out_of_time(s->lim)) return -1;
     if (s->nodes > s->node_cap) return -1;
     int n = b->nrobots;
-    for (int r = 0; r < n; r++) {
+    int child_rem = bound - g - 1;
+    /* A helper's move leaves the bound where it is, so helpers move only when
+     * the bound leaves room for it after their move (and never as the last move). */
+    int h_here = heuristic(b, &s->cur);
+    int helpers_useful = child_rem > 0 && h_here <= child_rem;
+    for (int i = 0; i < n; i++) {
+        int r = b->order[i];
+        if (!((b->eligible >> r) & 1) && !helpers_useful) {
+            if (h_here != 255) s->cutoffs++;
+            continue;
+        }
         int start = s->cur.pos[r];
         uint8_t old_status = s->cur.status[r];
+        /* Two moves left, a helper's turn: on a board of straight slides it can
+         * only help the last move by standing next to the target afterwards,
+         * or by leaving the target's row or column (clearing the way). */
+        int helper_must_stop_by_target = child_rem == 1 && !((b->eligible >> r) & 1) && b->straight &&
+                                         start % b->width != b->target % b->width &&
+                                         start / b->width != b->target / b->width;
         s->occ[start] = 0;
         for (int d = 0; d < 4; d++) {
             int deflected;
             int end = slide(b, s->occ, r, start, d, &deflected);
             if (end < 0) continue;
+            if (helper_must_stop_by_target && !adjacent(b, end, b->target)) continue;
             s->nodes++;
             uint8_t st = (uint8_t)next_status(old_status, d, deflected);
             s->path_r[g] = (uint8_t)r;
@@ -362,7 +387,9 @@ static int ida_dfs(Ida *s, int g, int bound) {
                 return 1;
             }
             int rem = bound - g - 1;
-            if (rem > 0 && heuristic(b, &s->cur) <= rem) {
+            int h = rem > 0 ? heuristic(b, &s->cur) : 0;
+            if (rem == 0 || (h > rem && h != 255)) s->cutoffs++;
+            if (rem > 0 && h <= rem) {
                 uint64_t key = make_key(b, &s->cur);
                 int fresh, go = 1;
                 ptrdiff_t slot = table_slot(&s->tt, key, s->lim->state_budget, &fresh);
@@ -400,7 +427,7 @@ static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_
     s->cur = *start;
     s->node_cap = node_cap;
     size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
-    if (table_init(&s->tt, 1 << 14, budget, b->key_bits) != 0) { free(s); return 0; }
+    if (table_init(&s->tt, 1 << 12, budget, b->key_bits) != 0) { free(s); return 0; }
     for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
     int h = heuristic(b, start);
     if (h == 255) { /* no finisher can ever reach the target */
@@ -415,7 +442,7 @@ static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_
     local.state_budget = budget;
     s->lim = &local;
     for (; bound <= lim->max_depth; bound++) {
-        size_t known = s->tt.count;
+        s->cutoffs = 0;
         int r = ida_dfs(s, 0, bound);
         if (r == 1) {
             res->status = ST_OPTIMAL;
@@ -430,10 +457,9 @@ static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_
             if (local.stopped) { lim->stopped = local.stopped; res->status = local.stopped; res->lower_bound = bound; settled = 1; }
             break;
         }
-        /* An iteration (past the first, which stores nothing when bound is 1)
-         * that met no new state may have seen all there is: A*, which can
-         * prove a puzzle unsolvable, settles it from here. */
-        if (bound >= 2 && s->tt.count == known) break;
+        /* Nothing was cut off by the bound: deeper iterations can find nothing
+         * new.  A*, which can prove a puzzle unsolvable, settles it from here. */
+        if (s->cutoffs == 0) break;
     }
     if (!settled && bound > lim->max_depth) {
         res->status = ST_DEPTH;
@@ -682,7 +708,8 @@ typedef struct {
     int16_t step[4][MAX_CELLS];
     uint8_t barrier[MAX_CELLS];
     int has_barriers, has_openings, loops_possible;
-    uint8_t *lb_cache[MAX_CELLS][5];  /* per target, per robot colour; filled under the GIL */
+    uint8_t **lb_cache;           /* [target * 5 + colour]: bounds per target and robot colour,
+                                     filled on first use, under the GIL */
 } Layout;
 
 static const char *LAYOUT_NAME = "ricochet.layout";
@@ -690,8 +717,8 @@ static const char *LAYOUT_NAME = "ricochet.layout";
 static void layout_free(PyObject *capsule) {
     Layout *L = PyCapsule_GetPointer(capsule, LAYOUT_NAME);
     if (!L) return;
-    for (int t = 0; t < MAX_CELLS; t++)
-        for (int c = 0; c < 5; c++) free(L->lb_cache[t][c]);
+    for (int i = 0; i < L->ncells * 5; i++) free(L->lb_cache[i]);
+    free(L->lb_cache);
     free(L);
 }
 
@@ -742,12 +769,13 @@ static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *l
 
 static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
     if (!L->has_barriers) colour = 0; /* colour cannot matter */
-    if (!L->lb_cache[target][colour]) {
+    uint8_t **slot = &L->lb_cache[target * 5 + colour];
+    if (!*slot) {
         uint8_t *lb = malloc((size_t)L->ncells);
         if (!lb || fill_lower_bounds(L, target, colour, lb) != 0) { free(lb); return NULL; }
-        L->lb_cache[target][colour] = lb;
+        *slot = lb;
     }
-    return L->lb_cache[target][colour];
+    return *slot;
 }
 
 static PyObject *py_compile_board(PyObject *self, PyObject *args) {
@@ -770,6 +798,8 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
     }
     Layout *L = calloc(1, sizeof(Layout));
     if (!L) return PyErr_NoMemory();
+    L->lb_cache = calloc((size_t)n * 5, sizeof(uint8_t *));
+    if (!L->lb_cache) { free(L); return PyErr_NoMemory(); }
     L->width = width;
     L->height = height;
     L->ncells = n;
@@ -779,6 +809,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
             int16_t v;
             memcpy(&v, step + (size_t)(d * n + c) * sizeof(int16_t), sizeof v);
             if (v < -1 || v >= n) {
+                free(L->lb_cache);
                 free(L);
                 PyErr_SetString(PyExc_ValueError, "step table holds a cell off the board");
                 return NULL;
@@ -789,6 +820,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
     for (int c = 0; c < n; c++) {
         uint8_t bar = (uint8_t)barrier[c];
         if (bar && ((bar & 7) < 1 || (bar & 7) > 5 || (bar >> 3) > 1)) {
+            free(L->lb_cache);
             free(L);
             PyErr_SetString(PyExc_ValueError, "barrier table holds an unknown barrier");
             return NULL;
@@ -798,8 +830,8 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
     }
     if (L->has_barriers || has_openings) {
         Board probe;
-        memcpy(probe.step, L->step, sizeof probe.step);
-        memcpy(probe.barrier, L->barrier, sizeof probe.barrier);
+        probe.step = (const int16_t (*)[MAX_CELLS])L->step;
+        probe.barrier = L->barrier;
         probe.ncells = n;
         for (int colour1 = 1; colour1 <= 5 && !L->loops_possible; colour1++)
             for (int c = 0; c < n && !L->loops_possible; c++)
@@ -807,7 +839,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
                     if (traces_loop(&probe, colour1, c, d)) L->loops_possible = 1;
     }
     PyObject *capsule = PyCapsule_New(L, LAYOUT_NAME, layout_free);
-    if (!capsule) free(L);
+    if (!capsule) { free(L->lb_cache); free(L); }
     return capsule;
 }
 
@@ -837,10 +869,12 @@ static int setup_search(Layout *L, const Request *q, Setup *S) {
     b->ncells = L->ncells;
     b->nrobots = q->nrobots;
     b->cell_bits = bits_for(L->ncells);
-    memcpy(b->step, L->step, sizeof b->step);
-    memcpy(b->barrier, L->barrier, sizeof b->barrier);
+    b->step = (const int16_t (*)[MAX_CELLS])L->step;
+    b->barrier = L->barrier;
     b->has_barriers = L->has_barriers;
     b->loops_possible = L->loops_possible;
+    b->width = L->width;
+    b->straight = !L->has_barriers && !L->has_openings;
     b->target = q->target;
     b->ricochet = q->ricochet;
 
@@ -886,9 +920,12 @@ static int setup_search(Layout *L, const Request *q, Setup *S) {
             b->eligible |= (uint8_t)(1 << r);
             const uint8_t *lb = lower_bounds(L, q->target, q->colours[i]);
             if (!lb) { PyErr_NoMemory(); return -1; }
-            memcpy(b->lb[r], lb, (size_t)L->ncells);
+            b->lb[r] = lb;
         }
     }
+    int k2 = 0;
+    for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
+    for (int r = 0; r < q->nrobots; r++) if (!((b->eligible >> r) & 1)) b->order[k2++] = (uint8_t)r;
     b->tracked = b->ricochet ? b->eligible : 0;
     b->key_bits = 1;
     for (int r = 0; r < b->nrobots; r++) b->key_bits += b->cell_bits + (((b->tracked >> r) & 1) ? 2 : 0);

@@ -61,7 +61,7 @@ class Board:
 
     __slots__ = (
         "width", "height", "walls", "blocked", "targets", "diagonals", "openings",
-        "spec", "cells", "barriers", "steps", "_diagonal_at", "_target_at", "_key",
+        "spec", "cells", "barriers", "steps", "_diagonal_at", "_target_at", "_key", "_hash",
     )
 
     def __init__(
@@ -86,6 +86,7 @@ class Board:
         self.spec = spec
         self.cells = width * height
         self._key = (width, height, walls, blocked, targets, diagonals, openings)
+        self._hash = hash(self._key)
         self._diagonal_at = {d.cell: d for d in diagonals}
         self.barriers = {d.cell[1] * width + d.cell[0]: d for d in diagonals}  # by flat index
         self._target_at = {t.cell: t for t in targets}
@@ -97,7 +98,7 @@ class Board:
         return isinstance(other, Board) and self._key == other._key
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        return self._hash
 
     def __repr__(self) -> str:
         if self.spec:

@@ -37,10 +37,10 @@ class Cancel:
         return bool(self.buffer[0])
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=1024)
 def compiled(board: Board) -> Any:
     """The board's tables for the C core: step targets per direction, barriers per cell."""
-    step = np.array([[board.step(i, d) for i in range(board.cells)] for d in range(4)], dtype="<i2")
+    step = np.array(board.steps, dtype="<i2")
     barrier = np.zeros(board.cells, dtype=np.uint8)
     for index, d in board.barriers.items():
         barrier[index] = (ROBOT_COLOURS.index(d.colour) + 1) | ((d.orientation == "\\") << 3)
