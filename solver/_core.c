@@ -700,6 +700,167 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
     table_free(&seen);
 }
 
+/* ------------------------------------------------------------ reach table */
+
+/* Breadth-first from one position over full states (every robot tracked, no
+ * sorting): the first depth at which each robot stops on each cell, having
+ * ricocheted when the rule asks for it.  One search rates every target. */
+static void run_reach(const Board *b, const Pos *start, Limits *lim, uint8_t *out, int *depth_done, Result *res) {
+    Table seen;
+    KeyList cur = {0}, next = {0};
+    size_t bytes = 0, budget = lim->state_budget;
+    int n = b->ncells;
+    memset(out, 255, (size_t)b->nrobots * (size_t)n);
+    *depth_done = 0;
+    res->status = ST_OPTIMAL;
+    if (!b->ricochet)
+        for (int r = 0; r < b->nrobots; r++) out[r * n + start->pos[r]] = 0;
+    if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) { res->status = ST_STATES; return; }
+    bytes += (seen.mask + 1) * slot_bytes(&seen);
+    uint64_t start_key = make_key(b, start);
+    int fresh;
+    table_slot(&seen, start_key, budget, &fresh);
+    keys_push(&cur, start_key, &bytes, budget);
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    for (int depth = 0; depth < lim->max_depth && cur.len && res->status == ST_OPTIMAL; depth++) {
+        next.len = 0;
+        for (size_t i = 0; i < cur.len && res->status == ST_OPTIMAL; i++) {
+            if (out_of_time(lim)) { res->status = lim->stopped; break; }
+            Pos p;
+            decode_key(b, cur.keys[i], &p);
+            occupy(b, &p, occ, 1);
+            for (int r = 0; r < b->nrobots && res->status == ST_OPTIMAL; r++) {
+                int from = p.pos[r];
+                uint8_t old_status = p.status[r];
+                occ[from] = 0;
+                for (int d = 0; d < 4; d++) {
+                    int deflected;
+                    int end = slide(b, occ, r, from, d, &deflected);
+                    if (end < 0) continue;
+                    res->nodes++;
+                    p.pos[r] = (int16_t)end;
+                    p.status[r] = b->ricochet ? (uint8_t)next_status(old_status, d, deflected) : 0;
+                    if ((!b->ricochet || p.status[r] == TURNED) && out[r * n + end] == 255)
+                        out[r * n + end] = (uint8_t)(depth + 1);
+                    uint64_t key = make_key(b, &p);
+                    size_t before = (seen.mask + 1) * slot_bytes(&seen);
+                    ptrdiff_t slot = table_slot(&seen, key, budget - bytes + before, &fresh);
+                    bytes += (seen.mask + 1) * slot_bytes(&seen) - before;
+                    if (slot < 0 || (fresh && keys_push(&next, key, &bytes, budget) != 0)) {
+                        res->status = ST_STATES;
+                        break;
+                    }
+                }
+                p.pos[r] = (int16_t)from;
+                p.status[r] = old_status;
+                occ[from] = 1;
+            }
+            occupy(b, &p, occ, 0);
+        }
+        if (res->status == ST_OPTIMAL) *depth_done = depth + 1;
+        KeyList t = cur; cur = next; next = t;
+    }
+    res->states = seen.count;
+    free(cur.keys);
+    free(next.keys);
+    table_free(&seen);
+}
+
+/* ------------------------------------------------------ optimal solutions */
+
+/* Facts about every solution of exactly `rem` moves from a state: how many
+ * (saturating at the cap), which sets of robots they move (bit m of `masks`
+ * for robot set m), and the fewest robot switches given the previous mover. */
+typedef struct {
+    uint64_t key;                  /* state key << 8 | rem; 0 = empty */
+    uint64_t count;
+    uint32_t masks;
+    uint8_t switches[MAX_ROBOTS + 1];
+} Facts;
+
+typedef struct {
+    const Board *b;
+    Limits *lim;
+    Facts *memo;
+    size_t mask, used, limit;
+    uint64_t cap;
+    Pos cur;
+    uint8_t occ[MAX_CELLS];
+    int failed;
+    uint64_t nodes;
+} Counter;
+
+static Facts *facts_slot(Counter *c, uint64_t key) {
+    size_t i = hash64(key) & c->mask;
+    while (c->memo[i].key && c->memo[i].key != key) i = (i + 1) & c->mask;
+    return &c->memo[i];
+}
+
+static void count_dfs(Counter *c, int rem, Facts *out) {
+    const Board *b = c->b;
+    int n = b->nrobots;
+    if (n > MAX_ROBOTS) return;
+    out->count = 0;
+    out->masks = 0;
+    memset(out->switches, 255, sizeof out->switches);
+    if (c->failed || out_of_time(c->lim)) { c->failed = c->lim->stopped ? c->lim->stopped : ST_TIME; return; }
+    for (int r = 0; r < n; r++) {
+        int start = c->cur.pos[r];
+        uint8_t old_status = c->cur.status[r];
+        c->occ[start] = 0;
+        for (int d = 0; d < 4 && !c->failed; d++) {
+            int deflected;
+            int end = slide(b, c->occ, r, start, d, &deflected);
+            if (end < 0) continue;
+            c->nodes++;
+            c->cur.pos[r] = (int16_t)end;
+            c->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
+            Facts sub;
+            int have = 0;
+            if (rem == 1) {
+                if (is_goal(b, &c->cur, r)) {
+                    sub.count = 1;
+                    sub.masks = 1u; /* the empty set of robots moved after this one */
+                    memset(sub.switches, 0, sizeof sub.switches);
+                    have = 1;
+                }
+            } else if (!is_goal(b, &c->cur, r) && heuristic(b, &c->cur) <= rem - 1) {
+                uint64_t key = (make_key(b, &c->cur) << 8) | (uint64_t)(rem - 1);
+                Facts *slot = facts_slot(c, key);
+                if (slot->key == key) {
+                    sub = *slot;
+                } else {
+                    c->occ[end] = 1;
+                    count_dfs(c, rem - 1, &sub);
+                    c->occ[end] = 0;
+                    if (c->failed) break;
+                    slot = facts_slot(c, key); /* the table is not resized: the slot is still free */
+                    if (c->used < c->limit) {
+                        sub.key = key;
+                        *slot = sub;
+                        c->used++;
+                    }
+                }
+                have = sub.count > 0;
+            }
+            if (have) {
+                out->count = out->count + sub.count > c->cap ? c->cap : out->count + sub.count;
+                for (int m = 0; m < 32; m++)
+                    if ((sub.masks >> m) & 1) out->masks |= 1u << (m | (1 << r));
+                for (int prev = 0; prev <= n; prev++) {
+                    int cost = sub.switches[r] + (prev < n && prev != r ? 1 : 0);
+                    if (sub.switches[r] != 255 && cost < out->switches[prev]) out->switches[prev] = (uint8_t)cost;
+                }
+            }
+        }
+        c->cur.pos[r] = (int16_t)start;
+        c->cur.status[r] = old_status;
+        c->occ[start] = 1;
+        if (c->failed) return;
+    }
+}
+
 /* -------------------------------------------------------------- layouts */
 
 /* A board compiled once and shared by many searches (a PyCapsule). */
@@ -851,6 +1012,7 @@ typedef struct {
     int target;
     int candidates;        /* robots of the target's colour (all, for the vortex) */
     int sightline, ricochet, allow_sorting;
+    int skip_bounds;       /* reach tables need no lower bounds */
 } Request;
 
 typedef struct {
@@ -918,6 +1080,7 @@ static int setup_search(Layout *L, const Request *q, Setup *S) {
         S->start.status[r] = UNMOVED;
         if ((eligible >> i) & 1) {
             b->eligible |= (uint8_t)(1 << r);
+            if (q->skip_bounds) continue;
             const uint8_t *lb = lower_bounds(L, q->target, q->colours[i]);
             if (!lb) { PyErr_NoMemory(); return -1; }
             b->lb[r] = lb;
@@ -1083,11 +1246,151 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     return out;
 }
 
+static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "ricochet", "max_depth", "time_budget",
+                             "state_budget", NULL};
+    PyObject *capsule, *cells, *colours;
+    int ricochet, max_depth = 10;
+    double time_budget = 0;
+    Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOp|idn", kwlist, &capsule, &cells, &colours, &ricochet,
+                                     &max_depth, &time_budget, &state_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (max_depth < 0 || max_depth > MAX_DEPTH - 1) {
+        PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH - 1);
+        return NULL;
+    }
+    if (state_budget < (1 << 20)) { PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB"); return NULL; }
+    Request q = {0};
+    PyObject *first = PySequence_GetItem(cells, 0);
+    long target = first ? PyLong_AsLong(first) : -1;
+    Py_XDECREF(first);
+    if (PyErr_Occurred()) return NULL;
+    if (parse_request(L, cells, colours, (int)target, &q) != 0) return NULL;
+    q.candidates = (1 << q.nrobots) - 1;
+    q.ricochet = ricochet;
+    q.skip_bounds = 1;
+    Setup *S = malloc(sizeof(Setup));
+    uint8_t *table = malloc((size_t)q.nrobots * (size_t)L->ncells);
+    uint8_t *ordered = malloc((size_t)q.nrobots * (size_t)L->ncells);
+    Result *res = calloc(1, sizeof(Result));
+    if (!S || !table || !ordered || !res || setup_search(L, &q, S) != 0) {
+        free(S); free(table); free(ordered); free(res);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    Limits lim = {0};
+    lim.max_depth = max_depth;
+    lim.state_budget = (size_t)state_budget;
+    double t0 = now_seconds();
+    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
+    int depth_done = 0;
+    Py_BEGIN_ALLOW_THREADS
+    run_reach(&S->board, &S->start, &lim, table, &depth_done, res);
+    Py_END_ALLOW_THREADS
+    /* Back to the caller's robot order. */
+    for (int r = 0; r < q.nrobots; r++)
+        memcpy(ordered + (size_t)S->perm[r] * (size_t)L->ncells, table + (size_t)r * (size_t)L->ncells,
+               (size_t)L->ncells);
+    PyObject *out = Py_BuildValue("{s:y#,s:i,s:s,s:K,s:K,s:d}", "depths", (const char *)ordered,
+                                  (Py_ssize_t)q.nrobots * L->ncells, "complete_to", depth_done,
+                                  "status", STATUS_NAMES[res->status], "states", (unsigned long long)res->states,
+                                  "nodes", (unsigned long long)res->nodes, "seconds", now_seconds() - t0);
+    free(S); free(table); free(ordered); free(res);
+    return out;
+}
+
+static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
+                             "length", "cap", "time_budget", "state_budget", NULL};
+    PyObject *capsule, *cells, *colours;
+    int target, candidates, sightline, ricochet, length;
+    long long cap = 1000000;
+    double time_budget = 0;
+    Py_ssize_t state_budget = (Py_ssize_t)1 << 28;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|Ldn", kwlist, &capsule, &cells, &colours, &target,
+                                     &candidates, &sightline, &ricochet, &length, &cap, &time_budget,
+                                     &state_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (length < 1 || length > MAX_DEPTH - 1 || cap < 1) {
+        PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254 and cap positive");
+        return NULL;
+    }
+    if (state_budget < (1 << 20)) { PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB"); return NULL; }
+    Request q = {0};
+    if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
+    q.candidates = candidates & ((1 << q.nrobots) - 1);
+    q.sightline = sightline;
+    q.ricochet = ricochet;
+    q.allow_sorting = 0; /* robot identities matter for the facts */
+    Setup *S = malloc(sizeof(Setup));
+    Counter *c = calloc(1, sizeof(Counter));
+    if (!S || !c || setup_search(L, &q, S) != 0) {
+        free(S); free(c);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    if (S->board.key_bits > 55) {
+        free(S); free(c);
+        Py_RETURN_NONE; /* keys too wide to carry the remaining depth: facts not available */
+    }
+    size_t slots = 1024;
+    while (slots * 2 * sizeof(Facts) <= (size_t)state_budget && slots < ((size_t)1 << 32)) slots <<= 1;
+    c->memo = calloc(slots, sizeof(Facts));
+    if (!c->memo) { free(S); free(c); return PyErr_NoMemory(); }
+    c->mask = slots - 1;
+    c->limit = slots / 10 * 7;
+    c->b = &S->board;
+    c->cap = (uint64_t)cap;
+    c->cur = S->start;
+    for (int r = 0; r < q.nrobots; r++) c->occ[S->start.pos[r]] = 1;
+    Limits lim = {0};
+    lim.max_depth = length;
+    lim.state_budget = (size_t)state_budget;
+    double t0 = now_seconds();
+    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
+    c->lim = &lim;
+    Facts root;
+    Py_BEGIN_ALLOW_THREADS
+    count_dfs(c, length, &root);
+    Py_END_ALLOW_THREADS
+    PyObject *out;
+    if (c->failed) {
+        out = Py_BuildValue("{s:s}", "status", STATUS_NAMES[c->failed]);
+    } else {
+        int fewest = 99;
+        int fewest_mask = 0;
+        for (int m = 0; m < 32; m++)
+            if ((root.masks >> m) & 1 && __builtin_popcount((unsigned)m) < fewest) {
+                fewest = __builtin_popcount((unsigned)m);
+                fewest_mask = m;
+            }
+        int ext_mask = 0;
+        for (int r = 0; r < q.nrobots; r++)
+            if ((fewest_mask >> r) & 1) ext_mask |= 1 << S->perm[r];
+        out = Py_BuildValue("{s:s,s:K,s:O,s:i,s:i,s:i,s:K,s:d}", "status", "optimal",
+                            "solutions", (unsigned long long)root.count, "capped", root.count >= c->cap ? Py_True : Py_False,
+                            "fewest_robots", root.count ? fewest : -1, "fewest_robots_mask", ext_mask,
+                            "fewest_switches", root.count ? root.switches[q.nrobots] : -1,
+                            "nodes", (unsigned long long)c->nodes, "seconds", now_seconds() - t0);
+    }
+    free(c->memo);
+    free(c);
+    free(S);
+    return out;
+}
+
 static PyMethodDef core_methods[] = {
     {"compile_board", py_compile_board, METH_VARARGS,
      "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
     {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(layout, cells, colours, target, candidates, sightline, ricochet, ...) -> dict"},
+    {"reach", (PyCFunction)(void (*)(void))py_reach, METH_VARARGS | METH_KEYWORDS,
+     "reach(layout, cells, colours, ricochet, max_depth=10, ...) -> dict with depths per robot and cell"},
+    {"facts", (PyCFunction)(void (*)(void))py_facts, METH_VARARGS | METH_KEYWORDS,
+     "facts(layout, cells, colours, target, candidates, sightline, ricochet, length, ...) -> dict"},
     {NULL, NULL, 0, NULL},
 };
 

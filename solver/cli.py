@@ -63,6 +63,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--max-depth", type=int, default=64)
     p.add_argument("--time-budget", type=float, default=None, help="seconds per puzzle")
     p.add_argument("--reference", action="store_true", help="use the plain Python breadth-first search")
+    p.add_argument("--facts", action="store_true",
+                   help="add facts over all optimal solutions (count, fewest robots moved, fewest switches)")
     p.set_defaults(run=_solve)
     return parser, sub
 
@@ -167,9 +169,13 @@ def _solve(args: argparse.Namespace) -> int:
             from .reference import reference_solve
 
             return reference_solve(puzzle, max_depth=args.max_depth).to_json()
-        from .solve import solve
+        from .solve import solution_facts, solve
 
-        return solve(puzzle, max_depth=args.max_depth, time_budget=args.time_budget).to_json()
+        answer = solve(puzzle, max_depth=args.max_depth, time_budget=args.time_budget)
+        out = answer.to_json()
+        if args.facts and answer.length is not None:
+            out["facts"] = solution_facts(puzzle, answer.length, time_budget=args.time_budget)
+        return out
 
     return _each(args.file, args.jsonl, judge)
 

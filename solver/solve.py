@@ -9,14 +9,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import _core
-from .board import Board
+from .board import Board, Cell
 from .geometry import DIRECTIONS, ROBOT_COLOURS
-from .puzzle import Move, Puzzle
+from .puzzle import Goal, Move, Puzzle
 from .rules import candidates, round_from_reach
 from .solution import Solution
 
@@ -99,3 +100,65 @@ def solve_many(puzzles: Iterable[Puzzle], *, threads: int | None = None, **limit
     with ThreadPoolExecutor(max_workers=threads) as pool:
         return list(pool.map(lambda p: solve(p, **limits), items))
 
+
+
+@dataclass(frozen=True)
+class ReachTable:
+    """Optimal lengths from one position for every (robot, cell), from one search.
+
+    Lengths up to `complete_to` are exact; None means no solution within
+    `complete_to` moves.  Under the ricochet rule a robot counts as arriving only
+    once it has ricocheted."""
+
+    board: Board
+    colours: tuple[str, ...]
+    depths: bytes
+    complete_to: int
+    stats: dict[str, Any]
+
+    def optimal_length(self, colour: str, cell: Cell) -> int | None:
+        d = self.depths[self.colours.index(colour) * self.board.cells + self.board.index(cell)]
+        return None if d == 255 or d > self.complete_to else d
+
+    def goal_length(self, goal: Goal, robots: Iterable[str] | None = None) -> int | None:
+        """The optimal length for a goal; `robots` limits who may finish (default: the
+        goal's colour, or every robot for an any-robot goal)."""
+        pool = list(robots) if robots is not None else ([goal.colour] if goal.colour else list(self.colours))
+        lengths = [n for c in pool if (n := self.optimal_length(c, goal.cell)) is not None]
+        return min(lengths) if lengths else None
+
+
+def reach(puzzle: Puzzle, *, max_depth: int = 10, time_budget: float | None = None,
+          state_budget: int = DEFAULT_STATE_BUDGET) -> ReachTable:
+    """One breadth-first search from the puzzle's robots (its goal is ignored)
+    rating every target at once, under the puzzle's ricochet option."""
+    layout, cells, colours, _, _ = _request(puzzle)
+    raw = _core.reach(layout, cells, colours, puzzle.rules.ricochet == "turn", max_depth=max_depth,
+                      time_budget=time_budget or 0.0, state_budget=state_budget)
+    stats = {k: raw[k] for k in ("status", "states", "nodes", "seconds")}
+    return ReachTable(puzzle.board, puzzle.colours, raw["depths"], raw["complete_to"], stats)
+
+
+def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_budget: float | None = None,
+                   state_budget: int = 256 << 20) -> dict[str, Any] | None:
+    """Facts over every optimal solution of `length` moves: how many (up to `cap`),
+    the fewest robots moved (and which) and the fewest robot switches.
+    None when the search ran out of its budgets or the board is too large."""
+    if length == 0:
+        return {"solutions": 1, "capped": False, "fewest_robots": 0, "fewest_robots_moved": [],
+                "fewest_switches": 0}
+    layout, cells, colours, target, mask = _request(puzzle)
+    raw = _core.facts(layout, cells, colours, target, mask,
+                      puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
+                      puzzle.rules.ricochet == "turn", length, cap=cap, time_budget=time_budget or 0.0,
+                      state_budget=state_budget)
+    if raw is None or raw["status"] != "optimal":
+        return None
+    names = puzzle.colours
+    return {
+        "solutions": raw["solutions"],
+        "capped": raw["capped"],
+        "fewest_robots": raw["fewest_robots"],
+        "fewest_robots_moved": [c for i, c in enumerate(names) if raw["fewest_robots_mask"] >> i & 1],
+        "fewest_switches": raw["fewest_switches"],
+    }
