@@ -10,6 +10,7 @@ the reference breadth-first search on the puzzles it can finish (same run).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import resource
@@ -86,8 +87,6 @@ def main() -> None:
     # Boards are compiled once per process (a service sees the same boards again
     # and again); compile them out of the measurement and report the cost apart.
     from solver.solve import compiled
-
-    import gc
 
     gc.freeze()  # as a long-running worker would: the boards are permanent, keep the collector off them
     boards = {p.board for p in four + five + barrier}

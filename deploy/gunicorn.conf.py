@@ -1,0 +1,12 @@
+"""gunicorn settings for production: `gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'`."""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("RICOCHET_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("RICOCHET_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+threads = int(os.environ.get("RICOCHET_WEB_THREADS", "2"))  # the solver releases the GIL
+timeout = 30
+graceful_timeout = 20
+accesslog = "-"
+errorlog = "-"
