@@ -1275,11 +1275,12 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *out = NULL;
     if (moves && reach) {
         for (int i = 0; i < q.nrobots; i++) PyTuple_SET_ITEM(reach, i, PyLong_FromLong(S->reach_dir[i]));
-        out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i}", "status", STATUS_NAMES[res->status],
+        int lone = S->board.eligible ? heuristic(&S->board, &S->start) : 255;
+        out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i,s:i}", "status", STATUS_NAMES[res->status],
                             "moves", moves, "lower_bound", res->status == ST_OPTIMAL ? res->length : res->lower_bound,
                             "states", (unsigned long long)res->states, "nodes", (unsigned long long)res->nodes,
                             "seconds", elapsed, "strategy", res->strategy ? "astar" : "ida",
-                            "reach", reach, "eligible", S->eligible_ext);
+                            "reach", reach, "eligible", S->eligible_ext, "lone_bound", lone);
     }
     Py_XDECREF(moves);
     Py_XDECREF(reach);

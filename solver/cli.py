@@ -66,6 +66,19 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--facts", action="store_true",
                    help="add facts over all optimal solutions (count, fewest robots moved, fewest switches)")
     p.set_defaults(run=_solve)
+
+    p = sub.add_parser("generate", help="generate puzzles of an exact optimal length (JSON lines)")
+    p.add_argument("--length", type=int, help="exact optimal length")
+    p.add_argument("--min-length", type=int)
+    p.add_argument("--max-length", type=int)
+    p.add_argument("--count", type=int, default=1)
+    p.add_argument("--seed", default="0")
+    p.add_argument("--board", default="random-2013",
+                   help="a board spec, random-2013, random-1999 or random-beginner (no barrier sections)")
+    p.add_argument("--robots", type=int, choices=(4, 5), default=4)
+    p.add_argument("--target", default="any", help="a colour, vortex or any")
+    p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
+    p.set_defaults(run=_generate)
     return parser, sub
 
 
@@ -182,3 +195,26 @@ def _solve(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from .generate import generate
+    from .puzzle import Rules
+
+    if args.count < 1 or args.count > 100_000:
+        raise InputError("--count must be from 1 to 100000")
+    show_progress = args.count > 1 and sys.stderr.isatty()
+    for i in range(args.count):
+        try:
+            g = generate(args.length, min_length=args.min_length, max_length=args.max_length, board=args.board,
+                         robots=args.robots, target=args.target, rules=Rules(args.ricochet),
+                         seed=f"{args.seed}:{i}")
+        except InvalidInput as e:
+            raise InputError(str(e)) from None
+        print(json.dumps(g.to_json()), flush=True)
+        if show_progress:
+            done = (i + 1) * 30 // args.count
+            print(f"\r[{'#' * done}{'.' * (30 - done)}] {i + 1}/{args.count}", end="", file=sys.stderr)
+    if show_progress:
+        print(file=sys.stderr)
+    return EXIT_OK

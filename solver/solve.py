@@ -89,6 +89,8 @@ def _solution(puzzle: Puzzle, raw: dict[str, Any]) -> Solution:
     reach = {colours[i]: (DIRECTIONS[d] if d >= 0 else None) for i, d in enumerate(raw["reach"])}
     rnd = round_from_reach(puzzle, {c: reach[c] for c in candidates(puzzle)})
     stats = {k: raw[k] for k in ("states", "nodes", "seconds", "strategy")}
+    # The moves a finisher would need if it could stop anywhere (None: it can never arrive).
+    stats["lone_bound"] = raw["lone_bound"] if raw["lone_bound"] != 255 else None
     return Solution(raw["status"], moves, raw["lower_bound"], rnd, stats)
 
 

@@ -1,0 +1,182 @@
+"""The generator: puzzles of an exact optimal length, and their difficulty report.
+
+Short lengths come from random placements (every target of a placement is
+rated at once); longer ones from hill-climbing over robot placements toward
+longer optima, with restarts.  Every returned puzzle's length is proven by the
+solver; the same seed and arguments give the same puzzle on every machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from .board import Board, all_boards, real_board
+from .errors import InvalidInput
+from .geometry import ROBOT_COLOURS
+from .puzzle import Goal, Puzzle, Rules
+from .rules import round_of
+from .solution import Solution
+from .solve import solution_facts, solve
+
+MAX_LENGTH = 30
+GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
+GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts
+
+
+@dataclass
+class Generated:
+    puzzle: Puzzle
+    solution: Solution
+    difficulty: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """A FORMATS.md puzzle with its solution and difficulty report beside it."""
+        return {**self.puzzle.to_json(), "code": self.puzzle.code(), "optimal_length": self.solution.length,
+                "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty}
+
+
+def difficulty(puzzle: Puzzle, solution: Solution, *, time_budget: float | None = 5.0) -> dict[str, Any]:
+    """The difficulty report, its score and grade.
+
+    score = 10 x optimal length + 6 x (fewest robots moved - 1) + 3 x fewest robot
+    switches + 4 x (optimal length - lone-robot bound) - 2 x log2(optimal solutions);
+    grades start at scores 0 / 30 / 50 / 75 / 100 / 130."""
+    length = solution.length or 0
+    facts = solution_facts(puzzle, length, cap=100_000, time_budget=time_budget) if length else None
+    active = puzzle.goal.colour
+    helper_moves = sum(1 for m in solution.moves if m.robot != (active or solution.finisher))
+    lone = solution.stats.get("lone_bound")
+    report: dict[str, Any] = {
+        "optimal_length": length,
+        "fewest_robots_moved": facts["fewest_robots"] if facts else len(solution.robots_moved),
+        "helper_moves": helper_moves,
+        "robot_switches": facts["fewest_switches"] if facts else None,
+        "optimal_solutions": facts["solutions"] if facts else None,
+        "optimal_solutions_capped": facts["capped"] if facts else None,
+        "lone_robot_bound": lone,
+        "bound_gap": length - lone if lone is not None else None,
+        "straight_route": solution.round.void,
+    }
+    solutions = facts["solutions"] if facts else 1
+    score = (10 * length + 6 * (report["fewest_robots_moved"] - 1) + 3 * (report["robot_switches"] or 0)
+             + 4 * (report["bound_gap"] or 0) - 2 * math.log2(max(solutions, 1)))
+    report["score"] = round(score, 1)
+    report["grade"] = next(g for g, floor in reversed(list(zip(GRADES, GRADE_FLOORS))) if score >= floor) \
+        if score >= 0 else GRADES[0]
+    return report
+
+
+def generate(
+    length: int | None = None,
+    *,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    board: str | Board = "random-2013",
+    robots: int = 4,
+    target: str = "any",
+    rules: Rules | None = None,
+    seed: int | str = 0,
+    min_robots_moved: int = 0,
+    max_evaluations: int = 20_000,
+) -> Generated:
+    """A puzzle whose optimal length is `length` (or within min..max), proven by the solver."""
+    lo, hi = _length_range(length, min_length, max_length)
+    if robots not in (4, 5):
+        raise InvalidInput("robots", "must be 4 or 5")
+    rules = rules or Rules()
+    rng = random.Random(f"ricochet-generate:{seed}:{lo}:{hi}:{board if isinstance(board, str) else id(board)}:"
+                        f"{robots}:{target}:{rules.ricochet}:{rules.vortex_sightline}:{min_robots_moved}")
+    colours = ROBOT_COLOURS[:robots]
+    restart_every = 60 + 20 * hi
+    evaluations = 0
+    while evaluations < max_evaluations:
+        b = _pick_board(board, rng)
+        free = [(x, y) for y in range(b.height) for x in range(b.width)
+                if (x, y) not in b.blocked and b.diagonal_at((x, y)) is None and b.target_at((x, y)) is None]
+        goals = _goals(b, target, robots)
+        placement = dict(zip(colours, rng.sample(free, robots)))
+        best_score = -1
+        for _ in range(restart_every):
+            evaluations += 1
+            found, score = _evaluate(b, placement, goals, rules, lo, hi, min_robots_moved, rng)
+            if found is not None:
+                return found
+            # Hill-climb toward longer optima: keep a move unless it made things worse.
+            if score >= best_score or rng.random() < 0.05:
+                best_score, current = score, dict(placement)
+            else:
+                placement = dict(current)
+            c = rng.choice(colours)
+            taken = set(placement.values())
+            placement[c] = rng.choice([f for f in free if f not in taken])
+    raise InvalidInput("length", f"no puzzle of optimal length {lo}..{hi} found within {max_evaluations} "
+                       "placements; long lengths come from the bank")
+
+
+def _length_range(length: int | None, min_length: int | None, max_length: int | None) -> tuple[int, int]:
+    if length is not None:
+        if min_length is not None or max_length is not None:
+            raise InvalidInput("length", "give either length or min_length/max_length, not both")
+        min_length = max_length = length
+    if min_length is None or max_length is None:
+        raise InvalidInput("length", "a length (or min_length and max_length) is required")
+    for name, v in (("min_length", min_length), ("max_length", max_length)):
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_LENGTH:
+            raise InvalidInput(name, f"must be an integer from 1 to {MAX_LENGTH}")
+    if min_length > max_length:
+        raise InvalidInput("min_length", "must not exceed max_length")
+    return min_length, max_length
+
+
+def _pick_board(board: str | Board, rng: random.Random) -> Board:
+    if isinstance(board, Board):
+        return board
+    if board in ("random-2013", "random-1999", "random-beginner"):
+        edition = "1999" if board == "random-1999" else "2013"
+        specs = [s for s in all_boards(edition) if board != "random-beginner" or "D" not in s]
+        return real_board(rng.choice(specs))
+    return real_board(board)
+
+
+def _goals(board: Board, target: str, robots: int) -> list[Goal]:
+    if target == "any":
+        picked = list(board.targets)
+    elif target == "vortex":
+        picked = [t for t in board.targets if t.is_vortex]
+    elif target in ROBOT_COLOURS:
+        picked = [t for t in board.targets if t.colour == target]
+    else:
+        raise InvalidInput("target", "must be a colour, 'vortex' or 'any'")
+    if not picked:
+        raise InvalidInput("target", f"the board has no {target} target")
+    return [Goal(t.cell, t.colour) for t in picked]
+
+
+def _evaluate(board: Board, placement: dict, goals: list[Goal], rules: Rules, lo: int, hi: int,
+              min_robots_moved: int, rng: random.Random) -> tuple[Generated | None, int]:
+    """Solve every goal for this placement; a fitting, fair one is returned.
+    The score (longest optimum, capped at hi + 1) guides the climb."""
+    order = list(goals)
+    rng.shuffle(order)
+    score = 0
+    for goal in order:
+        p = Puzzle.create(board, placement, goal, rules)
+        answer = solve(p, max_depth=hi, time_budget=60.0)
+        if answer.status == "depth_limit":
+            score = max(score, hi + 1)
+            continue
+        if answer.status != "optimal":
+            continue
+        score = max(score, answer.length)
+        if not lo <= answer.length <= hi or answer.round.void:
+            continue
+        if rules.ricochet == "none" and round_of(p).void:
+            continue
+        report = difficulty(p, answer)
+        if report["fewest_robots_moved"] < min_robots_moved:
+            continue
+        return Generated(p, answer, report), score
+    return None, score

@@ -1,0 +1,96 @@
+"""The generator: exact optimal lengths (proven), fairness, determinism, the report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from solver.errors import InvalidInput
+from solver.generate import generate
+from solver.puzzle import Puzzle, Rules
+from solver.reference import reference_solve
+from solver.rules import check, round_of
+from solver.solve import solve
+
+
+@pytest.mark.parametrize("length", range(2, 13))
+def test_generated_puzzle_has_exactly_the_requested_optimal_length(length):
+    g = generate(length, seed=42)
+    p = g.puzzle
+    assert solve(p).length == length == g.solution.length
+    assert check(p, g.solution.moves).solved
+    if length <= 6:
+        assert reference_solve(p, max_states=2_000_000).length == length
+    # Fair: set-up rule (no robot on a target), never void, the ricochet rule in force.
+    assert all(p.board.target_at(cell) is None for _, cell in p.robots)
+    assert not round_of(p).void
+    assert p.rules == Rules()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("length", [13, 14])
+def test_generated_long_puzzles(length):
+    g = generate(length, seed=7)
+    assert solve(g.puzzle).length == length
+
+
+def test_ranges_boards_robots_and_targets():
+    g = generate(min_length=5, max_length=7, board="green-A,yellow-B,red-B,blue-B", robots=5, target="vortex",
+                 seed=3)
+    assert 5 <= g.solution.length <= 7
+    assert g.puzzle.board.spec == "green-A,yellow-B,red-B,blue-B" and len(g.puzzle.robots) == 5
+    assert g.puzzle.goal.colour is None
+    g = generate(6, board="random-1999", target="red", seed=4, rules=Rules("none"))
+    assert g.puzzle.board.edition == "1999" and g.puzzle.goal.colour == "red"
+    assert g.puzzle.rules.ricochet == "none" and not round_of(g.puzzle).void
+
+
+def test_min_robots_moved():
+    g = generate(6, seed=5, min_robots_moved=2)
+    assert g.difficulty["fewest_robots_moved"] >= 2
+
+
+def test_same_seed_same_puzzle_in_another_process():
+    here = [generate(n, seed="s").puzzle.code() for n in (3, 7, 9)]
+    code = "from solver.generate import generate; print([generate(n, seed='s').puzzle.code() for n in (3, 7, 9)])"
+    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert there.strip() == str(here)
+    assert generate(7, seed="t").puzzle.code() != here[1]
+
+
+def test_difficulty_report_fields_and_grades():
+    easy, hard = generate(3, seed=1), generate(11, seed=1)
+    for g in (easy, hard):
+        d = g.difficulty
+        assert d["optimal_length"] == g.solution.length
+        assert d["fewest_robots_moved"] >= 1 and d["optimal_solutions"] >= 1
+        assert d["bound_gap"] >= 0 and d["grade"] in ("beginner", "easy", "medium", "hard", "expert", "extreme")
+    assert hard.difficulty["score"] > easy.difficulty["score"]
+    out = easy.to_json()
+    assert Puzzle.from_json(out) == easy.puzzle and out["optimal_length"] == 3
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    ({}, "length"),
+    ({"length": 0}, "min_length"),
+    ({"length": 99}, "min_length"),
+    ({"min_length": 8, "max_length": 5}, "min_length"),
+    ({"length": 5, "robots": 3}, "robots"),
+    ({"length": 5, "target": "pink"}, "target"),
+])
+def test_bad_requests_name_the_field(kwargs, field):
+    with pytest.raises(InvalidInput) as e:
+        generate(**kwargs)
+    assert e.value.field == field
+
+
+def test_cli_generate_json_lines():
+    out = subprocess.run([sys.executable, "-m", "service.cli", "generate", "--length", "5", "--count", "3",
+                          "--seed", "9"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    rows = [json.loads(x) for x in out.stdout.splitlines()]
+    assert len(rows) == 3 and all(r["optimal_length"] == 5 for r in rows)
+    assert all(solve(Puzzle.from_json(r)).length == 5 for r in rows)
