@@ -543,6 +543,35 @@ static inline void occupy(const Board *b, const Pos *p, uint8_t *occ, int on) {
     for (int r = 0; r < b->nrobots; r++) occ[p->pos[r]] = (uint8_t)on;
 }
 
+/* One legal move from a position: the mover, its direction, where it starts
+ * and stops, and its ricochet status afterwards (0 when not tracked). */
+typedef struct {
+    uint8_t r, d, status;
+    int16_t from, end;
+} Child;
+
+/* Every legal move from p; occ must mark p's robots (it is restored). */
+static int children(const Board *b, const Pos *p, uint8_t *occ, Child *out) {
+    int n = 0;
+    for (int r = 0; r < b->nrobots; r++) {
+        int from = p->pos[r];
+        occ[from] = 0;
+        for (int d = 0; d < 4; d++) {
+            int deflected;
+            int end = slide(b, occ, r, from, d, &deflected);
+            if (end < 0) continue;
+            out[n].r = (uint8_t)r;
+            out[n].d = (uint8_t)d;
+            out[n].from = (int16_t)from;
+            out[n].end = (int16_t)end;
+            out[n].status = ((b->tracked >> r) & 1) ? (uint8_t)next_status(p->status[r], d, deflected) : 0;
+            n++;
+        }
+        occ[from] = 1;
+    }
+    return n;
+}
+
 /* Walk back from `key` (at BFS depth `depth`) to the start through states of
  * depth one less each step, writing (from cell, direction) pairs. */
 static int reconstruct(const Board *b, const Table *seen, uint64_t key, int depth,
@@ -675,38 +704,30 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
         Pos p;
         decode_key(b, key, &p);
         occupy(b, &p, occ, 1);
+        Child moves[MAX_ROBOTS * 4];
+        int nmoves = children(b, &p, occ, moves);
+        occupy(b, &p, occ, 0);
+        res->nodes += (uint64_t)nmoves;
         uint64_t child[MAX_ROBOTS * 4];
         uint8_t child_h[MAX_ROBOTS * 4];
         int nchild = 0;
-        for (int r = 0; r < b->nrobots && res->status < 0; r++) {
-            int from = p.pos[r];
-            uint8_t old_status = p.status[r];
-            occ[from] = 0;
-            for (int d = 0; d < 4; d++) {
-                int deflected;
-                int end = slide(b, occ, r, from, d, &deflected);
-                if (end < 0) continue;
-                res->nodes++;
-                p.pos[r] = (int16_t)end;
-                p.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
-                if (is_goal(b, &p, r)) {
-                    goal_parent = key;
-                    goal_cell = (int16_t)from;
-                    goal_dir = (uint8_t)d;
-                    res->status = ST_OPTIMAL;
-                    res->length = res->lower_bound = g + 1;
-                    break;
-                }
-                uint64_t k = make_key(b, &p);
-                table_prefetch(&seen, k);
-                child_h[nchild] = (uint8_t)heuristic(b, &p);
-                child[nchild++] = k;
+        for (int m = 0; m < nmoves; m++) {
+            Pos q = p;
+            q.pos[moves[m].r] = moves[m].end;
+            q.status[moves[m].r] = moves[m].status;
+            if (is_goal(b, &q, moves[m].r)) {
+                goal_parent = key;
+                goal_cell = moves[m].from;
+                goal_dir = moves[m].d;
+                res->status = ST_OPTIMAL;
+                res->length = res->lower_bound = g + 1;
+                break;
             }
-            p.pos[r] = (int16_t)from;
-            p.status[r] = old_status;
-            occ[from] = 1;
+            uint64_t k = make_key(b, &q);
+            table_prefetch(&seen, k);
+            child_h[nchild] = (uint8_t)heuristic(b, &q);
+            child[nchild++] = k;
         }
-        occupy(b, &p, occ, 0);
         for (int c = 0; c < nchild && res->status < 0; c++) {
             if (child_h[c] == 255) continue; /* no finisher can ever reach the target from there */
             int cf = g + 1 + child_h[c];
@@ -772,33 +793,26 @@ static void run_reach(const Board *b, const Pos *start, Limits *lim, uint8_t *ou
             Pos p;
             decode_key(b, cur.keys[i], &p);
             occupy(b, &p, occ, 1);
-            for (int r = 0; r < b->nrobots && res->status == ST_OPTIMAL; r++) {
-                int from = p.pos[r];
-                uint8_t old_status = p.status[r];
-                occ[from] = 0;
-                for (int d = 0; d < 4; d++) {
-                    int deflected;
-                    int end = slide(b, occ, r, from, d, &deflected);
-                    if (end < 0) continue;
-                    res->nodes++;
-                    p.pos[r] = (int16_t)end;
-                    p.status[r] = b->ricochet ? (uint8_t)next_status(old_status, d, deflected) : 0;
-                    if ((!b->ricochet || p.status[r] == TURNED) && out[r * n + end] == 255)
-                        out[r * n + end] = (uint8_t)(depth + 1);
-                    uint64_t key = make_key(b, &p);
-                    size_t before = (seen.mask + 1) * slot_bytes(&seen);
-                    ptrdiff_t slot = table_slot(&seen, key, budget - bytes + before, &fresh);
-                    bytes += (seen.mask + 1) * slot_bytes(&seen) - before;
-                    if (slot < 0 || (fresh && keys_push(&next, key, &bytes, budget) != 0)) {
-                        res->status = ST_STATES;
-                        break;
-                    }
-                }
-                p.pos[r] = (int16_t)from;
-                p.status[r] = old_status;
-                occ[from] = 1;
-            }
+            Child moves[MAX_ROBOTS * 4];
+            int nmoves = children(b, &p, occ, moves);
             occupy(b, &p, occ, 0);
+            res->nodes += (uint64_t)nmoves;
+            for (int m = 0; m < nmoves; m++) {
+                int r = moves[m].r, end = moves[m].end;
+                Pos q = p;
+                q.pos[r] = (int16_t)end;
+                q.status[r] = moves[m].status;
+                if ((!b->ricochet || q.status[r] == TURNED) && out[r * n + end] == 255)
+                    out[r * n + end] = (uint8_t)(depth + 1);
+                uint64_t key = make_key(b, &q);
+                size_t before = (seen.mask + 1) * slot_bytes(&seen);
+                ptrdiff_t slot = table_slot(&seen, key, budget - bytes + before, &fresh);
+                bytes += (seen.mask + 1) * slot_bytes(&seen) - before;
+                if (slot < 0 || (fresh && keys_push(&next, key, &bytes, budget) != 0)) {
+                    res->status = ST_STATES;
+                    break;
+                }
+            }
         }
         if (res->status == ST_OPTIMAL) *depth_done = depth + 1;
         KeyList t = cur; cur = next; next = t;
