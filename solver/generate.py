@@ -8,9 +8,12 @@ solver; the same seed and arguments give the same puzzle on every machine.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .board import Board, all_boards, real_board
@@ -22,6 +25,7 @@ from .solution import Solution
 from .solve import solution_facts, solve
 
 MAX_LENGTH = 30
+LONG = 12  # from this length on, climb on one target at a time
 GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
 GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts
 
@@ -64,9 +68,27 @@ def difficulty(puzzle: Puzzle, solution: Solution, *, time_budget: float | None 
     score = (10 * length + 6 * (report["fewest_robots_moved"] - 1) + 3 * (report["robot_switches"] or 0)
              + 4 * (report["bound_gap"] or 0) - 2 * math.log2(max(solutions, 1)))
     report["score"] = round(score, 1)
+    report["percentile"] = percentile(length, len(puzzle.robots), puzzle.rules.ricochet)
     report["grade"] = next(g for g, floor in reversed(list(zip(GRADES, GRADE_FLOORS))) if score >= floor) \
         if score >= 0 else GRADES[0]
     return report
+
+
+@functools.cache
+def _distribution() -> dict[str, dict[str, int]]:
+    path = Path(__file__).parent / "data" / "distribution.json"
+    return json.loads(path.read_text())["lengths"] if path.exists() else {}
+
+
+def percentile(length: int, robots: int, ricochet: str) -> float | None:
+    """The share (%) of random fair positions, with as many robots and the same
+    ricochet rule, whose optimal length is shorter (docs/distribution.md)."""
+    counts = _distribution().get(f"{robots}-{ricochet}")
+    if not counts:
+        return None
+    total = sum(counts.values())
+    shorter = sum(n for k, n in counts.items() if int(k) < length)
+    return round(100 * shorter / total, 2)
 
 
 def generate(
@@ -98,6 +120,25 @@ def generate(
                 if (x, y) not in b.blocked and b.diagonal_at((x, y)) is None and b.target_at((x, y)) is None]
         goals = _goals(b, target, robots)
         placement = dict(zip(colours, rng.sample(free, robots)))
+        if lo >= LONG:
+            # Long optima are rare: climb on one target, keeping robot moves that
+            # do not shorten its optimum.
+            goal = rng.choice(goals)
+            best = -1
+            for _ in range(restart_every):
+                evaluations += 1
+                p = Puzzle.create(b, placement, goal, rules)
+                answer = solve(p, max_depth=hi, time_budget=60.0)
+                n = answer.length if answer.length is not None else (hi + 1 if answer.status == "depth_limit" else -1)
+                found = _fits(p, answer, lo, hi, rules, min_robots_moved)
+                if found is not None:
+                    return found
+                if best <= n <= hi:
+                    best, current = n, dict(placement)
+                else:
+                    placement = dict(current) if best >= 0 else placement
+                _mutate(placement, free, colours, rng)
+            continue
         best_score = -1
         for _ in range(restart_every):
             evaluations += 1
@@ -109,11 +150,15 @@ def generate(
                 best_score, current = score, dict(placement)
             else:
                 placement = dict(current)
-            c = rng.choice(colours)
-            taken = set(placement.values())
-            placement[c] = rng.choice([f for f in free if f not in taken])
+            _mutate(placement, free, colours, rng)
     raise InvalidInput("length", f"no puzzle of optimal length {lo}..{hi} found within {max_evaluations} "
                        "placements; long lengths come from the bank")
+
+
+def _mutate(placement: dict, free: list, colours: tuple[str, ...], rng: random.Random) -> None:
+    """Move one robot to a random free cell."""
+    taken = set(placement.values())
+    placement[rng.choice(colours)] = rng.choice([f for f in free if f not in taken])
 
 
 def _length_range(length: int | None, min_length: int | None, max_length: int | None) -> tuple[int, int]:
@@ -171,12 +216,19 @@ def _evaluate(board: Board, placement: dict, goals: list[Goal], rules: Rules, lo
         if answer.status != "optimal":
             continue
         score = max(score, answer.length)
-        if not lo <= answer.length <= hi or answer.round.void:
-            continue
-        if rules.ricochet == "none" and round_of(p).void:
-            continue
-        report = difficulty(p, answer)
-        if report["fewest_robots_moved"] < min_robots_moved:
-            continue
-        return Generated(p, answer, report), score
+        found = _fits(p, answer, lo, hi, rules, min_robots_moved)
+        if found is not None:
+            return found, score
     return None, score
+
+
+def _fits(p: Puzzle, answer: Solution, lo: int, hi: int, rules: Rules, min_robots_moved: int) -> Generated | None:
+    """The generated puzzle, if its proven optimum is in range and the round is fair."""
+    if answer.length is None or not lo <= answer.length <= hi or answer.round.void:
+        return None
+    if rules.ricochet == "none" and round_of(p).void:
+        return None
+    report = difficulty(p, answer)
+    if report["fewest_robots_moved"] < min_robots_moved:
+        return None
+    return Generated(p, answer, report)

@@ -1,0 +1,54 @@
+"""Generator benchmark: seconds to generate one puzzle per optimal length (4 robots, 2013 boards).
+
+    .venv/bin/python bench/generate.py [--max-length 18] [--samples 5]
+
+Prints, per length, the median and p90 seconds of `generate(L, seed=...)` over
+several seeds, then puzzles per minute for the bands <= 8, 9-12, 13-16.  Lengths
+whose search gives up within the evaluation cap are reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from solver.errors import InvalidInput  # noqa: E402
+from solver.generate import generate  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--max-length", type=int, default=18)
+    parser.add_argument("--samples", type=int, default=5)
+    args = parser.parse_args()
+    per_length: dict[int, list[float]] = {}
+    print(f"{'length':>6} {'n':>3} {'median s':>9} {'p90 s':>8}")
+    for length in range(2, args.max_length + 1):
+        samples = args.samples if length <= 14 else max(1, args.samples // 3)
+        times = []
+        for seed in range(samples):
+            started = time.perf_counter()
+            try:
+                generate(length, seed=f"bench:{seed}", max_evaluations=2000)
+            except InvalidInput:
+                print(f"{length:>6}  gave up within 2000 placements (seed {seed})")
+                continue
+            times.append(time.perf_counter() - started)
+        if times:
+            per_length[length] = times
+            p90 = sorted(times)[min(len(times) - 1, int(0.9 * len(times)))]
+            print(f"{length:>6} {len(times):>3} {statistics.median(times):>9.3f} {p90:>8.3f}", flush=True)
+    for lo, hi in ((2, 8), (9, 12), (13, 16)):
+        times = [t for n, ts in per_length.items() if lo <= n <= hi for t in ts]
+        if times:
+            print(f"band {lo}-{hi}: {60 / statistics.mean(times):.0f} puzzles per minute")
+
+
+if __name__ == "__main__":
+    main()
