@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: install run test lint bench clean
 
 $(STAMP): pyproject.toml setup.py solver/_core.c
+	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

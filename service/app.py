@@ -14,10 +14,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(
         MAX_CONTENT_LENGTH=1 << 20,
-        SOLVE_TIME_BUDGET=float(os.environ.get("RICOCHET_SOLVE_TIME_BUDGET", "2.0")),
+        # Seconds a request may solve before the work moves to a job (202 + Location).
+        SOLVE_TIME_BUDGET=float(os.environ.get("RICOCHET_SOLVE_TIME_BUDGET", "1.0")),
+        # Seconds a queued solve may take.
+        JOB_TIME_BUDGET=float(os.environ.get("RICOCHET_JOB_TIME_BUDGET", "300")),
+        REDIS_URL=os.environ.get("REDIS_URL"),
         JSON_SORT_KEYS=False,
     )
     app.config.update(config or {})
+    if app.config["REDIS_URL"]:
+        from workers.app import make_celery
+        from workers.stores import Stores
+
+        app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
+        app.extensions["celery"] = make_celery(app.config["REDIS_URL"])
     errors.register(app)
     from .routes import api
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import redis
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
@@ -32,6 +33,14 @@ def register(app: Flask) -> None:
     @app.errorhandler(InvalidInput)
     def _invalid(e: InvalidInput) -> Response:
         return problem_response(400, "Invalid input", str(e), field=e.field)
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _redis_down(e: Exception) -> Response:
+        log.warning("redis unavailable: %s", e)
+        response = problem_response(503, "Service Unavailable", "the store is unreachable; retry shortly")
+        response.headers["Retry-After"] = "5"
+        return response
 
     @app.errorhandler(HTTPException)
     def _http(e: HTTPException) -> Response:

@@ -69,11 +69,48 @@ def puzzle(code: str) -> Response:
     return jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash()})
 
 
+def _stores() -> Any:
+    return current_app.extensions.get("stores")
+
+
 @api.post("/v1/solve")
 def solve_puzzle() -> Response:
     p = _puzzle_from(_json_body())
-    answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
-    return jsonify({**answer.to_json(), "code": p.code()})
+    stores = _stores()
+    key = p.content_hash()
+    if stores is not None:
+        cached = stores.answer(key)
+        if cached is not None:
+            response = jsonify(cached)
+            response.headers["X-Cache"] = "hit"
+            return response
+    answer = {**solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).to_json(), "code": p.code()}
+    if answer["status"] == "timeout" and stores is not None:
+        job = stores.create_job("solve", {"puzzle": p.to_json()})
+        current_app.extensions["celery"].send_task(
+            "ricochet.solve", args=[job["id"], p.to_json(), current_app.config["JOB_TIME_BUDGET"]])
+        response = jsonify(_job_view(job))
+        response.status_code = 202
+        response.headers["Location"] = f"/v1/jobs/{job['id']}"
+        response.headers["Retry-After"] = "1"
+        return response
+    if stores is not None:
+        stores.save_answer(key, answer)
+    return jsonify(answer)
+
+
+def _job_view(job: dict[str, Any]) -> dict[str, Any]:
+    return {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
+                                "error", "result")}
+
+
+@api.get("/v1/jobs/<job_id>")
+def job(job_id: str) -> Response:
+    stores = _stores()
+    found = stores.job(job_id) if stores is not None and len(job_id) <= 64 else None
+    if found is None:
+        raise Problem(404, "Not Found", f"no job {job_id!r}: jobs are kept for a week")
+    return jsonify(_job_view(found))
 
 
 @api.post("/v1/verify")

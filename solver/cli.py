@@ -79,6 +79,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--target", default="any", help="a colour, vortex or any")
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
     p.set_defaults(run=_generate)
+
+    p = sub.add_parser("bank", help="grow the bank of verified long puzzles (solver/data/bank.jsonl)")
+    p.add_argument("--min-length", type=int, default=16)
+    p.add_argument("--robots", type=int, choices=(4, 5), default=4)
+    p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
+    p.add_argument("--minutes", type=float, default=10.0)
+    p.add_argument("--seed", default="0")
+    p.set_defaults(run=_bank)
     return parser, sub
 
 
@@ -217,4 +225,18 @@ def _generate(args: argparse.Namespace) -> int:
             print(f"\r[{'#' * done}{'.' * (30 - done)}] {i + 1}/{args.count}", end="", file=sys.stderr)
     if show_progress:
         print(file=sys.stderr)
+    return EXIT_OK
+
+
+def _bank(args: argparse.Namespace) -> int:
+    from .bank import BANK, search
+
+    found = 0
+    with open(BANK, "a", encoding="utf-8") as f:
+        for entry in search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60):
+            f.write(json.dumps(entry) + "\n")
+            f.flush()
+            found += 1
+            print(f"ricochet: banked {entry['code']} ({entry['length']} moves)", file=sys.stderr)
+    print(f"ricochet: {found} new puzzles in {BANK}", file=sys.stderr)
     return EXIT_OK

@@ -26,6 +26,7 @@ from .solve import solution_facts, solve
 
 MAX_LENGTH = 30
 LONG = 12  # from this length on, climb on one target at a time
+BANK_FROM = 17  # from this length on, serve from the bank when it holds a match
 GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
 GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts
 
@@ -111,6 +112,9 @@ def generate(
     rules = rules or Rules()
     rng = random.Random(f"ricochet-generate:{seed}:{lo}:{hi}:{board if isinstance(board, str) else id(board)}:"
                         f"{robots}:{target}:{rules.ricochet}:{rules.vortex_sightline}:{min_robots_moved}")
+    banked = _from_bank(lo, hi, board, robots, target, rules, min_robots_moved, rng)
+    if banked is not None:
+        return banked
     colours = ROBOT_COLOURS[:robots]
     restart_every = 60 + 20 * hi
     evaluations = 0
@@ -153,6 +157,24 @@ def generate(
             _mutate(placement, free, colours, rng)
     raise InvalidInput("length", f"no puzzle of optimal length {lo}..{hi} found within {max_evaluations} "
                        "placements; long lengths come from the bank")
+
+
+def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,
+               min_robots_moved: int, rng: random.Random) -> Generated | None:
+    """A verified long puzzle from the bank, chosen by the seed, when one fits."""
+    from . import bank
+
+    if lo < BANK_FROM or board not in ("random-2013", "random-1999") or target != "any" or min_robots_moved:
+        return None
+    if rules.vortex_sightline:
+        return None
+    found = bank.matching(lo, hi, robots, rules.ricochet, "1999" if board == "random-1999" else "2013")
+    if not found:
+        return None
+    entry = rng.choice(sorted(found, key=lambda e: e["code"]))
+    p = Puzzle.from_code(entry["code"])
+    solution = Solution("optimal", bank.solution_of(entry), entry["length"], round_of(p), {"source": "bank"})
+    return Generated(p, solution, entry["difficulty"])
 
 
 def _mutate(placement: dict, free: list, colours: tuple[str, ...], rng: random.Random) -> None:

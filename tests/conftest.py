@@ -26,3 +26,40 @@ def sample_puzzles() -> list[dict]:
 def quadrant_test_puzzles() -> list[dict]:
     with open(SHARED / "boards" / "quadrants.json", encoding="utf-8") as f:
         return json.load(f)["test_puzzles"]
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """A real, private redis-server for this test session (stopped at the end)."""
+    from workers.embedded import EmbeddedRedis
+
+    with EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False) as server:
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def celery_worker(redis_url):
+    """A real Celery worker process on that Redis (stopped at the end)."""
+    import subprocess
+    import sys
+    import time
+
+    from workers.app import make_celery
+
+    env = {**os.environ, "REDIS_URL": redis_url}
+    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+                             "--concurrency", "1", "--without-gossip", "--without-mingle"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    app = make_celery(redis_url)
+    deadline = time.monotonic() + 60
+    while not app.control.ping(timeout=0.5):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("the Celery worker did not start")
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

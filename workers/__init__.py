@@ -1,1 +1,1 @@
-"""Celery app, tasks and Redis-backed stores (see STYLE.md); grows with the worker issue."""
+"""Celery app and tasks, and the Redis-backed stores.  Calls solver/; knows no HTTP."""

@@ -1,0 +1,50 @@
+"""Solving through the API with a real Redis and a real Celery worker: cache, jobs, outages."""
+
+from __future__ import annotations
+
+import time
+
+from service.app import create_app
+from workers.embedded import free_port
+
+HARD = {"board": "green-A,yellow-B,red-B,blue-B",
+        "robots": {"red": [14, 2], "green": [1, 2], "blue": [13, 11], "yellow": [15, 0]},
+        "target": {"cell": [3, 9], "colour": "blue"}, "rules": {"ricochet": "none"}}
+
+
+def test_slow_solve_becomes_a_job_then_a_cached_answer(redis_url, celery_worker):
+    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01}).test_client()
+    r = client.post("/v1/solve", json=HARD)
+    assert r.status_code == 202 and r.headers["Location"].startswith("/v1/jobs/")
+    assert r.json["state"] == "pending"
+    deadline = time.monotonic() + 120
+    while True:
+        job = client.get(r.headers["Location"]).json
+        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert job["state"] == "succeeded" and job["progress"] == 1.0
+    assert job["result"]["status"] == "optimal" and job["result"]["length"] == 24
+    again = client.post("/v1/solve", json=HARD)
+    assert again.status_code == 200 and again.headers["X-Cache"] == "hit" and again.json["length"] == 24
+
+
+def test_quick_solves_answer_at_once_and_are_cached(redis_url):
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    body = {**HARD, "target": {"colour": "red", "symbol": "circle"}}
+    first = client.post("/v1/solve", json=body)
+    assert first.status_code == 200 and "X-Cache" not in first.headers
+    second = client.post("/v1/solve", json=body)
+    assert second.headers["X-Cache"] == "hit" and second.json["moves"] == first.json["moves"]
+
+
+def test_unknown_job_is_404(redis_url):
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    r = client.get("/v1/jobs/nope")
+    assert r.status_code == 404 and r.mimetype == "application/problem+json"
+
+
+def test_redis_down_is_503_with_retry_after():
+    client = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}).test_client()
+    r = client.post("/v1/solve", json=HARD)
+    assert r.status_code == 503 and r.headers["Retry-After"] and r.mimetype == "application/problem+json"

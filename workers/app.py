@@ -1,0 +1,34 @@
+"""The Celery application, configured from the environment (REDIS_URL).
+
+`celery -A workers.app worker` (or `ricochet worker`) runs it.  Tasks are
+acknowledged late and re-queued when a worker dies, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def make_celery(redis_url: str | None = None) -> Celery:
+    url = redis_url or os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+    app = Celery("ricochet", broker=url, backend=url, include=["workers.tasks"])
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue="ricochet",
+        result_expires=24 * 3600,
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": 3600},
+    )
+    return app
+
+
+celery_app = make_celery()

@@ -1,0 +1,77 @@
+"""A private Redis server for the embedded default (`ricochet serve` without REDIS_URL) and tests.
+
+It listens on 127.0.0.1 on a free port, with a random password, keeps its
+files under an instance folder, and is stopped (and waited for) on exit.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EmbeddedRedis:
+    """`with EmbeddedRedis(folder) as r: r.url` -- a real redis-server, private to this process."""
+
+    def __init__(self, folder: str | os.PathLike, persist: bool = True) -> None:
+        self.folder = Path(folder).resolve()
+        self.persist = persist
+        self.port = free_port()
+        self.password = secrets.token_hex(16)
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    def start(self) -> EmbeddedRedis:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed: run `make install` (it installs it) "
+                               "or set REDIS_URL to a Redis you run")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        args = [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--requirepass", self.password,
+                "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning",
+                "--logfile", str(self.folder / "redis.log")]
+        args += ["--save", "60 1", "--appendonly", "yes"] if self.persist else ["--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                return self
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

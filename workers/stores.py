@@ -1,0 +1,74 @@
+"""Redis-backed stores: solve results by puzzle hash, and job records.
+
+Values are JSON with a format version ("v"), so a later release can read or
+migrate what an earlier one wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+import redis
+
+FORMAT = 1
+SOLVE_TTL = 30 * 24 * 3600   # solved answers: a month
+JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
+JOB_STATES = ("pending", "running", "succeeded", "failed")
+
+
+class Stores:
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+
+    @classmethod
+    def from_url(cls, url: str) -> Stores:
+        return cls(redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30))
+
+    # -- solved answers -------------------------------------------------------------
+
+    def answer(self, puzzle_hash: str) -> dict[str, Any] | None:
+        raw = self.redis.get(f"solve:{puzzle_hash}")
+        if raw is None:
+            return None
+        value = json.loads(raw)
+        return value["answer"] if value.get("v") == FORMAT else None
+
+    def save_answer(self, puzzle_hash: str, answer: dict[str, Any]) -> None:
+        """Only settled answers (optimal, unsolvable) are kept: limits may differ next time."""
+        if answer.get("status") in ("optimal", "unsolvable"):
+            self.redis.set(f"solve:{puzzle_hash}", json.dumps({"v": FORMAT, "answer": answer}), ex=SOLVE_TTL)
+
+    # -- jobs -----------------------------------------------------------------------
+
+    def create_job(self, kind: str, request: dict[str, Any]) -> dict[str, Any]:
+        job = {"v": FORMAT, "id": uuid.uuid4().hex, "kind": kind, "state": "pending", "progress": 0.0,
+               "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
+               "request": request}
+        self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
+        return job
+
+    def job(self, job_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(f"job:{job_id}")
+        return json.loads(raw) if raw is not None else None
+
+    def update_job(self, job_id: str, **fields: Any) -> dict[str, Any] | None:
+        """Change a job record atomically (optimistic locking against concurrent writers)."""
+        key = f"job:{job_id}"
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        pipe.reset()
+                        return None
+                    job = {**json.loads(raw), **fields}
+                    pipe.multi()
+                    pipe.set(key, json.dumps(job), ex=JOB_TTL)
+                    pipe.execute()
+                    return job
+                except redis.WatchError:
+                    continue
