@@ -23,13 +23,24 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("worker", help="run a Celery worker (REDIS_URL names the Redis)")
     p.add_argument("--concurrency", type=int, default=None)
     p.set_defaults(run=_worker)
+    p = sub.add_parser("beat", help="run the Celery beat scheduler: daily puzzles published ahead")
+    p.set_defaults(run=_beat)
     return solver_main(argv, parser)
 
 
-def _worker_command(concurrency: int | None) -> list[str]:
+def _worker_command(concurrency: int | None, beat: bool = False) -> list[str]:
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
            "--without-gossip", "--without-mingle"]
+    if beat:  # the embedded default: one process also schedules the daily precompute
+        cmd += ["--beat", "--schedule", str(Path("instance") / "celerybeat-schedule")]
     return cmd + (["--concurrency", str(concurrency)] if concurrency else [])
+
+
+def _beat(args: argparse.Namespace) -> int:
+    if not os.environ.get("REDIS_URL"):
+        print("ricochet: set REDIS_URL to the Redis the API uses", file=sys.stderr)
+        return 2
+    return subprocess.call([sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning"])
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -56,7 +67,7 @@ def _serve(args: argparse.Namespace) -> int:
 
             embedded = EmbeddedRedis(Path(args.instance) / "redis").start()
             os.environ["REDIS_URL"] = embedded.url
-            worker = subprocess.Popen(_worker_command(1))
+            worker = subprocess.Popen(_worker_command(1, beat=True))
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
         print(f"ricochet: serving on http://{args.host}:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
         run_simple(args.host, args.port, create_app(), threaded=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from solver.board import EDITIONS, all_boards, real_board, sections
+from solver.daily import DAYS_AHEAD, FIRST_DAY, daily_json, published
 from solver.errors import InvalidInput
 from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
@@ -129,3 +132,63 @@ def verify() -> Response:
     verdict["optimal"] = bool(verdict["solved"] and optimal_length is not None
                               and verdict["length"] == optimal_length)
     return jsonify(verdict)
+
+
+# -- the daily puzzle ------------------------------------------------------------------
+
+
+def _day(value: str) -> dt.date:
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        raise Problem(400, "Invalid date", f"{value!r} is not a date: use YYYY-MM-DD", field="date") from None
+    if not published(day):
+        raise Problem(404, "Not published", f"there is no daily puzzle for {day.isoformat()}: they run from "
+                      f"{FIRST_DAY.isoformat()} to {DAYS_AHEAD} days after today (UTC)", field="date")
+    return day
+
+
+def _daily(day: dt.date) -> dict[str, Any]:
+    from workers.tasks import daily_key
+
+    stores = _stores()
+    if stores is not None:
+        found = stores.daily(daily_key(day))
+        if found is not None:
+            return found
+        return stores.publish_daily(daily_key(day), daily_json(day))
+    return daily_json(day)
+
+
+def _cacheable(body: dict[str, Any], day: dt.date) -> Response:
+    response = jsonify(body)
+    response.set_etag(hashlib.sha256(response.get_data()).hexdigest())
+    today = dt.datetime.now(dt.UTC).date()
+    if day < today:
+        response.headers["Cache-Control"] = "public, max-age=2592000, immutable"
+    else:
+        midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(), dt.UTC)
+        seconds = int((midnight - dt.datetime.now(dt.UTC)).total_seconds())
+        response.headers["Cache-Control"] = f"public, max-age={max(60, min(seconds, 3600))}"
+    return response.make_conditional(request)
+
+
+@api.get("/v1/daily")
+def daily_today() -> Response:
+    return daily_on(dt.datetime.now(dt.UTC).date().isoformat())
+
+
+@api.get("/v1/daily/<date>")
+def daily_on(date: str) -> Response:
+    day = _day(date)
+    body = {k: v for k, v in _daily(day).items() if k != "solution"}
+    body["solution_url"] = f"/v1/daily/{day.isoformat()}/solution"
+    return _cacheable(body, day)
+
+
+@api.get("/v1/daily/<date>/solution")
+def daily_solution(date: str) -> Response:
+    day = _day(date)
+    found = _daily(day)
+    return _cacheable({"date": found["date"], "code": found["code"], "length": found["optimal_length"],
+                       "moves": found["solution"], "status": "optimal"}, day)

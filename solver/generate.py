@@ -171,7 +171,13 @@ def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, r
     found = bank.matching(lo, hi, robots, rules.ricochet, "1999" if board == "random-1999" else "2013")
     if not found:
         return None
-    entry = rng.choice(sorted(found, key=lambda e: e["code"]))
+    return from_bank_entry(rng.choice(sorted(found, key=lambda e: e["code"])))
+
+
+def from_bank_entry(entry: dict[str, Any]) -> Generated:
+    """A bank entry as a generated puzzle (its optimum was proven when it was banked)."""
+    from . import bank
+
     p = Puzzle.from_code(entry["code"])
     solution = Solution("optimal", bank.solution_of(entry), entry["length"], round_of(p), {"source": "bank"})
     return Generated(p, solution, entry["difficulty"])

@@ -41,6 +41,18 @@ class Stores:
         if answer.get("status") in ("optimal", "unsolvable"):
             self.redis.set(f"solve:{puzzle_hash}", json.dumps({"v": FORMAT, "answer": answer}), ex=SOLVE_TTL)
 
+    # -- daily puzzles: kept forever, and never replaced once published ------------------
+
+    def daily(self, key: str) -> dict[str, Any] | None:
+        raw = self.redis.get(f"daily:{key}")
+        return json.loads(raw)["daily"] if raw is not None else None
+
+    def publish_daily(self, key: str, daily: dict[str, Any]) -> dict[str, Any]:
+        """Store a day's puzzle unless one is there already; returns the one that stands."""
+        if self.redis.set(f"daily:{key}", json.dumps({"v": FORMAT, "daily": daily}), nx=True):
+            return daily
+        return self.daily(key) or daily
+
     # -- jobs -----------------------------------------------------------------------
 
     def create_job(self, kind: str, request: dict[str, Any]) -> dict[str, Any]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 from typing import Any
 
+from solver.daily import DAYS_AHEAD, daily_json
 from solver.errors import InvalidInput
 from solver.puzzle import Puzzle
 from solver.solve import solve
@@ -36,3 +38,29 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float) -> dict[
     stores.save_answer(p.content_hash(), answer)
     stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=answer)
     return {"status": answer["status"]}
+
+
+@celery_app.task(name="ricochet.precompute_daily")
+def precompute_daily(days_ahead: int = DAYS_AHEAD) -> list[str]:
+    """Publish today's puzzle and the next days' before anyone asks."""
+    stores = _stores()
+    today = dt.datetime.now(dt.UTC).date()
+    done = []
+    for offset in range(days_ahead + 1):
+        day = today + dt.timedelta(days=offset)
+        key = daily_key(day)
+        if stores.daily(key) is None:
+            stores.publish_daily(key, daily_json(day))
+        done.append(day.isoformat())
+    return done
+
+
+def daily_key(day: dt.date) -> str:
+    from solver.daily import SCHEDULE_VERSION
+
+    return f"v{SCHEDULE_VERSION}:{day.isoformat()}"
+
+
+celery_app.conf.beat_schedule = {
+    "precompute-daily": {"task": "ricochet.precompute_daily", "schedule": 3600.0},
+}
