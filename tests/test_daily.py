@@ -39,7 +39,8 @@ def test_difficulty_rises_over_the_week():
 
 def test_same_puzzle_in_another_process():
     day = WEEK[3]
-    code = f"import datetime as dt; from solver.daily import daily_json; print(daily_json(dt.date.fromisoformat('{day}'))['code'])"
+    code = ("import datetime as dt; from solver.daily import daily_json; "
+            f"print(daily_json(dt.date.fromisoformat('{day}'))['code'])")
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert there == daily_json(day)["code"]
 
@@ -53,7 +54,7 @@ def test_api_hides_the_solution_and_supports_conditional_requests():
     sol = client.get(f"/v1/daily/{WEEK[2]}/solution").json
     assert sol["length"] == r.json["optimal_length"] == len(sol["moves"])
     today = client.get("/v1/daily")
-    assert today.status_code == 200 and today.json["date"] == dt.datetime.now(dt.timezone.utc).date().isoformat()
+    assert today.status_code == 200 and today.json["date"] == dt.datetime.now(dt.UTC).date().isoformat()
 
 
 @pytest.mark.parametrize("date,status", [("2099-01-01", 404), ("2025-12-31", 404), ("2026-13-01", 400),
