@@ -16,7 +16,7 @@ from solver.rules import check
 from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg
 
-from .errors import Problem
+from .errors import Problem, problem_response
 
 api = Blueprint("api", __name__)
 
@@ -40,6 +40,21 @@ def _puzzle_from(body: Any) -> Puzzle:
 @api.get("/healthz")
 def healthz() -> Response:
     return jsonify(status="ok")
+
+
+@api.get("/readyz")
+def readyz() -> Response:
+    """Ready when Redis answers and at least one worker replies to a ping."""
+    stores = _stores()
+    if stores is None:
+        return jsonify(status="ready", redis="not configured", workers=0)
+    stores.redis.ping()
+    workers = current_app.extensions["celery"].control.ping(timeout=1.0) or []
+    if not workers:
+        response = problem_response(503, "Not ready", "no worker replied; start one with `ricochet worker`")
+        response.headers["Retry-After"] = "5"
+        return response
+    return jsonify(status="ready", redis="ok", workers=len(workers))
 
 
 @api.get("/v1/boards")

@@ -48,3 +48,10 @@ def test_redis_down_is_503_with_retry_after():
     client = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}).test_client()
     r = client.post("/v1/solve", json=HARD)
     assert r.status_code == 503 and r.headers["Retry-After"] and r.mimetype == "application/problem+json"
+
+
+def test_readyz_needs_redis_and_a_worker(redis_url, celery_worker):
+    r = create_app({"REDIS_URL": redis_url}).test_client().get("/readyz")
+    assert r.status_code == 200 and r.json["workers"] >= 1
+    down = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}).test_client().get("/readyz")
+    assert down.status_code == 503
