@@ -18,8 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.errors import InvalidInput  # noqa: E402
-from solver.generate import generate  # noqa: E402
+from solver.generate import NoPuzzleFound, generate  # noqa: E402
 
 
 def main() -> None:
@@ -36,7 +35,7 @@ def main() -> None:
             started = time.perf_counter()
             try:
                 generate(length, seed=f"bench:{seed}", max_evaluations=2000)
-            except InvalidInput:
+            except NoPuzzleFound:
                 print(f"{length:>6}  gave up within 2000 placements (seed {seed})")
                 continue
             times.append(time.perf_counter() - started)

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from flask import Flask
+from flask_cors import CORS
 
 from . import errors
 
@@ -29,6 +30,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
         app.extensions["celery"] = make_celery(app.config["REDIS_URL"])
     errors.register(app)
+    # Browser clients (the daily puzzle, verify) call the API from other origins.
+    CORS(app, resources={r"/v1/*": {"origins": "*"}}, expose_headers=["Location", "ETag", "Retry-After"])
     from .routes import api
 
     app.register_blueprint(api)

@@ -10,6 +10,7 @@ from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
 from solver.errors import InvalidInput
+from solver.generate import NoPuzzleFound
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(InvalidInput)
     def _invalid(e: InvalidInput) -> Response:
         return problem_response(400, "Invalid input", str(e), field=e.field)
+
+    @app.errorhandler(NoPuzzleFound)
+    def _not_found(e: NoPuzzleFound) -> Response:
+        return problem_response(422, "No puzzle found", str(e))
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import uuid
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -11,6 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from solver.board import EDITIONS, all_boards, real_board, sections
 from solver.daily import DAYS_AHEAD, FIRST_DAY, daily_json, published
 from solver.errors import InvalidInput
+from solver.generate import difficulty, generate
 from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
 from solver.solve import solve
@@ -19,6 +22,7 @@ from solver.svg import board_svg, puzzle_svg
 from .errors import Problem, problem_response
 
 api = Blueprint("api", __name__)
+OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
 SVG = "image/svg+xml"
 
@@ -35,6 +39,36 @@ def _puzzle_from(body: Any) -> Puzzle:
     if isinstance(body, dict) and set(body) == {"code"}:
         return Puzzle.from_code(body["code"])
     return Puzzle.from_json(body)
+
+
+@api.get("/openapi.yaml")
+def openapi_document() -> Response:
+    return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
+
+
+@api.get("/docs")
+def docs() -> Response:
+    """The API documentation, rendered from openapi.yaml (no scripts, no outside assets)."""
+    import html
+
+    import yaml
+
+    spec = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+    rows = []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            codes = ", ".join(str(c) for c in op.get("responses", {}))
+            rows.append(f"<tr><td><code>{method.upper()}</code></td><td><code>{html.escape(path)}</code></td>"
+                        f"<td>{html.escape(op.get('summary', ''))}</td><td>{codes}</td></tr>")
+    page = (f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(spec['info']['title'])} API"
+            "</title><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+            "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}</style>"
+            f"<h1>{html.escape(spec['info']['title'])} {html.escape(spec['info']['version'])}</h1>"
+            f"<p>{html.escape(spec['info'].get('description', ''))}</p>"
+            "<p>The contract: <a href=/openapi.yaml>openapi.yaml</a> (OpenAPI 3.1).</p>"
+            "<table><tr><th>method</th><th>path</th><th>what</th><th>responses</th></tr>"
+            + "".join(rows) + "</table></html>")
+    return Response(page, mimetype="text/html")
 
 
 @api.get("/healthz")
@@ -129,6 +163,63 @@ def job(job_id: str) -> Response:
     if found is None:
         raise Problem(404, "Not Found", f"no job {job_id!r}: jobs are kept for a week")
     return jsonify(_job_view(found))
+
+
+@api.post("/v1/difficulty")
+def rate() -> Response:
+    p = _puzzle_from(_json_body())
+    answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
+    if answer.length is None:
+        detail = ("the puzzle has no solution" if answer.status == "unsolvable" else
+                  f"the puzzle needs more than {answer.lower_bound - 1} moves; solve it first with POST /v1/solve")
+        raise Problem(422, "Cannot rate", detail)
+    return jsonify({**difficulty(p, answer, time_budget=current_app.config["SOLVE_TIME_BUDGET"]),
+                    "code": p.code()})
+
+
+def _int_arg(name: str, lo: int, hi: int) -> int | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise Problem(400, "Invalid query", f"{name} must be an integer", field=name) from None
+    if not lo <= value <= hi:
+        raise Problem(422, "Out of range", f"{name} must be from {lo} to {hi}", field=name)
+    return value
+
+
+# Lengths to try for each grade; the grade of each find is checked before it is served.
+GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (7, 10), "expert": (9, 13),
+                 "extreme": (12, 16)}
+
+
+@api.get("/v1/puzzles/random")
+def random_puzzle() -> Response:
+    length = _int_arg("length", 2, 20)
+    robots = _int_arg("robots", 4, 5) or 4
+    grade = request.args.get("grade")
+    seed = request.args.get("seed") or uuid.uuid4().hex
+    board = request.args.get("board", "random-2013")
+    if len(seed) > 100:
+        raise Problem(400, "Invalid query", "seed must be at most 100 characters", field="seed")
+    if (length is None) == (grade is None):
+        raise Problem(400, "Invalid query", "give exactly one of length or grade", field="length")
+    if grade is not None and grade not in GRADE_LENGTHS:
+        raise Problem(400, "Invalid query", f"grade must be one of {', '.join(GRADE_LENGTHS)}", field="grade")
+    if length is not None:
+        g = generate(length, board=board, robots=robots, seed=seed, max_evaluations=3000)
+    else:
+        lo, hi = GRADE_LENGTHS[grade]
+        for attempt in range(40):
+            g = generate(min_length=lo, max_length=hi, board=board, robots=robots, seed=f"{seed}:{attempt}",
+                         max_evaluations=3000)
+            if g.difficulty["grade"] == grade:
+                break
+        else:
+            raise Problem(422, "Not found", f"no {grade} puzzle found for this seed; try another seed")
+    return jsonify({**g.to_json(), "seed": seed})
 
 
 @api.post("/v1/verify")

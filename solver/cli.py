@@ -206,7 +206,7 @@ if __name__ == "__main__":
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from .generate import generate
+    from .generate import NoPuzzleFound, generate
     from .puzzle import Rules
 
     if args.count < 1 or args.count > 100_000:
@@ -217,7 +217,7 @@ def _generate(args: argparse.Namespace) -> int:
             g = generate(args.length, min_length=args.min_length, max_length=args.max_length, board=args.board,
                          robots=args.robots, target=args.target, rules=Rules(args.ricochet),
                          seed=f"{args.seed}:{i}")
-        except InvalidInput as e:
+        except (InvalidInput, NoPuzzleFound) as e:
             raise InputError(str(e)) from None
         print(json.dumps(g.to_json()), flush=True)
         if show_progress:

@@ -31,6 +31,10 @@ GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
 GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts
 
 
+class NoPuzzleFound(Exception):
+    """The search gave up: the request is valid but no fitting puzzle was found in time."""
+
+
 @dataclass
 class Generated:
     puzzle: Puzzle
@@ -155,8 +159,8 @@ def generate(
             else:
                 placement = dict(current)
             _mutate(placement, free, colours, rng)
-    raise InvalidInput("length", f"no puzzle of optimal length {lo}..{hi} found within {max_evaluations} "
-                       "placements; long lengths come from the bank")
+    raise NoPuzzleFound(f"no puzzle of optimal length {lo}..{hi} found within {max_evaluations} placements; "
+                        "long lengths come from the bank")
 
 
 def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,

@@ -61,3 +61,37 @@ def test_board_pictures(client):
     r = client.get("/v1/puzzles/AQ2VAA8uIr0PAAk.svg?solution=true")
     assert r.status_code == 200 and b"polyline" in r.data
     assert json.loads(client.get("/v1/puzzles/AQ2VAA8uIr0PAAk").data)["code"] == "AQ2VAA8uIr0PAAk"
+
+
+def test_difficulty_report(client, sample_puzzles):
+    row = next(r for r in sample_puzzles if r["optimal_length"] >= 7)
+    r = client.post("/v1/difficulty", json={k: row[k] for k in ("board", "robots", "target", "rules")})
+    assert r.status_code == 200 and r.json["optimal_length"] == row["optimal_length"]
+    assert r.json["grade"] in ("beginner", "easy", "medium", "hard", "expert", "extreme")
+    assert 0 <= r.json["percentile"] <= 100
+
+
+def test_random_puzzle_by_length_and_by_grade(client):
+    r = client.get("/v1/puzzles/random?length=6&seed=abc")
+    assert r.status_code == 200 and r.json["optimal_length"] == 6
+    assert client.get("/v1/puzzles/random?length=6&seed=abc").json["code"] == r.json["code"]
+    g = client.get("/v1/puzzles/random?grade=medium&seed=abc")
+    assert g.status_code == 200 and g.json["difficulty"]["grade"] == "medium"
+
+
+@pytest.mark.parametrize("query,status,field", [
+    ("", 400, "length"), ("length=5&grade=easy", 400, "length"), ("length=x", 400, "length"),
+    ("length=99", 422, "length"), ("grade=godlike", 400, "grade"), ("length=5&robots=7", 422, "robots"),
+    ("length=5&board=green-A,green-B,red-B,blue-B", 400, "board"),
+])
+def test_random_puzzle_bad_queries(client, query, status, field):
+    r = client.get(f"/v1/puzzles/random?{query}")
+    assert r.status_code == status and r.json["field"] == field
+
+
+def test_docs_cors_and_contract(client):
+    page = client.get("/docs")
+    assert page.status_code == 200 and b"/v1/daily/{date}" in page.data
+    assert client.get("/openapi.yaml").data.startswith(b"openapi: 3.1.0")
+    r = client.get("/v1/boards", headers={"Origin": "https://example.org"})
+    assert r.headers["Access-Control-Allow-Origin"] in ("*", "https://example.org")
