@@ -48,6 +48,12 @@ def test_responses_match_their_schemas(client, sample_puzzles):
         ("/v1/solve", "post", client.post("/v1/solve", json=puzzle)),
         ("/v1/verify", "post", client.post("/v1/verify", json={"puzzle": puzzle, "moves": row["oracle_solution"]})),
         ("/v1/solve", "post", client.post("/v1/solve", json={"code": "bad!"})),
+        ("/v1/difficulty", "post", client.post("/v1/difficulty", json=puzzle)),
+        ("/v1/puzzles/random", "get", client.get("/v1/puzzles/random?length=5&seed=1")),
+        ("/v1/puzzles/random", "get", client.get("/v1/puzzles/random?length=99")),
+        ("/v1/daily/{date}", "get", client.get("/v1/daily/2026-11-18")),
+        ("/v1/daily/{date}/solution", "get", client.get("/v1/daily/2026-11-18/solution")),
+        ("/v1/daily/{date}", "get", client.get("/v1/daily/2099-01-01")),
         ("/v1/verify", "post", client.post("/v1/verify", json={"puzzle": puzzle, "moves": "x"})),
     ]
     for path, method, r in checks:
