@@ -1209,6 +1209,19 @@ static int get_cancel(PyObject *cancel, Py_buffer *view, Limits *lim) {
     return 0;
 }
 
+/* The limits every entry point takes, checked at the boundary. */
+static int check_limits(int max_depth, Py_ssize_t state_budget) {
+    if (max_depth < 0 || max_depth > MAX_DEPTH - 1) {
+        PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH - 1);
+        return -1;
+    }
+    if (state_budget < (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *moves_list(const Setup *S, const Result *res) {
     PyObject *moves = PyList_New(res->length > 0 ? res->length : 0);
     if (!moves) return NULL;
@@ -1235,11 +1248,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
-    if (max_depth < 0 || max_depth > MAX_DEPTH - 1) {
-        PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH - 1);
-        return NULL;
-    }
-    if (state_budget < (1 << 20)) { PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB"); return NULL; }
+    if (check_limits(max_depth, state_budget) != 0) return NULL;
     if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
     Request q = {0};
     if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
@@ -1315,11 +1324,7 @@ static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
-    if (max_depth < 0 || max_depth > MAX_DEPTH - 1) {
-        PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH - 1);
-        return NULL;
-    }
-    if (state_budget < (1 << 20)) { PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB"); return NULL; }
+    if (check_limits(max_depth, state_budget) != 0) return NULL;
     Request q = {0};
     PyObject *first = PySequence_GetItem(cells, 0);
     long target = first ? PyLong_AsLong(first) : -1;
@@ -1376,7 +1381,7 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254 and cap positive");
         return NULL;
     }
-    if (state_budget < (1 << 20)) { PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB"); return NULL; }
+    if (check_limits(length, state_budget) != 0) return NULL;
     Request q = {0};
     if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
     q.candidates = candidates & ((1 << q.nrobots) - 1);
