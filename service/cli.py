@@ -40,14 +40,18 @@ def _beat(args: argparse.Namespace) -> int:
     if not os.environ.get("REDIS_URL"):
         print("ricochet: set REDIS_URL to the Redis the API uses", file=sys.stderr)
         return 2
-    return subprocess.call([sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning"])
+    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning"]
+    os.execv(cmd[0], cmd)  # become beat: signals reach Celery itself
+    return 0
 
 
 def _worker(args: argparse.Namespace) -> int:
     if not os.environ.get("REDIS_URL"):
         print("ricochet: set REDIS_URL to the Redis the API uses", file=sys.stderr)
         return 2
-    return subprocess.call(_worker_command(args.concurrency))
+    cmd = _worker_command(args.concurrency)
+    os.execv(cmd[0], cmd)  # become the worker: signals reach Celery itself
+    return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
