@@ -339,7 +339,6 @@ typedef struct {
     uint64_t nodes, node_cap;
     uint64_t cutoffs;            /* nodes the bound stopped (dead ends excluded) */
     int found;
-    int table_full;
 } Ida;
 
 /* 1: found (path in s->path_*), 0: not within bound, -1: a limit stopped it. */
@@ -375,9 +374,10 @@ static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end,
     uint64_t key = make_key(b, &s->cur);
     int fresh;
     ptrdiff_t slot = table_slot(&s->tt, key, s->lim->state_budget, &fresh);
-    if (slot < 0) s->table_full = 1; /* no memo left: search on unmemoised */
-    else if (!fresh && get_val(&s->tt, (size_t)slot) >= rem) return 0;
-    else set_val(&s->tt, (size_t)slot, rem);
+    if (slot >= 0) { /* with no memo left the search goes on unmemoised */
+        if (!fresh && get_val(&s->tt, (size_t)slot) >= rem) return 0;
+        set_val(&s->tt, (size_t)slot, rem);
+    }
     s->occ[end] = 1;
     int res = ida_dfs(s, g + 1, bound, h, r, start, end, d);
     s->occ[end] = 0;

@@ -7,7 +7,7 @@ search and the checks of the C core are built on these functions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .board import Board, Cell
@@ -215,7 +215,6 @@ class Verdict:
     void_reason: str | None
     first_bad_move: int | None = None
     reason: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -230,7 +229,6 @@ class Verdict:
             out["reason"] = self.reason
         elif not self.solved:
             out["reason"] = self.reason
-        out.update(self.extra)
         return out
 
 
