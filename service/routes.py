@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -141,19 +142,77 @@ def solve_puzzle() -> Response:
         job = stores.create_job("solve", {"puzzle": p.to_json()})
         current_app.extensions["celery"].send_task(
             "ricochet.solve", args=[job["id"], p.to_json(), current_app.config["JOB_TIME_BUDGET"]])
-        response = jsonify(_job_view(job))
-        response.status_code = 202
-        response.headers["Location"] = f"/v1/jobs/{job['id']}"
-        response.headers["Retry-After"] = "1"
-        return response
+        return _accepted(job)
     if stores is not None:
         stores.save_answer(key, answer)
     return jsonify(answer)
 
 
 def _job_view(job: dict[str, Any]) -> dict[str, Any]:
-    return {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
+    view = {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
                                 "error", "result")}
+    if job["kind"] == "pack" and job["state"] == "succeeded":
+        view["pack_id"] = job["id"]
+    return view
+
+
+def _accepted(job: dict[str, Any]) -> Response:
+    response = jsonify(_job_view(job))
+    response.status_code = 202
+    response.headers["Location"] = f"/v1/jobs/{job['id']}"
+    response.headers["Retry-After"] = "1"
+    return response
+
+
+def _required_stores() -> Any:
+    stores = _stores()
+    if stores is None:
+        raise Problem(503, "Service Unavailable", "queued work needs Redis: set REDIS_URL or run `ricochet serve`")
+    return stores
+
+
+@api.post("/v1/packs")
+def create_pack() -> Response:
+    from workers.tasks import pack_request
+
+    request_body = pack_request(_json_body())
+    stores = _required_stores()
+    job_id = uuid.uuid4().hex
+    key = request.headers.get("Idempotency-Key")
+    if key is not None:
+        if not 1 <= len(key) <= 200:
+            raise Problem(400, "Invalid header", "Idempotency-Key must be 1 to 200 characters",
+                          field="Idempotency-Key")
+        existing = stores.job_for_key(key, job_id)
+        if existing != job_id:
+            found = stores.job(existing)
+            if found is not None:
+                return _accepted(found)
+    job = stores.create_job("pack", request_body, job_id)
+    current_app.extensions["celery"].send_task("ricochet.pack", args=[job["id"]])
+    return _accepted(job)
+
+
+@api.get("/v1/packs/<pack_id>")
+def get_pack(pack_id: str) -> Response:
+    stores = _required_stores()
+    job = stores.job(pack_id) if len(pack_id) <= 64 else None
+    if job is None or job["kind"] != "pack":
+        raise Problem(404, "Not Found", f"no pack {pack_id!r}: packs are kept for a week")
+    if job["state"] != "succeeded":
+        response = problem_response(409, "Not ready", f"the pack is {job['state']}; follow its job",
+                                    job=f"/v1/jobs/{pack_id}", state=job["state"])
+        response.headers["Location"] = f"/v1/jobs/{pack_id}"
+        return response
+    count = job["request"]["count"]
+    puzzles = stores.pack_items(pack_id, count)
+    if puzzles is None:
+        raise Problem(410, "Gone", "the pack has expired; create it again (same seed, same puzzles)")
+    wants_lines = request.args.get("format") == "ndjson" or \
+        request.accept_mimetypes.best == "application/x-ndjson"
+    if wants_lines:
+        return Response((json.dumps(p) + "\n" for p in puzzles), mimetype="application/x-ndjson")
+    return jsonify({"pack_id": pack_id, "count": count, "request": job["request"], "puzzles": puzzles})
 
 
 @api.get("/v1/jobs/<job_id>")

@@ -26,7 +26,9 @@ def make_celery(redis_url: str | None = None) -> Celery:
         task_default_queue="ricochet",
         result_expires=24 * 3600,
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": 3600},
+        # A task whose worker died is handed to another after this many seconds;
+        # every task writes idempotently, so a late duplicate does no harm.
+        broker_transport_options={"visibility_timeout": int(os.environ.get("RICOCHET_VISIBILITY_TIMEOUT", "300"))},
     )
     return app
 

@@ -17,6 +17,8 @@ FORMAT = 1
 SOLVE_TTL = 30 * 24 * 3600   # solved answers: a month
 JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
 JOB_STATES = ("pending", "running", "succeeded", "failed")
+PACK_TTL = 7 * 24 * 3600     # generated packs: a week
+IDEMPOTENCY_TTL = 24 * 3600
 
 
 class Stores:
@@ -53,10 +55,34 @@ class Stores:
             return daily
         return self.daily(key) or daily
 
+    # -- packs: one hash field per puzzle index, so a repeated write changes nothing ------
+
+    def save_pack_item(self, pack_id: str, index: int, item: dict[str, Any]) -> int:
+        """Store puzzle `index` of a pack; returns how many the pack holds now."""
+        key = f"pack:{pack_id}:items"
+        with self.redis.pipeline() as pipe:
+            pipe.hset(key, str(index), json.dumps(item))
+            pipe.expire(key, PACK_TTL)
+            pipe.hlen(key)
+            return pipe.execute()[-1]
+
+    def pack_items(self, pack_id: str, count: int) -> list[dict[str, Any]] | None:
+        raw = self.redis.hmget(f"pack:{pack_id}:items", [str(i) for i in range(count)])
+        if any(r is None for r in raw):
+            return None
+        return [json.loads(r) for r in raw]
+
+    def job_for_key(self, idempotency_key: str, job_id: str) -> str:
+        """The job an Idempotency-Key names: the first one registered under it."""
+        key = f"idempotency:{idempotency_key}"
+        if self.redis.set(key, job_id, nx=True, ex=IDEMPOTENCY_TTL):
+            return job_id
+        return self.redis.get(key).decode()
+
     # -- jobs -----------------------------------------------------------------------
 
-    def create_job(self, kind: str, request: dict[str, Any]) -> dict[str, Any]:
-        job = {"v": FORMAT, "id": uuid.uuid4().hex, "kind": kind, "state": "pending", "progress": 0.0,
+    def create_job(self, kind: str, request: dict[str, Any], job_id: str | None = None) -> dict[str, Any]:
+        job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": "pending", "progress": 0.0,
                "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
                "request": request}
         self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)

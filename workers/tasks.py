@@ -9,6 +9,7 @@ from typing import Any
 
 from solver.daily import DAYS_AHEAD, daily_json
 from solver.errors import InvalidInput
+from solver.generate import NoPuzzleFound, generate
 from solver.puzzle import Puzzle
 from solver.solve import solve
 
@@ -64,3 +65,74 @@ def daily_key(day: dt.date) -> str:
 celery_app.conf.beat_schedule = {
     "precompute-daily": {"task": "ricochet.precompute_daily", "schedule": 3600.0},
 }
+
+
+CHUNK = 5
+MAX_PACK = 1000
+
+
+def pack_request(body: Any) -> dict[str, Any]:
+    """Check a pack request (API and task alike) and fill in the defaults."""
+    if not isinstance(body, dict):
+        raise InvalidInput("", "expected an object like {\"count\": 10, \"min_length\": 8, \"max_length\": 12}")
+    known = {"count", "min_length", "max_length", "seed", "board", "robots"}
+    unknown = sorted(set(body) - known)
+    if unknown:
+        raise InvalidInput(unknown[0], f"unknown field; a pack takes {', '.join(sorted(known))}")
+    out = {"count": body.get("count"), "min_length": body.get("min_length"), "max_length": body.get("max_length"),
+           "seed": body.get("seed", 0), "board": body.get("board", "random-2013"), "robots": body.get("robots", 4)}
+    for name, lo, hi in (("count", 1, MAX_PACK), ("min_length", 1, 20), ("max_length", 1, 20), ("robots", 4, 5)):
+        v = out[name]
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            raise InvalidInput(name, f"must be an integer from {lo} to {hi}")
+    if out["min_length"] > out["max_length"]:
+        raise InvalidInput("min_length", "must not exceed max_length")
+    if not isinstance(out["seed"], (int, str)) or isinstance(out["seed"], bool) or len(str(out["seed"])) > 100:
+        raise InvalidInput("seed", "must be an integer or a string of at most 100 characters")
+    if not isinstance(out["board"], str):
+        raise InvalidInput("board", "must be a board spec or random-2013, random-1999, random-beginner")
+    return out
+
+
+def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
+    """Puzzle `index` of a pack: a pure function of the request and the index."""
+    g = generate(min_length=request["min_length"], max_length=request["max_length"], board=request["board"],
+                 robots=request["robots"], seed=f"pack:{request['seed']}:{index}", max_evaluations=5000)
+    return g.to_json()
+
+
+@celery_app.task(name="ricochet.pack")
+def pack_task(job_id: str) -> int:
+    """Fan a pack out in chunks; the job's progress counts the puzzles stored."""
+    stores = _stores()
+    job = stores.job(job_id)
+    try:
+        request = pack_request(job["request"] if job else None)
+    except InvalidInput as e:
+        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        return 0
+    stores.update_job(job_id, state="running", started=time.time())
+    for first in range(0, request["count"], CHUNK):
+        pack_chunk.delay(job_id, first, min(first + CHUNK, request["count"]))
+    return request["count"]
+
+
+@celery_app.task(name="ricochet.pack_chunk", acks_late=True)
+def pack_chunk(job_id: str, first: int, last: int) -> int:
+    stores = _stores()
+    job = stores.job(job_id)
+    if job is None or job["state"] == "failed":
+        return 0
+    request = pack_request(job["request"])
+    held = 0
+    for index in range(first, last):
+        try:
+            item = pack_item(request, index)
+        except (InvalidInput, NoPuzzleFound) as e:
+            stores.update_job(job_id, state="failed", finished=time.time(), error=f"puzzle {index}: {e}")
+            return index - first
+        held = stores.save_pack_item(job_id, index, item)
+        stores.update_job(job_id, progress=round(held / request["count"], 4))
+    if held == request["count"] and stores.pack_items(job_id, request["count"]) is not None:
+        stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result={"pack_id": job_id})
+    return last - first

@@ -1,0 +1,111 @@
+"""Packs: fan-out over a real worker, determinism, idempotency, and a worker killed mid-pack."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from service.app import create_app
+from solver.puzzle import Puzzle
+from solver.solve import solve
+from workers.embedded import EmbeddedRedis
+from workers.tasks import pack_item, pack_request
+
+
+def _wait(client, location: str, timeout: float = 180) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(location).json
+        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.2)
+
+
+def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    body = {"count": 12, "min_length": 5, "max_length": 7, "seed": "t1"}
+    r = client.post("/v1/packs", json=body)
+    assert r.status_code == 202 and r.headers["Location"].startswith("/v1/jobs/")
+    job = _wait(client, r.headers["Location"])
+    assert job["state"] == "succeeded" and job["progress"] == 1.0 and job["pack_id"] == r.json["id"]
+    pack = client.get(f"/v1/packs/{job['pack_id']}").json
+    assert pack["count"] == 12 and len(pack["puzzles"]) == 12
+    request = pack_request(body)
+    for i, item in enumerate(pack["puzzles"]):
+        assert json.dumps(item, sort_keys=True) == json.dumps(pack_item(request, i), sort_keys=True)
+        assert 5 <= solve(Puzzle.from_json(item)).length == item["optimal_length"] <= 7
+    lines = client.get(f"/v1/packs/{job['pack_id']}?format=ndjson")
+    assert lines.mimetype == "application/x-ndjson"
+    assert [json.loads(x) for x in lines.data.decode().splitlines()] == pack["puzzles"]
+
+
+def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    body = {"count": 2, "min_length": 4, "max_length": 4, "seed": "t2"}
+    first = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "abc-123"})
+    second = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "abc-123"})
+    assert first.json["id"] == second.json["id"]
+    assert client.post("/v1/packs", json=body).json["id"] != first.json["id"]
+    _wait(client, first.headers["Location"])
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"count": 0, "min_length": 5, "max_length": 6}, "count"),
+    ({"count": 5000, "min_length": 5, "max_length": 6}, "count"),
+    ({"count": 5, "min_length": 8, "max_length": 6}, "min_length"),
+    ({"count": 5, "min_length": 5}, "max_length"),
+    ({"count": 5, "min_length": 5, "max_length": 6, "colour": "red"}, "colour"),
+])
+def test_bad_pack_requests(redis_url, body, field):
+    r = create_app({"REDIS_URL": redis_url}).test_client().post("/v1/packs", json=body)
+    assert r.status_code == 400 and r.json["field"] == field
+
+
+def test_pack_not_ready_and_unknown(redis_url):
+    from workers.stores import Stores
+
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    job = Stores.from_url(redis_url).create_job("pack", {"count": 1, "min_length": 3, "max_length": 3})
+    r = client.get(f"/v1/packs/{job['id']}")
+    assert r.status_code == 409 and r.headers["Location"] == f"/v1/jobs/{job['id']}"
+    assert client.get("/v1/packs/nope").status_code == 404
+
+
+def _start_worker(url: str) -> subprocess.Popen:
+    env = {**os.environ, "REDIS_URL": url, "RICOCHET_VISIBILITY_TIMEOUT": "3"}
+    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+                             "--concurrency", "1", "--without-gossip", "--without-mingle"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
+    with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
+        client = create_app({"REDIS_URL": redis.url}).test_client()
+        body = {"count": 30, "min_length": 8, "max_length": 10, "seed": "fault"}
+        worker = _start_worker(redis.url)
+        try:
+            r = client.post("/v1/packs", json=body)
+            deadline = time.monotonic() + 120
+            while client.get(r.headers["Location"]).json["progress"] < 0.1:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            os.killpg(worker.pid, signal.SIGKILL)  # the worker and its pool, mid-chunk
+            worker.wait()
+            assert client.get(r.headers["Location"]).json["state"] == "running"
+            worker = _start_worker(redis.url)
+            job = _wait(client, r.headers["Location"], timeout=240)
+        finally:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=30)
+        assert job["state"] == "succeeded"
+        puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
+        request = pack_request(body)
+        assert len(puzzles) == 30
+        assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(30)]
