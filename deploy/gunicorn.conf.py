@@ -10,3 +10,14 @@ timeout = 30
 graceful_timeout = 20
 accesslog = "-"
 errorlog = "-"
+
+
+# Metrics from every worker process add up in one /metrics scrape.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", "/tmp/ricochet-metrics")
+os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
+
+def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 
-from . import errors
+from . import errors, metrics
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -30,6 +30,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
         app.extensions["celery"] = make_celery(app.config["REDIS_URL"])
     errors.register(app)
+    metrics.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}}, expose_headers=["Location", "ETag", "Retry-After"])
     from .routes import api

@@ -21,6 +21,7 @@ from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg
 
 from .errors import Problem, problem_response
+from .metrics import CACHE, SOLVE_SECONDS
 
 api = Blueprint("api", __name__)
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
@@ -133,11 +134,13 @@ def solve_puzzle() -> Response:
     key = p.content_hash()
     if stores is not None:
         cached = stores.answer(key)
+        CACHE.labels("hit" if cached is not None else "miss").inc()
         if cached is not None:
             response = jsonify(cached)
             response.headers["X-Cache"] = "hit"
             return response
-    answer = {**solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).to_json(), "code": p.code()}
+    with SOLVE_SECONDS.time():
+        answer = {**solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).to_json(), "code": p.code()}
     if answer["status"] == "timeout" and stores is not None:
         job = stores.create_job("solve", {"puzzle": p.to_json()})
         current_app.extensions["celery"].send_task(

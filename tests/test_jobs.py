@@ -55,3 +55,14 @@ def test_readyz_needs_redis_and_a_worker(redis_url, celery_worker):
     assert r.status_code == 200 and r.json["workers"] >= 1
     down = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}).test_client().get("/readyz")
     assert down.status_code == 503
+
+
+def test_metrics_count_requests_and_cache_hits(redis_url):
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    body = {**HARD, "target": {"colour": "green", "symbol": "triangle"}}
+    client.post("/v1/solve", json=body)
+    client.post("/v1/solve", json=body)
+    text = client.get("/metrics").data.decode()
+    assert 'ricochet_http_requests_total{endpoint="/v1/solve",method="POST",status="200"}' in text
+    assert 'ricochet_solve_cache_total{result="hit"}' in text
+    assert "ricochet_queue_depth" in text and "ricochet_solve_seconds_bucket" in text

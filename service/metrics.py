@@ -1,0 +1,52 @@
+"""Prometheus metrics: request counts and latency, solver time, cache hits, queue depth.
+
+Under gunicorn set PROMETHEUS_MULTIPROC_DIR (deploy/gunicorn.conf.py does) so
+that every worker process's counts add up in one scrape.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+
+REQUESTS = Counter("ricochet_http_requests_total", "HTTP requests", ["method", "endpoint", "status"])
+LATENCY = Histogram("ricochet_http_request_seconds", "HTTP request latency", ["endpoint"],
+                    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+SOLVE_SECONDS = Histogram("ricochet_solve_seconds", "Time in the solver per request",
+                          buckets=(0.0001, 0.001, 0.01, 0.1, 0.5, 1, 2, 5))
+CACHE = Counter("ricochet_solve_cache_total", "Solve cache lookups", ["result"])
+
+
+def register(app: Flask) -> None:
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _count(response: Response) -> Response:
+        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        REQUESTS.labels(request.method, endpoint, str(response.status_code)).inc()
+        if "started" in g:
+            LATENCY.labels(endpoint).observe(time.perf_counter() - g.started)
+        return response
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+            body = generate_latest(registry)
+        else:
+            body = generate_latest()
+        stores = app.extensions.get("stores")
+        if stores is not None:
+            try:
+                depth = stores.redis.llen("ricochet")
+                body += (f"# HELP ricochet_queue_depth Tasks waiting for a worker\n"
+                         f"# TYPE ricochet_queue_depth gauge\nricochet_queue_depth {depth}\n").encode()
+            except Exception:  # a scrape never fails because Redis is down
+                pass
+        return Response(body, mimetype=CONTENT_TYPE_LATEST)
