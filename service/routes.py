@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -252,6 +253,8 @@ def _int_arg(name: str, lo: int, hi: int) -> int | None:
     return value
 
 
+RANDOM_TIME_BUDGET = 10.0  # seconds a request may spend generating
+
 # Lengths to try for each grade; the grade of each find is checked before it is served.
 GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (7, 10), "expert": (9, 13),
                  "extreme": (12, 16)}
@@ -271,12 +274,16 @@ def random_puzzle() -> Response:
     if grade is not None and grade not in GRADE_LENGTHS:
         raise Problem(400, "Invalid query", f"grade must be one of {', '.join(GRADE_LENGTHS)}", field="grade")
     if length is not None:
-        g = generate(length, board=board, robots=robots, seed=seed, max_evaluations=3000)
+        g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET)
     else:
         lo, hi = GRADE_LENGTHS[grade]
+        deadline = time.monotonic() + RANDOM_TIME_BUDGET
         for attempt in range(40):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Problem(422, "Not found", f"no {grade} puzzle found in time for this seed; try another seed")
             g = generate(min_length=lo, max_length=hi, board=board, robots=robots, seed=f"{seed}:{attempt}",
-                         max_evaluations=3000)
+                         time_budget=remaining)
             if g.difficulty["grade"] == grade:
                 break
         else:

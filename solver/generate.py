@@ -12,6 +12,7 @@ import functools
 import json
 import math
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,8 +109,12 @@ def generate(
     seed: int | str = 0,
     min_robots_moved: int = 0,
     max_evaluations: int = 20_000,
+    time_budget: float | None = None,
 ) -> Generated:
-    """A puzzle whose optimal length is `length` (or within min..max), proven by the solver."""
+    """A puzzle whose optimal length is `length` (or within min..max), proven by the solver.
+
+    Raises NoPuzzleFound when `max_evaluations` placements or `time_budget`
+    seconds pass without a fitting puzzle."""
     lo, hi = _length_range(length, min_length, max_length)
     if robots not in (4, 5):
         raise InvalidInput("robots", "must be 4 or 5")
@@ -122,7 +127,8 @@ def generate(
     colours = ROBOT_COLOURS[:robots]
     restart_every = 60 + 20 * hi
     evaluations = 0
-    while evaluations < max_evaluations:
+    deadline = time.monotonic() + time_budget if time_budget else math.inf
+    while evaluations < max_evaluations and time.monotonic() < deadline:
         b = _pick_board(board, rng)
         free = [(x, y) for y in range(b.height) for x in range(b.width)
                 if (x, y) not in b.blocked and b.diagonal_at((x, y)) is None and b.target_at((x, y)) is None]
@@ -134,6 +140,8 @@ def generate(
             goal = rng.choice(goals)
             best = -1
             for _ in range(restart_every):
+                if time.monotonic() >= deadline:
+                    break
                 evaluations += 1
                 p = Puzzle.create(b, placement, goal, rules)
                 answer = solve(p, max_depth=hi, time_budget=60.0)
@@ -149,6 +157,8 @@ def generate(
             continue
         best_score = -1
         for _ in range(restart_every):
+            if time.monotonic() >= deadline:
+                break
             evaluations += 1
             found, score = _evaluate(b, placement, goals, rules, lo, hi, min_robots_moved, rng)
             if found is not None:
@@ -159,8 +169,9 @@ def generate(
             else:
                 placement = dict(current)
             _mutate(placement, free, colours, rng)
-    raise NoPuzzleFound(f"no puzzle of optimal length {lo}..{hi} found within {max_evaluations} placements; "
-                        "long lengths come from the bank")
+    raise NoPuzzleFound(f"no puzzle of optimal length {lo}..{hi} found within {evaluations} placements"
+                        + (f" and {time_budget:g} s" if time_budget else "")
+                        + "; long lengths are served from the bank, or ask for a pack (POST /v1/packs)")
 
 
 def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,

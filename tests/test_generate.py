@@ -94,3 +94,10 @@ def test_cli_generate_json_lines():
     rows = [json.loads(x) for x in out.stdout.splitlines()]
     assert len(rows) == 3 and all(r["optimal_length"] == 5 for r in rows)
     assert all(solve(Puzzle.from_json(r)).length == 5 for r in rows)
+
+
+def test_time_budget_ends_a_hopeless_search():
+    from solver.generate import NoPuzzleFound
+
+    with pytest.raises(NoPuzzleFound, match="pack"):
+        generate(16, seed="budget", time_budget=0.2, board="green-A,yellow-B,red-B,blue-B")
