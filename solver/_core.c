@@ -459,9 +459,8 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
 }
 
 /* Returns 1 when it settled the answer in *res, 0 when it gave up (node cap)
- * and a breadth-first search should take over from bound *next_bound. */
-static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res,
-                   int *next_bound) {
+ * and A* should settle it instead. */
+static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res) {
     Ida *s = calloc(1, sizeof(Ida));
     if (!s) return 0;
     s->b = b;
@@ -511,7 +510,6 @@ static int run_ida(const Board *b, const Pos *start, Limits *lim, uint64_t node_
     res->nodes += s->nodes;
     res->states = s->tt.count;
     res->strategy = 0;
-    *next_bound = bound;
     lim->polls = local.polls;
     table_free(&s->tt);
     free(s);
@@ -1284,9 +1282,9 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
         res->status = ST_DEPTH;
         res->lower_bound = 1;
     } else {
-        int settled = 0, next_bound = 1;
+        int settled = 0;
         if (strategy != 2)
-            settled = run_ida(b, &S->start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)ida_nodes, res, &next_bound);
+            settled = run_ida(b, &S->start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)ida_nodes, res);
         if (!settled) run_astar(b, &S->start, &lim, res);
     }
     Py_END_ALLOW_THREADS
