@@ -35,8 +35,7 @@ def positions(rng: random.Random, robots: int, ricochet: str, n: int) -> list[Pu
     out = []
     while len(out) < n:
         board = real_board(rng.choice(specs))
-        free = [(x, y) for y in range(16) for x in range(16) if (x, y) not in board.blocked
-                and board.diagonal_at((x, y)) is None and board.target_at((x, y)) is None]
+        free = board.start_cells()
         t = rng.choice(board.targets)
         out.append(Puzzle.create(board, dict(zip(ROBOT_COLOURS[:robots], rng.sample(free, robots))),
                                  Goal(t.cell, t.colour), Rules(ricochet)))

@@ -1442,6 +1442,107 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     return out;
 }
 
+/* ------------------------------------------------------------ upper bounds */
+
+/* Fewest moves for an eligible robot to finish moving alone, the others
+ * standing still: a breadth-first search over (cell, ricochet status).
+ * 255 when none finishes within `limit` moves. */
+static int solo_length(const Board *b, uint8_t *occ, const Pos *p, int limit) {
+    static const int NSTATUS = 4;
+    int best = 255;
+    int16_t queue[MAX_CELLS * 4];
+    uint8_t depth[MAX_CELLS * 4];
+    for (int r = 0; r < b->nrobots; r++) {
+        if (!((b->eligible >> r) & 1)) continue;
+        int start = p->pos[r];
+        if (is_goal(b, p, r)) return 0;
+        memset(depth, 255, (size_t)b->ncells * NSTATUS);
+        occ[start] = 0;
+        int head = 0, tail = 0, s0 = start * NSTATUS + p->status[r];
+        depth[s0] = 0;
+        queue[tail++] = (int16_t)s0;
+        while (head < tail) {
+            int st = queue[head++], cell = st / NSTATUS, status = st % NSTATUS, g = depth[st];
+            if (g + 1 >= best || g + 1 > limit) break;
+            int found = 0;
+            for (int d = 0; d < 4; d++) {
+                int deflected;
+                int end = slide(b, occ, r, cell, d, &deflected);
+                if (end < 0) continue;
+                int ns = next_status(status, d, deflected);
+                int key = end * NSTATUS + ns;
+                if (depth[key] != 255) continue;
+                depth[key] = (uint8_t)(g + 1);
+                if (end == b->target && (!b->ricochet || ns == TURNED)) { found = 1; break; }
+                queue[tail++] = (int16_t)key;
+            }
+            if (found) { best = g + 1; break; }
+        }
+        occ[start] = 1;
+    }
+    return best;
+}
+
+/* An upper bound on the optimal length, found cheaply: the active robot alone,
+ * or after one move of another robot.  Used by the generator to throw away
+ * positions that are certainly shorter than it wants without a full search. */
+static PyObject *py_upper_bound(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
+                             "helper_moves", NULL};
+    PyObject *capsule, *cells, *colours;
+    int target, candidates, sightline, ricochet, helper_moves = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|i", kwlist, &capsule, &cells, &colours, &target,
+                                     &candidates, &sightline, &ricochet, &helper_moves))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (helper_moves < 0 || helper_moves > 1) {
+        PyErr_SetString(PyExc_ValueError, "helper_moves must be 0 or 1");
+        return NULL;
+    }
+    Request q = {0};
+    if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
+    q.candidates = candidates & ((1 << q.nrobots) - 1);
+    q.sightline = sightline;
+    q.ricochet = ricochet;
+    q.skip_bounds = 1;
+    Setup *S = malloc(sizeof(Setup));
+    if (!S) return PyErr_NoMemory();
+    if (setup_search(L, &q, S) != 0) { free(S); return NULL; }
+    int best;
+    Py_BEGIN_ALLOW_THREADS
+    const Board *b = &S->board;
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    Pos p = S->start;
+    for (int r = 0; r < b->nrobots; r++) occ[p.pos[r]] = 1;
+    best = b->eligible ? solo_length(b, occ, &p, 254) : 255;
+    for (int h = 0; helper_moves && h < b->nrobots && best > 2; h++) {
+        if ((b->eligible >> h) & 1 && __builtin_popcount(b->eligible) == 1) continue; /* its solo is counted */
+        int start = p.pos[h];
+        uint8_t old = p.status[h];
+        occ[start] = 0;
+        for (int d = 0; d < 4 && best > 2; d++) {
+            int deflected;
+            int end = slide(b, occ, h, start, d, &deflected);
+            if (end < 0) continue;
+            p.pos[h] = (int16_t)end;
+            p.status[h] = (uint8_t)next_status(old, d, deflected);
+            occ[end] = 1;
+            int n = solo_length(b, occ, &p, best - 2);
+            if (n != 255 && n + 1 < best) best = n + 1;
+            occ[end] = 0;
+        }
+        p.pos[h] = (int16_t)start;
+        p.status[h] = old;
+        occ[start] = 1;
+    }
+    Py_END_ALLOW_THREADS
+    free(S);
+    if (best == 255) Py_RETURN_NONE;
+    return PyLong_FromLong(best);
+}
+
 static PyMethodDef core_methods[] = {
     {"compile_board", py_compile_board, METH_VARARGS,
      "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
@@ -1449,6 +1550,8 @@ static PyMethodDef core_methods[] = {
      "solve(layout, cells, colours, target, candidates, sightline, ricochet, ...) -> dict"},
     {"reach", (PyCFunction)(void (*)(void))py_reach, METH_VARARGS | METH_KEYWORDS,
      "reach(layout, cells, colours, ricochet, max_depth=10, ...) -> dict with depths per robot and cell"},
+    {"upper_bound", (PyCFunction)(void (*)(void))py_upper_bound, METH_VARARGS | METH_KEYWORDS,
+     "upper_bound(layout, cells, colours, target, candidates, sightline, ricochet, helper_moves=1) -> int or None"},
     {"facts", (PyCFunction)(void (*)(void))py_facts, METH_VARARGS | METH_KEYWORDS,
      "facts(layout, cells, colours, target, candidates, sightline, ricochet, length, ...) -> dict"},
     {NULL, NULL, 0, NULL},

@@ -12,16 +12,19 @@ import functools
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .board import all_boards, real_board
+from .board import Board, Cell, all_boards, real_board
 from .geometry import ROBOT_COLOURS
 from .puzzle import Goal, Move, Puzzle, Rules, moves_to_json
-from .solve import solve_many
+from .solution import Solution
+from .solve import solve, solve_many, upper_bound
 
 BANK = Path(__file__).parent / "data" / "bank.jsonl"
+MAX_BANK_LENGTH = 40  # the climb never searches deeper than this
 
 
 @functools.cache
@@ -42,36 +45,90 @@ def solution_of(entry: dict[str, Any]) -> list[Move]:
     return [Move.from_json(m) for m in entry["solution"]]
 
 
+PER_GOAL = 3  # at most this many entries share a board and a target
+
+
 def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
-           edition: str = "2013", threads: int = 2) -> Iterator[dict[str, Any]]:
+           edition: str = "2013", threads: int = 2, climb_steps: int = 150) -> Iterator[dict[str, Any]]:
     """Yield bank entries (optimal length >= min_length) found within `seconds`.
 
     Random fair positions, solved in batches over threads: long optima are rare
-    (about 1 in 13,000 positions reaches 18 moves) but a position costs well
-    under a millisecond, so sampling outpaces climbing."""
-    from .generate import difficulty
-
+    (about 1 in 13,000 positions reaches 18 moves) but a position costs about a
+    millisecond on average, so sampling finds the first long puzzle of a region.
+    From each find it then climbs: one robot moved to another free cell at a
+    time, kept when the optimum does not get shorter, so that the neighbourhood
+    of a long puzzle yields longer ones.  At most PER_GOAL entries share a board
+    and a target, so the bank stays varied."""
     rng = random.Random(f"bank:{seed}:{min_length}:{robots}:{ricochet}:{edition}")
     specs = list(all_boards(edition))
-    boards = {}
+    boards: dict[str, tuple[Board, list[Cell]]] = {}
     deadline = time.monotonic() + seconds
     seen: set[str] = {e["code"] for e in entries()}
+    per_goal: Counter[tuple[str, Cell]] = Counter(
+        (Puzzle.from_code(e["code"]).board.spec, Puzzle.from_code(e["code"]).goal.cell) for e in entries())
+    colours = ROBOT_COLOURS[:robots]
+
+    def free_cells(spec: str) -> tuple[Board, list[Cell]]:
+        if spec not in boards:
+            b = real_board(spec)
+            boards[spec] = (b, b.start_cells())
+        return boards[spec]
+
+    def bankable(p: Puzzle, answer: Solution) -> dict[str, Any] | None:
+        if answer.length is None or answer.length < min_length or answer.round.void or p.code() in seen:
+            return None
+        if per_goal[(p.board.spec, p.goal.cell)] >= PER_GOAL:
+            return None
+        seen.add(p.code())
+        per_goal[(p.board.spec, p.goal.cell)] += 1
+        return _entry(p, answer, robots, ricochet, edition)
+
     while time.monotonic() < deadline:
         batch = []
         for _ in range(2000):
-            spec = rng.choice(specs)
-            if spec not in boards:
-                b = real_board(spec)
-                boards[spec] = (b, [(x, y) for y in range(16) for x in range(16) if (x, y) not in b.blocked
-                                    and b.diagonal_at((x, y)) is None and b.target_at((x, y)) is None])
-            board, free = boards[spec]
+            board, free = free_cells(rng.choice(specs))
             t = rng.choice(board.targets)
-            batch.append(Puzzle.create(board, dict(zip(ROBOT_COLOURS[:robots], rng.sample(free, robots))),
+            batch.append(Puzzle.create(board, dict(zip(colours, rng.sample(free, robots))),
                                        Goal(t.cell, t.colour), Rules(ricochet)))
+        # Positions a finisher can solve alone (or after one helper move) in fewer
+        # moves than wanted are certainly too short: no full search for them.
+        batch = [p for p in batch if (ub := upper_bound(p)) is None or ub >= min_length]
+        finds = []
         for p, answer in zip(batch, solve_many(batch, threads=threads, time_budget=60.0)):
-            if answer.length is None or answer.length < min_length or answer.round.void or p.code() in seen:
-                continue
-            seen.add(p.code())
-            yield {"code": p.code(), "length": answer.length, "robots": robots, "ricochet": ricochet,
-                   "edition": edition, "solution": moves_to_json(answer.moves),
-                   "difficulty": difficulty(p, answer, time_budget=60.0)}
+            if (entry := bankable(p, answer)) is not None:
+                finds.append((p, answer.length))
+                yield entry
+        for p, length in finds:
+            if time.monotonic() >= deadline:
+                return
+            yield from _climb(p, length, free_cells(p.board.spec)[1], climb_steps, deadline, rng, bankable)
+
+
+def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: float, rng: random.Random,
+           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
+    """Hill-climb from a long puzzle: move one robot at a time, keep a move that
+    does not shorten the optimum, yield every bankable position met."""
+    current, best = dict(start.robots), length
+    colours = start.colours
+    for _ in range(steps):
+        if time.monotonic() >= deadline:
+            return
+        placement = dict(current)
+        taken = set(placement.values())
+        placement[rng.choice(colours)] = rng.choice([c for c in free if c not in taken])
+        p = Puzzle.create(start.board, placement, start.goal, start.rules)
+        answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0)
+        if answer.length is None:
+            continue
+        if (entry := bankable(p, answer)) is not None:
+            yield entry
+        if answer.length >= best:
+            current, best = placement, answer.length
+
+
+def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: str, edition: str) -> dict[str, Any]:
+    from .generate import difficulty
+
+    return {"code": p.code(), "length": answer.length, "robots": robots, "ricochet": ricochet,
+            "edition": edition, "solution": moves_to_json(answer.moves),
+            "difficulty": difficulty(p, answer, time_budget=60.0)}

@@ -127,6 +127,11 @@ class Board:
     def target_at(self, cell: Cell) -> Target | None:
         return self._target_at.get(cell)
 
+    def start_cells(self) -> list[Cell]:
+        """Cells a robot may start on under the set-up rule: open, no target, no barrier."""
+        return [(x, y) for y in range(self.height) for x in range(self.width)
+                if (x, y) not in self.blocked and (x, y) not in self._diagonal_at and (x, y) not in self._target_at]
+
     def chip(self, colour: str | None, symbol: str) -> Target | None:
         """The board's target with that colour and symbol (the vortex: symbol 'vortex')."""
         for t in self.targets:

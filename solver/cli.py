@@ -86,6 +86,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
     p.add_argument("--minutes", type=float, default=10.0)
     p.add_argument("--seed", default="0")
+    p.add_argument("--edition", choices=("2013", "1999"), default="2013")
+    p.add_argument("--threads", type=int, default=2, help="solver threads (default 2)")
+    p.add_argument("--output", help="append here instead of solver/data/bank.jsonl")
     p.set_defaults(run=_bank)
     return parser, sub
 
@@ -232,11 +235,13 @@ def _bank(args: argparse.Namespace) -> int:
     from .bank import BANK, search
 
     found = 0
-    with open(BANK, "a", encoding="utf-8") as f:
-        for entry in search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60):
+    path = args.output or BANK
+    with open(path, "a", encoding="utf-8") as f:
+        for entry in search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60,
+                            edition=args.edition, threads=args.threads):
             f.write(json.dumps(entry) + "\n")
             f.flush()
             found += 1
             print(f"ricochet: banked {entry['code']} ({entry['length']} moves)", file=sys.stderr)
-    print(f"ricochet: {found} new puzzles in {BANK}", file=sys.stderr)
+    print(f"ricochet: {found} new puzzles in {path}", file=sys.stderr)
     return EXIT_OK

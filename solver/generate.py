@@ -130,8 +130,7 @@ def generate(
     deadline = time.monotonic() + time_budget if time_budget else math.inf
     while evaluations < max_evaluations and time.monotonic() < deadline:
         b = _pick_board(board, rng)
-        free = [(x, y) for y in range(b.height) for x in range(b.width)
-                if (x, y) not in b.blocked and b.diagonal_at((x, y)) is None and b.target_at((x, y)) is None]
+        free = b.start_cells()
         goals = _goals(b, target, robots)
         placement = dict(zip(colours, rng.sample(free, robots)))
         if lo >= LONG:

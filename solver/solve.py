@@ -141,6 +141,17 @@ def reach(puzzle: Puzzle, *, max_depth: int = 10, time_budget: float | None = No
     return ReachTable(puzzle.board, puzzle.colours, raw["depths"], raw["complete_to"], stats)
 
 
+def upper_bound(puzzle: Puzzle, *, helper_moves: int = 1) -> int | None:
+    """The length of a solution found cheaply (a finisher moving alone, after at most
+    `helper_moves` moves of another robot): the optimum is never longer.  None when
+    no such solution exists.  Costs microseconds; the generator uses it to skip
+    positions that are certainly too short."""
+    layout, cells, colours, target, mask = _request(puzzle)
+    return _core.upper_bound(layout, cells, colours, target, mask,
+                             puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
+                             puzzle.rules.ricochet == "turn", helper_moves=helper_moves)
+
+
 def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_budget: float | None = None,
                    state_budget: int = 256 << 20) -> dict[str, Any] | None:
     """Facts over every optimal solution of `length` moves: how many (up to `cap`),

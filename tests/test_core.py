@@ -13,7 +13,7 @@ import pytest
 from solver.puzzle import Puzzle
 from solver.reference import reference_solve
 from solver.rules import check
-from solver.solve import Cancel, solve, solve_many
+from solver.solve import Cancel, solve, solve_many, upper_bound
 from tests.helpers import custom, puzzle, random_custom_puzzle, random_real_puzzle
 
 
@@ -158,3 +158,24 @@ def test_bad_arguments_are_value_errors():
         _core.solve("not a layout", [0], [0], 3, 1, False, True)
     with pytest.raises(ValueError):
         _core.compile_board(4, 4, b"\x00", b"\x00" * 16, False)
+
+
+def test_upper_bound_is_never_below_the_optimum_and_exact_for_lone_solutions():
+    """The generator's cheap filter: a finisher alone (or after one helper move)."""
+    rng = random.Random(11)
+    lone = 0
+    for i in range(1500):
+        p = random_custom_puzzle(rng) if i % 3 == 0 else random_real_puzzle(rng, rng.choice([4, 5]))
+        best = solve(p)
+        bound = upper_bound(p)
+        solo = upper_bound(p, helper_moves=0)
+        if best.status == "unsolvable":
+            assert bound is None and solo is None, p.to_json()
+            continue
+        assert best.status == "optimal"
+        assert bound is None or bound >= best.length, (p.to_json(), bound, best.length)
+        assert solo is None or (bound is not None and solo >= bound), (p.to_json(), solo, bound)
+        if best.length and len({m.robot for m in best.moves}) == 1 and not best.round.void:
+            lone += 1
+            assert solo == bound == best.length, (p.to_json(), bound, solo, best.length)
+    assert lone > 200
