@@ -22,12 +22,13 @@ import datetime as dt
 import random
 
 from . import bank
-from .generate import BANK_FROM, Generated, from_bank_entry, generate
+from .generate import Generated, from_bank_entry, generate
 
 SCHEDULE_VERSION = 1
 # The bank only grows (lines are appended); the daily draws on its first lines
 # only, so a release that adds puzzles changes no published day.
 DAILY_BANK_ENTRIES = 20
+DAILY_BANK_FROM = 17  # days asking for at least this many moves draw on those first lines
 SCHEDULE = {0: (5, 6), 1: (7, 8), 2: (9, 10), 3: (11, 12), 4: (13, 14), 5: (15, 16), 6: (17, 20)}
 FIRST_DAY = dt.date(2026, 1, 1)
 DAYS_AHEAD = 7  # how far past today a daily puzzle is published
@@ -40,12 +41,13 @@ def lengths_for(day: dt.date) -> tuple[int, int]:
 def daily_puzzle(day: dt.date) -> Generated:
     lo, hi = lengths_for(day)
     seed = f"daily:v{SCHEDULE_VERSION}:{day.isoformat()}"
-    if lo >= BANK_FROM:
+    if lo >= DAILY_BANK_FROM:
         pool = [e for e in bank.entries()[:DAILY_BANK_ENTRIES]
                 if lo <= e["length"] <= hi and e["robots"] == 4 and e["ricochet"] == "turn"]
         if pool:
             return from_bank_entry(random.Random(seed).choice(pool))
-    return generate(min_length=lo, max_length=hi, board="random-2013", robots=4, seed=seed)
+    # No walk from bank puzzles: the bank grows between releases, the day must not change.
+    return generate(min_length=lo, max_length=hi, board="random-2013", robots=4, seed=seed, bank_seeds=False)
 
 
 def published(day: dt.date, today: dt.date | None = None) -> bool:

@@ -27,7 +27,7 @@ from .solve import solution_facts, solve
 
 MAX_LENGTH = 30
 LONG = 12  # from this length on, climb on one target at a time
-BANK_FROM = 17  # from this length on, serve from the bank when it holds a match
+BANK_FROM = 21  # from this length on, serve from the bank when it holds a match
 GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
 GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts
 
@@ -110,8 +110,15 @@ def generate(
     min_robots_moved: int = 0,
     max_evaluations: int = 20_000,
     time_budget: float | None = None,
+    bank_seeds: bool = True,
 ) -> Generated:
     """A puzzle whose optimal length is `length` (or within min..max), proven by the solver.
+
+    From LONG moves on, the search starts from verified long puzzles of the bank
+    (when it holds some near the wanted length) and walks away from them one robot
+    at a time: a neighbour of a 16-move puzzle is 15 or 16 moves long far more
+    often than a random position is.  The walk depends on the bank shipped with
+    the package; `bank_seeds=False` searches from random positions only.
 
     Raises NoPuzzleFound when `max_evaluations` placements or `time_budget`
     seconds pass without a fitting puzzle."""
@@ -128,6 +135,11 @@ def generate(
     restart_every = 60 + 20 * hi
     evaluations = 0
     deadline = time.monotonic() + time_budget if time_budget else math.inf
+    if lo >= LONG and bank_seeds:
+        found, evaluations = _walk_from_bank(lo, hi, board, robots, target, rules, min_robots_moved, rng,
+                                             max_evaluations, deadline)
+        if found is not None:
+            return found
     while evaluations < max_evaluations and time.monotonic() < deadline:
         b = _pick_board(board, rng)
         free = b.start_cells()
@@ -186,6 +198,45 @@ def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, r
     if not found:
         return None
     return from_bank_entry(rng.choice(sorted(found, key=lambda e: e["code"])))
+
+
+SEED_SLACK = 2  # bank puzzles up to this many moves longer than wanted seed the walk
+WALK_STEPS = 12  # steps from one bank puzzle before the walk starts from another
+
+
+def _walk_from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,
+                    min_robots_moved: int, rng: random.Random, max_evaluations: int,
+                    deadline: float) -> tuple[Generated | None, int]:
+    """Walk from long bank puzzles, one robot moved to another free cell per step,
+    staying among positions at least `lo` moves long; the first fair position of
+    length lo..hi that is not itself in the bank is the answer."""
+    from . import bank
+
+    if board not in ("random-2013", "random-1999") or target != "any" or rules.vortex_sightline:
+        return None, 0
+    seeds = sorted(bank.matching(lo, hi + SEED_SLACK, robots, rules.ricochet,
+                                 "1999" if board == "random-1999" else "2013"), key=lambda e: e["code"])
+    if not seeds:
+        return None, 0
+    banked = {e["code"] for e in bank.entries()}
+    evaluations = 0
+    while evaluations < max_evaluations and time.monotonic() < deadline:
+        start = Puzzle.from_code(rng.choice(seeds)["code"])
+        free = start.board.start_cells()
+        current = dict(start.robots)
+        for _ in range(WALK_STEPS):
+            if evaluations >= max_evaluations or time.monotonic() >= deadline:
+                break
+            evaluations += 1
+            placement = dict(current)
+            _mutate(placement, free, start.colours, rng)
+            p = Puzzle.create(start.board, placement, start.goal, rules)
+            answer = solve(p, max_depth=hi + SEED_SLACK, time_budget=60.0)
+            if p.code() not in banked and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)):
+                return found, evaluations
+            if answer.length is not None and answer.length >= lo:
+                current = placement
+    return None, evaluations
 
 
 def from_bank_entry(entry: dict[str, Any]) -> Generated:

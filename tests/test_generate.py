@@ -31,10 +31,22 @@ def test_generated_puzzle_has_exactly_the_requested_optimal_length(length):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("length", [13, 14])
+@pytest.mark.parametrize("length", range(13, 21))
 def test_generated_long_puzzles(length):
+    """Long lengths: walks from bank puzzles (and climbs); the proof is the solver's."""
     g = generate(length, seed=7)
-    assert solve(g.puzzle).length == length
+    assert solve(g.puzzle).length == length == g.solution.length
+    assert check(g.puzzle, g.solution.moves).solved
+    assert not round_of(g.puzzle).void
+    assert all(g.puzzle.board.target_at(cell) is None for _, cell in g.puzzle.robots)
+    from solver import bank
+
+    assert g.puzzle.code() not in {e["code"] for e in bank.entries()}, "a new position, not a bank entry"
+
+
+def test_random_placements_only_without_bank_seeds():
+    g = generate(12, seed=3, bank_seeds=False)
+    assert solve(g.puzzle).length == 12
 
 
 def test_ranges_boards_robots_and_targets():
