@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 
-from . import errors, metrics
+from . import errors, limits, metrics
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -20,6 +20,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Seconds a queued solve may take.
         JOB_TIME_BUDGET=float(os.environ.get("RICOCHET_JOB_TIME_BUDGET", "300")),
         REDIS_URL=os.environ.get("REDIS_URL"),
+        # Per client address and route; "off" turns limiting off (benchmarks).
+        RATE_LIMIT_DEFAULT=os.environ.get("RICOCHET_RATE_LIMIT", "1200 per minute"),
+        RATE_LIMIT_SEARCH=os.environ.get("RICOCHET_RATE_LIMIT_SEARCH", "120 per minute"),
+        RATE_LIMITS_ENABLED=os.environ.get("RICOCHET_RATE_LIMITS", "on") != "off",
         JSON_SORT_KEYS=False,
     )
     app.config.update(config or {})
@@ -31,6 +35,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["celery"] = make_celery(app.config["REDIS_URL"])
     errors.register(app)
     metrics.register(app)
+    limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}}, expose_headers=["Location", "ETag", "Retry-After"])
     from .routes import api

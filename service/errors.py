@@ -7,7 +7,7 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, json
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from solver.errors import InvalidInput
 from solver.generate import NoPuzzleFound
@@ -47,8 +47,17 @@ def register(app: Flask) -> None:
         response.headers["Retry-After"] = "5"
         return response
 
+    @app.errorhandler(RequestEntityTooLarge)
+    def _too_large(e: RequestEntityTooLarge) -> Response:
+        limit = app.config["MAX_CONTENT_LENGTH"]
+        return problem_response(413, "Content Too Large",
+                                f"the request body is larger than the limit of {limit >> 10} KiB "
+                                f"({limit / (1 << 20):g} MiB); send one puzzle per request")
+
     @app.errorhandler(HTTPException)
     def _http(e: HTTPException) -> Response:
+        if isinstance(e.response, Response):  # already a problem (the rate limiter builds its own)
+            return e.response
         return problem_response(e.code or 500, e.name, e.description or e.name)
 
     @app.errorhandler(Exception)

@@ -1,0 +1,50 @@
+"""Limits a client can rely on: rate limits (429 + Retry-After), body size (413)."""
+
+from __future__ import annotations
+
+import uuid
+
+from service.app import create_app
+
+
+def test_rate_limit_answers_429_problem_with_retry_after():
+    client = create_app({"TESTING": True, "RATE_LIMIT_DEFAULT": "3 per minute"}).test_client()
+    assert [client.get("/v1/boards").status_code for _ in range(3)] == [200, 200, 200]
+    r = client.get("/v1/boards")
+    assert r.status_code == 429 and r.mimetype == "application/problem+json"
+    assert 1 <= int(r.headers["Retry-After"]) <= 60
+    assert "3 per 1 minute" in r.json["detail"] and r.json["limit"] == "3 per 1 minute"
+    # Another route has its own counter; health and documentation are never limited.
+    assert client.get("/v1/daily/2026-01-01").status_code == 200
+    assert all(client.get("/healthz").status_code == 200 for _ in range(10))
+    assert client.get("/openapi.yaml").status_code == 200
+
+
+def test_searching_routes_have_the_tighter_limit():
+    client = create_app({"TESTING": True, "RATE_LIMIT_SEARCH": "2 per minute"}).test_client()
+    body = {"code": "AQ2VAA8uIr0PAAk"}
+    assert [client.post("/v1/solve", json=body).status_code for _ in range(3)] == [200, 200, 429]
+    assert client.post("/v1/verify", json={"puzzle": body, "moves": []}).status_code == 200
+
+
+def test_limits_are_counted_in_redis_across_api_processes(redis_url):
+    # Two app instances stand for two API processes sharing one Redis.
+    prefix = uuid.uuid4().hex  # a client address of its own, so other tests' counts do not matter
+    config = {"TESTING": True, "REDIS_URL": redis_url, "RATE_LIMIT_DEFAULT": "4 per minute"}
+    first, second = create_app(config).test_client(), create_app(config).test_client()
+    env = {"REMOTE_ADDR": f"10.{int(prefix[:2], 16)}.{int(prefix[2:4], 16)}.{int(prefix[4:6], 16)}"}
+    codes = [c.get("/v1/boards", environ_base=env).status_code for c in (first, second, first, second, first)]
+    assert codes == [200, 200, 200, 200, 429]
+
+
+def test_limits_can_be_turned_off():
+    client = create_app({"TESTING": True, "RATE_LIMIT_DEFAULT": "1 per minute",
+                         "RATE_LIMITS_ENABLED": False}).test_client()
+    assert all(client.get("/v1/boards").status_code == 200 for _ in range(5))
+
+
+def test_oversized_body_is_413_problem():
+    client = create_app({"TESTING": True}).test_client()
+    r = client.post("/v1/solve", data=b"{" + b" " * (2 << 20) + b"}", content_type="application/json")
+    assert r.status_code == 413 and r.mimetype == "application/problem+json"
+    assert "1 MiB" in r.json["detail"] or "large" in r.json["detail"].lower()
