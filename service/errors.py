@@ -33,7 +33,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(InvalidInput)
     def _invalid(e: InvalidInput) -> Response:
-        return problem_response(400, "Invalid input", str(e), field=e.field)
+        extra = {"errors": e.problems()} if e.others else {}
+        return problem_response(400, "Invalid input", str(e), field=e.field, **extra)
 
     @app.errorhandler(NoPuzzleFound)
     def _not_found(e: NoPuzzleFound) -> Response:

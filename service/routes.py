@@ -15,14 +15,16 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from solver.board import EDITIONS, all_boards, real_board, sections
 from solver.daily import DAYS_AHEAD, FIRST_DAY, daily_json, published
 from solver.errors import InvalidInput
-from solver.generate import difficulty, generate
+from solver.generate import MAX_LENGTH, difficulty, generate
 from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
 from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg
+from workers.schemas import load
 
 from .errors import Problem, problem_response
 from .metrics import CACHE, SOLVE_SECONDS
+from .schemas import RandomQuery, VerifyRequest
 
 api = Blueprint("api", __name__)
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
@@ -240,19 +242,6 @@ def rate() -> Response:
                     "code": p.code()})
 
 
-def _int_arg(name: str, lo: int, hi: int) -> int | None:
-    raw = request.args.get(name)
-    if raw is None:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise Problem(400, "Invalid query", f"{name} must be an integer", field=name) from None
-    if not lo <= value <= hi:
-        raise Problem(422, "Out of range", f"{name} must be from {lo} to {hi}", field=name)
-    return value
-
-
 RANDOM_TIME_BUDGET = 10.0  # seconds a request may spend generating
 
 # Lengths to try for each grade; the grade of each find is checked before it is served.
@@ -262,17 +251,14 @@ GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (
 
 @api.get("/v1/puzzles/random")
 def random_puzzle() -> Response:
-    length = _int_arg("length", 2, 20)
-    robots = _int_arg("robots", 4, 5) or 4
-    grade = request.args.get("grade")
-    seed = request.args.get("seed") or uuid.uuid4().hex
-    board = request.args.get("board", "random-2013")
-    if len(seed) > 100:
-        raise Problem(400, "Invalid query", "seed must be at most 100 characters", field="seed")
+    query = load(RandomQuery(), request.args.to_dict())
+    length, grade, robots, board = query.get("length"), query.get("grade"), query["robots"], query["board"]
+    seed = query.get("seed") or uuid.uuid4().hex
     if (length is None) == (grade is None):
         raise Problem(400, "Invalid query", "give exactly one of length or grade", field="length")
-    if grade is not None and grade not in GRADE_LENGTHS:
-        raise Problem(400, "Invalid query", f"grade must be one of {', '.join(GRADE_LENGTHS)}", field="grade")
+    if length is not None and not 2 <= length <= MAX_LENGTH:
+        raise Problem(422, "Out of range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
+                      f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
     if length is not None:
         g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET)
     else:
@@ -293,9 +279,7 @@ def random_puzzle() -> Response:
 
 @api.post("/v1/verify")
 def verify() -> Response:
-    body = _json_body()
-    if not isinstance(body, dict) or "puzzle" not in body or "moves" not in body:
-        raise InvalidInput("", "expected {\"puzzle\": {...}, \"moves\": [...]}")
+    body = load(VerifyRequest(), _json_body())
     try:
         p = _puzzle_from(body["puzzle"])
     except InvalidInput as e:

@@ -81,7 +81,8 @@ def test_random_puzzle_by_length_and_by_grade(client):
 
 @pytest.mark.parametrize("query,status,field", [
     ("", 400, "length"), ("length=5&grade=easy", 400, "length"), ("length=x", 400, "length"),
-    ("length=99", 422, "length"), ("grade=godlike", 400, "grade"), ("length=5&robots=7", 422, "robots"),
+    ("length=99", 422, "length"), ("grade=godlike", 400, "grade"), ("length=5&robots=7", 400, "robots"),
+    ("length=1", 422, "length"), ("length=5&colour=red", 400, "colour"), ("length=5&seed=", 400, "seed"),
     ("length=5&board=green-A,green-B,red-B,blue-B", 400, "board"),
 ])
 def test_random_puzzle_bad_queries(client, query, status, field):
@@ -95,3 +96,14 @@ def test_docs_cors_and_contract(client):
     assert client.get("/openapi.yaml").data.startswith(b"openapi: 3.1.0")
     r = client.get("/v1/boards", headers={"Origin": "https://example.org"})
     assert r.headers["Access-Control-Allow-Origin"] in ("*", "https://example.org")
+
+
+def test_validation_names_every_bad_field(client):
+    r = client.post("/v1/packs", json={"count": "3", "min_length": 30, "colour": "red"})
+    assert r.status_code == 400 and r.json["field"] == "count"
+    fields = {e["field"]: e["message"] for e in r.json["errors"]}
+    assert fields == {"count": "must be an integer", "min_length": "must be an integer from 1 to 20",
+                      "max_length": "is required", "colour": fields["colour"]}
+    assert "unknown field" in fields["colour"]
+    r = client.post("/v1/verify", json={"puzzle": {"code": "AQ2VAA8uIr0PAAk"}, "moves": "N"})
+    assert r.status_code == 400 and r.json["field"] == "moves" and "list of moves" in r.json["detail"]

@@ -14,9 +14,8 @@ from solver.puzzle import Puzzle
 from solver.solve import solve
 
 from .app import celery_app
+from .schemas import PackRequest, SolveTask, load
 from .stores import Stores
-
-MAX_TIME_BUDGET = 600.0
 
 
 def _stores() -> Stores:
@@ -27,9 +26,8 @@ def _stores() -> Stores:
 def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float) -> dict[str, Any]:
     stores = _stores()
     try:
+        load(SolveTask(), {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget})
         p = Puzzle.from_json(puzzle)
-        if not isinstance(time_budget, (int, float)) or not 0 < time_budget <= MAX_TIME_BUDGET:
-            raise InvalidInput("time_budget", f"must be a number of seconds from 0 to {MAX_TIME_BUDGET}")
     except InvalidInput as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
         return {"error": str(e)}
@@ -68,30 +66,11 @@ celery_app.conf.beat_schedule = {
 
 
 CHUNK = 5
-MAX_PACK = 1000
 
 
 def pack_request(body: Any) -> dict[str, Any]:
     """Check a pack request (API and task alike) and fill in the defaults."""
-    if not isinstance(body, dict):
-        raise InvalidInput("", "expected an object like {\"count\": 10, \"min_length\": 8, \"max_length\": 12}")
-    known = {"count", "min_length", "max_length", "seed", "board", "robots"}
-    unknown = sorted(set(body) - known)
-    if unknown:
-        raise InvalidInput(unknown[0], f"unknown field; a pack takes {', '.join(sorted(known))}")
-    out = {"count": body.get("count"), "min_length": body.get("min_length"), "max_length": body.get("max_length"),
-           "seed": body.get("seed", 0), "board": body.get("board", "random-2013"), "robots": body.get("robots", 4)}
-    for name, lo, hi in (("count", 1, MAX_PACK), ("min_length", 1, 20), ("max_length", 1, 20), ("robots", 4, 5)):
-        v = out[name]
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-            raise InvalidInput(name, f"must be an integer from {lo} to {hi}")
-    if out["min_length"] > out["max_length"]:
-        raise InvalidInput("min_length", "must not exceed max_length")
-    if not isinstance(out["seed"], (int, str)) or isinstance(out["seed"], bool) or len(str(out["seed"])) > 100:
-        raise InvalidInput("seed", "must be an integer or a string of at most 100 characters")
-    if not isinstance(out["board"], str):
-        raise InvalidInput("board", "must be a board spec or random-2013, random-1999, random-beginner")
-    return out
+    return load(PackRequest(), body)
 
 
 def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:

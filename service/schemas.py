@@ -1,0 +1,34 @@
+"""Schemas (marshmallow) for API bodies and queries; puzzles themselves are
+checked by solver.puzzle, which names the bad field the same way."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
+
+
+class VerifyRequest(Schema):
+    """POST /v1/verify: {"puzzle": {...} or {"code": ...}, "moves": [...]}."""
+
+    class Meta:
+        unknown = RAISE
+
+    puzzle = fields.Dict(required=True, error_messages={"invalid": "must be a FORMATS.md puzzle or {{\"code\": ...}}"})
+    moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=1000),
+                        error_messages={"invalid": "must be a list of moves like {{\"robot\": \"red\", "
+                                                   "\"direction\": \"N\"}}"})
+
+
+class RandomQuery(Schema):
+    """GET /v1/puzzles/random: exactly one of length or grade."""
+
+    class Meta:
+        unknown = RAISE
+
+    length = fields.Integer(error_messages={"invalid": "must be an integer"})
+    grade = fields.String(validate=validate.OneOf(GRADES, error=f"must be one of {', '.join(GRADES)}"))
+    robots = fields.Integer(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"),
+                            error_messages={"invalid": "must be 4 or 5"})
+    seed = fields.String(validate=validate.Length(1, 100, error="must be 1 to 100 characters"))
+    board = fields.String(load_default="random-2013", validate=validate.Length(max=200))

@@ -1,0 +1,106 @@
+"""Schemas (marshmallow) for what crosses a process boundary: API bodies and
+task payloads are checked by the same schema before any work starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from solver.errors import InvalidInput
+
+MAX_PACK = 1000
+MAX_PACK_LENGTH = 20
+MAX_SEED = 100
+MAX_TIME_BUDGET = 600.0  # seconds a queued solve may search
+
+
+class StrictInt(fields.Integer):
+    """An integer, and only an integer: no strings, floats or booleans."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.make_error("invalid")
+        return value
+
+    default_error_messages = {"invalid": "must be an integer"}
+
+
+class Seed(fields.Field):
+    """An integer or a string of at most MAX_SEED characters."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | str:
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > MAX_SEED:
+            raise ValidationError(f"must be an integer or a string of at most {MAX_SEED} characters")
+        return value
+
+
+def _range(lo: int, hi: int) -> validate.Range:
+    return validate.Range(lo, hi, error=f"must be an integer from {lo} to {hi}")
+
+
+class PackRequest(Schema):
+    """POST /v1/packs and the ricochet.pack task."""
+
+    class Meta:
+        unknown = RAISE
+        ordered = True
+
+    count = StrictInt(required=True, validate=_range(1, MAX_PACK))
+    min_length = StrictInt(required=True, validate=_range(1, MAX_PACK_LENGTH))
+    max_length = StrictInt(required=True, validate=_range(1, MAX_PACK_LENGTH))
+    seed = Seed(load_default=0)
+    board = fields.String(load_default="random-2013", validate=validate.Length(max=200),
+                          error_messages={"invalid": "must be a board spec or random-2013, random-1999, "
+                                                     "random-beginner"})
+    robots = StrictInt(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"))
+
+    @validates_schema
+    def _lengths(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data["min_length"] > data["max_length"]:
+            raise ValidationError("must not exceed max_length", "min_length")
+
+
+class SolveTask(Schema):
+    """The ricochet.solve task: a job id, a FORMATS.md puzzle, a time budget."""
+
+    class Meta:
+        unknown = RAISE
+
+    job_id = fields.String(required=True, validate=validate.Length(1, 64))
+    puzzle = fields.Dict(required=True)
+    time_budget = fields.Float(required=True, validate=validate.Range(
+        0, MAX_TIME_BUDGET, min_inclusive=False, error=f"must be a number of seconds from 0 to {MAX_TIME_BUDGET:g}"))
+
+
+def load(schema: Schema, data: Any) -> dict[str, Any]:
+    """Validate and fill in defaults; a bad field becomes an InvalidInput (400 in
+    the API) naming it, with every other bad field listed beside it."""
+    if not isinstance(data, dict):
+        raise InvalidInput("", "expected a JSON object")
+    try:
+        return schema.load(data)
+    except ValidationError as e:
+        problems = [(f, _plain(m, schema)) for f, m in _flatten(e.normalized_messages())]
+        raise InvalidInput(*problems[0], others=problems[1:]) from None
+
+
+def _plain(message: str, schema: Schema) -> str:
+    if message == "Unknown field.":
+        return f"unknown field; expected one of {', '.join(schema.fields)}"
+    if message == "Missing data for required field.":
+        return "is required"
+    return message
+
+
+def _flatten(messages: Any, prefix: str = "") -> list[tuple[str, str]]:
+    if isinstance(messages, dict):
+        out = []
+        for key, value in messages.items():
+            name = "" if key == "_schema" else (f"{prefix}.{key}" if prefix else str(key))
+            out.extend(_flatten(value, name or prefix))
+        return out
+    if isinstance(messages, list):
+        return [(prefix, str(m)) for m in messages if not isinstance(m, (dict, list))] + \
+            [p for m in messages if isinstance(m, (dict, list)) for p in _flatten(m, prefix)]
+    return [(prefix, str(messages))]
