@@ -9,6 +9,7 @@ the solver before it is written.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import random
 import time
@@ -49,7 +50,8 @@ PER_GOAL = 3  # at most this many entries share a board and a target
 
 
 def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
-           edition: str = "2013", threads: int = 2, climb_steps: int = 150) -> Iterator[dict[str, Any]]:
+           edition: str = "2013", threads: int = 2, climb_steps: int = 40,
+           walk: bool = False) -> Iterator[dict[str, Any]]:
     """Yield bank entries (optimal length >= min_length) found within `seconds`.
 
     Random fair positions, solved in batches over threads: long optima are rare
@@ -58,7 +60,11 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
     From each find it then climbs: one robot moved to another free cell at a
     time, kept when the optimum does not get shorter, so that the neighbourhood
     of a long puzzle yields longer ones.  At most PER_GOAL entries share a board
-    and a target, so the bank stays varied."""
+    and a target, so the bank stays varied.
+
+    With `walk`, it instead asks the generator for puzzles of at least
+    min_length moves, which walks away from the bank's own long puzzles: the
+    quickest way to the longest lengths once the bank holds a few."""
     rng = random.Random(f"bank:{seed}:{min_length}:{robots}:{ricochet}:{edition}")
     specs = list(all_boards(edition))
     boards: dict[str, tuple[Board, list[Cell]]] = {}
@@ -83,6 +89,9 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
         per_goal[(p.board.spec, p.goal.cell)] += 1
         return _entry(p, answer, robots, ricochet, edition)
 
+    if walk:
+        yield from _walks(min_length, robots, ricochet, seed, edition, deadline, bankable)
+        return
     while time.monotonic() < deadline:
         batch = []
         for _ in range(2000):
@@ -102,6 +111,23 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
             if time.monotonic() >= deadline:
                 return
             yield from _climb(p, length, free_cells(p.board.spec)[1], climb_steps, deadline, rng, bankable)
+
+
+def _walks(min_length: int, robots: int, ricochet: str, seed: str, edition: str, deadline: float,
+           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
+    from .generate import MAX_LENGTH, NoPuzzleFound, generate
+
+    for i in itertools.count():
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        try:
+            g = generate(min_length=min_length, max_length=MAX_LENGTH, board=f"random-{edition}", robots=robots,
+                         rules=Rules(ricochet), seed=f"bank-walk:{seed}:{i}", time_budget=remaining)
+        except NoPuzzleFound:
+            return
+        if (entry := bankable(g.puzzle, g.solution)) is not None:
+            yield entry
 
 
 def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: float, rng: random.Random,

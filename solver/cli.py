@@ -89,6 +89,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--edition", choices=("2013", "1999"), default="2013")
     p.add_argument("--threads", type=int, default=2, help="solver threads (default 2)")
     p.add_argument("--output", help="append here instead of solver/data/bank.jsonl")
+    p.add_argument("--walk", action="store_true",
+                   help="walk from the bank's long puzzles (generate) instead of sampling random positions")
     p.set_defaults(run=_bank)
     return parser, sub
 
@@ -238,7 +240,7 @@ def _bank(args: argparse.Namespace) -> int:
     path = args.output or BANK
     with open(path, "a", encoding="utf-8") as f:
         for entry in search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60,
-                            edition=args.edition, threads=args.threads):
+                            edition=args.edition, threads=args.threads, walk=args.walk):
             f.write(json.dumps(entry) + "\n")
             f.flush()
             found += 1

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from service.app import create_app
+from solver.puzzle import Puzzle
 
 
 @pytest.fixture()
@@ -107,3 +108,22 @@ def test_validation_names_every_bad_field(client):
     assert "unknown field" in fields["colour"]
     r = client.post("/v1/verify", json={"puzzle": {"code": "AQ2VAA8uIr0PAAk"}, "moves": "N"})
     assert r.status_code == 400 and r.json["field"] == "moves" and "list of moves" in r.json["detail"]
+
+
+def test_verify_knows_the_optimum_of_published_and_solved_puzzles(redis_url):
+    """A long daily puzzle is verified as optimal at once, not after a search
+    that the request's budget cannot finish; unknown optima are said to be so."""
+    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.001}).test_client()
+    day = "2026-01-04"  # a Sunday: 17 to 20 moves
+    puzzle = client.get(f"/v1/daily/{day}").json["puzzle"]
+    moves = client.get(f"/v1/daily/{day}/solution").json["moves"]
+    r = client.post("/v1/verify", json={"puzzle": puzzle, "moves": moves}).json
+    assert r["solved"] and r["optimal"] and r["optimality"] == "proven" and r["optimal_length"] == len(moves)
+    # Not known, and no time to search: the verdict says so instead of guessing.
+    from solver import bank
+
+    entry = max(bank.entries(), key=lambda e: e["length"])
+    other = Puzzle.from_code(entry["code"]).to_json()
+    r = client.post("/v1/verify", json={"puzzle": other, "moves": entry["solution"]}).json
+    assert r["solved"] and r["optimality"] == "unknown"
+    assert r["optimal"] is False and r["optimal_length"] is None

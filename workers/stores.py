@@ -43,6 +43,24 @@ class Stores:
         if answer.get("status") in ("optimal", "unsolvable"):
             self.redis.set(f"solve:{puzzle_hash}", json.dumps({"v": FORMAT, "answer": answer}), ex=SOLVE_TTL)
 
+    def optimum(self, puzzle_hash: str) -> int | None:
+        """A puzzle's proven optimal length, when known: from a solved answer, or
+        recorded when the puzzle was generated (daily puzzles, packs)."""
+        answer = self.answer(puzzle_hash)
+        if answer is not None and answer.get("status") == "optimal":
+            return answer["length"]
+        raw = self.redis.get(f"optimum:{puzzle_hash}")
+        return int(raw) if raw is not None else None
+
+    def save_optimum(self, puzzle_hash: str, length: int, ttl: int | None = SOLVE_TTL) -> None:
+        self.redis.set(f"optimum:{puzzle_hash}", length, ex=ttl)
+
+    def _record_generated(self, item: dict[str, Any], ttl: int | None) -> None:
+        from solver.puzzle import Puzzle
+
+        puzzle = item.get("puzzle") or {k: item[k] for k in ("board", "robots", "target", "rules") if k in item}
+        self.save_optimum(Puzzle.from_json(puzzle).content_hash(), item["optimal_length"], ttl)
+
     # -- daily puzzles: kept forever, and never replaced once published ------------------
 
     def daily(self, key: str) -> dict[str, Any] | None:
@@ -52,6 +70,7 @@ class Stores:
     def publish_daily(self, key: str, daily: dict[str, Any]) -> dict[str, Any]:
         """Store a day's puzzle unless one is there already; returns the one that stands."""
         if self.redis.set(f"daily:{key}", json.dumps({"v": FORMAT, "daily": daily}), nx=True):
+            self._record_generated(daily, ttl=None)  # verify knows the optimum at once, for good
             return daily
         return self.daily(key) or daily
 
@@ -60,6 +79,7 @@ class Stores:
     def save_pack_item(self, pack_id: str, index: int, item: dict[str, Any]) -> int:
         """Store puzzle `index` of a pack; returns how many the pack holds now."""
         key = f"pack:{pack_id}:items"
+        self._record_generated(item, PACK_TTL)
         with self.redis.pipeline() as pipe:
             pipe.hset(key, str(index), json.dumps(item))
             pipe.expire(key, PACK_TTL)
