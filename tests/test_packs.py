@@ -109,3 +109,41 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
         request = pack_request(body)
         assert len(puzzles) == 30
         assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(30)]
+
+
+@pytest.mark.slow
+def test_redis_restarted_mid_pack(tmp_path):
+    """While Redis is down the API answers 503 with Retry-After; afterwards it
+    recovers by itself and the pack completes (or is reported failed), never
+    'succeeded' with puzzles missing."""
+    redis = EmbeddedRedis(tmp_path / "redis", persist=True).start()
+    client = create_app({"REDIS_URL": redis.url}).test_client()
+    body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart"}
+    worker = _start_worker(redis.url)
+    try:
+        r = client.post("/v1/packs", json=body)
+        location = r.headers["Location"]
+        deadline = time.monotonic() + 120
+        while client.get(location).json["progress"] < 0.1:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        redis.stop()
+        down = client.get(location)
+        assert down.status_code == 503 and down.mimetype == "application/problem+json"
+        assert int(down.headers["Retry-After"]) > 0
+        assert client.get("/readyz").status_code == 503
+        time.sleep(8)  # the worker meets the outage mid-chunk
+        redis.start()
+        job = _wait(client, location, timeout=300)
+        assert job["state"] in ("succeeded", "failed"), job
+        if job["state"] == "succeeded":
+            puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
+            request = pack_request(body)
+            assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(20)]
+        else:
+            assert job["error"]
+            assert client.get(f"/v1/packs/{job['id']}").status_code == 409
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+        redis.stop()
