@@ -65,7 +65,12 @@ celery_app.conf.beat_schedule = {
 }
 
 
-CHUNK = 5
+def chunk_size(request: dict[str, Any]) -> int:
+    """Puzzles per chunk task: many cheap short puzzles per task, long ones one
+    by one so that every worker gets a share of even a small pack."""
+    return 10 if request["min_length"] <= 8 else 3 if request["min_length"] <= 12 else 1
+
+
 
 
 def pack_request(body: Any) -> dict[str, Any]:
@@ -91,8 +96,9 @@ def pack_task(job_id: str) -> int:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
         return 0
     stores.update_job(job_id, state="running", started=time.time())
-    for first in range(0, request["count"], CHUNK):
-        pack_chunk.delay(job_id, first, min(first + CHUNK, request["count"]))
+    size = chunk_size(request)
+    for first in range(0, request["count"], size):
+        pack_chunk.delay(job_id, first, min(first + size, request["count"]))
     return request["count"]
 
 
