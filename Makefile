@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench bench-load clean
 
 $(STAMP): pyproject.toml setup.py solver/_core.c
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
@@ -24,6 +24,10 @@ lint: install
 
 test: lint
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
+
+bench-load: install
+	command -v wrk >/dev/null || (apt-get install -y wrk || sudo apt-get install -y wrk)
+	$(BIN)/python bench/load.py
 
 bench: install
 	$(BIN)/python bench/solver.py

@@ -5,10 +5,12 @@ import os
 
 bind = os.environ.get("RICOCHET_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("RICOCHET_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
-threads = int(os.environ.get("RICOCHET_WEB_THREADS", "2"))  # the solver releases the GIL
+# One thread: gunicorn's sync worker, measured fastest here for the daily puzzle and
+# verify (bench/load.py); solves longer than a second move to the Celery workers.
+threads = int(os.environ.get("RICOCHET_WEB_THREADS", "1"))
 timeout = 30
 graceful_timeout = 20
-accesslog = "-"
+accesslog = os.environ.get("RICOCHET_ACCESS_LOG", "-") or None  # "" turns it off
 errorlog = "-"
 
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ from .errors import Problem, problem_response
 from .metrics import CACHE, SOLVE_SECONDS
 from .schemas import RandomQuery, VerifyRequest
 
+RANDOM_QUERY = RandomQuery()  # schemas are stateless: one instance serves every request
+VERIFY_REQUEST = VerifyRequest()
 api = Blueprint("api", __name__)
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
@@ -251,7 +254,7 @@ GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (
 
 @api.get("/v1/puzzles/random")
 def random_puzzle() -> Response:
-    query = load(RandomQuery(), request.args.to_dict())
+    query = load(RANDOM_QUERY, request.args.to_dict())
     length, grade, robots, board = query.get("length"), query.get("grade"), query["robots"], query["board"]
     seed = query.get("seed") or uuid.uuid4().hex
     if (length is None) == (grade is None):
@@ -279,7 +282,7 @@ def random_puzzle() -> Response:
 
 @api.post("/v1/verify")
 def verify() -> Response:
-    body = load(VerifyRequest(), _json_body())
+    body = load(VERIFY_REQUEST, _json_body())
     try:
         p = _puzzle_from(body["puzzle"])
     except InvalidInput as e:
@@ -330,9 +333,23 @@ def _daily(day: dt.date) -> dict[str, Any]:
     return daily_json(day)
 
 
-def _cacheable(body: dict[str, Any], day: dt.date) -> Response:
-    response = jsonify(body)
-    response.set_etag(hashlib.sha256(response.get_data()).hexdigest())
+# A published day never changes, so each process keeps the bytes it served
+# (body and ETag) and answers later requests without Redis or serialising.
+_SERVED: dict[tuple[str, str], tuple[bytes, str]] = {}
+_SERVED_MAX = 4096
+
+
+def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]]) -> Response:
+    key = (day.isoformat(), variant)
+    served = _SERVED.get(key)
+    if served is None:
+        data = json.dumps(build(_daily(day)), separators=(",", ":")).encode() + b"\n"
+        served = (data, hashlib.sha256(data).hexdigest())
+        if len(_SERVED) >= _SERVED_MAX:
+            _SERVED.clear()
+        _SERVED[key] = served
+    response = Response(served[0], mimetype="application/json")
+    response.set_etag(served[1])
     today = dt.datetime.now(dt.UTC).date()
     if day < today:
         response.headers["Cache-Control"] = "public, max-age=2592000, immutable"
@@ -351,14 +368,18 @@ def daily_today() -> Response:
 @api.get("/v1/daily/<date>")
 def daily_on(date: str) -> Response:
     day = _day(date)
-    body = {k: v for k, v in _daily(day).items() if k != "solution"}
-    body["solution_url"] = f"/v1/daily/{day.isoformat()}/solution"
-    return _cacheable(body, day)
+
+    def build(found: dict[str, Any]) -> dict[str, Any]:
+        return {**{k: v for k, v in found.items() if k != "solution"},
+                "solution_url": f"/v1/daily/{day.isoformat()}/solution"}
+
+    return _cacheable(day, "puzzle", build)
 
 
 @api.get("/v1/daily/<date>/solution")
 def daily_solution(date: str) -> Response:
-    day = _day(date)
-    found = _daily(day)
-    return _cacheable({"date": found["date"], "code": found["code"], "length": found["optimal_length"],
-                       "moves": found["solution"], "status": "optimal"}, day)
+    def build(found: dict[str, Any]) -> dict[str, Any]:
+        return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
+                "moves": found["solution"], "status": "optimal"}
+
+    return _cacheable(_day(date), "solution", build)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import zlib
@@ -166,7 +167,7 @@ class Puzzle:
 
     # -- queries -----------------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def colours(self) -> tuple[str, ...]:
         return tuple(c for c, _ in self.robots)
 

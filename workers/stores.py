@@ -46,11 +46,12 @@ class Stores:
     def optimum(self, puzzle_hash: str) -> int | None:
         """A puzzle's proven optimal length, when known: from a solved answer, or
         recorded when the puzzle was generated (daily puzzles, packs)."""
-        answer = self.answer(puzzle_hash)
-        if answer is not None and answer.get("status") == "optimal":
-            return answer["length"]
-        raw = self.redis.get(f"optimum:{puzzle_hash}")
-        return int(raw) if raw is not None else None
+        solved, recorded = self.redis.mget(f"solve:{puzzle_hash}", f"optimum:{puzzle_hash}")
+        if solved is not None:
+            value = json.loads(solved)
+            if value.get("v") == FORMAT and value["answer"].get("status") == "optimal":
+                return value["answer"]["length"]
+        return int(recorded) if recorded is not None else None
 
     def save_optimum(self, puzzle_hash: str, length: int, ttl: int | None = SOLVE_TTL) -> None:
         self.redis.set(f"optimum:{puzzle_hash}", length, ex=ttl)

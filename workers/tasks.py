@@ -17,6 +17,9 @@ from .app import celery_app
 from .schemas import PackRequest, SolveTask, load
 from .stores import Stores
 
+SOLVE_TASK = SolveTask()  # schemas are stateless: one instance serves every request
+PACK_REQUEST = PackRequest()
+
 
 def _stores() -> Stores:
     return Stores.from_url(os.environ.get("REDIS_URL", celery_app.conf.broker_url))
@@ -26,7 +29,7 @@ def _stores() -> Stores:
 def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float) -> dict[str, Any]:
     stores = _stores()
     try:
-        load(SolveTask(), {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget})
+        load(SOLVE_TASK, {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget})
         p = Puzzle.from_json(puzzle)
     except InvalidInput as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
@@ -75,7 +78,7 @@ def chunk_size(request: dict[str, Any]) -> int:
 
 def pack_request(body: Any) -> dict[str, Any]:
     """Check a pack request (API and task alike) and fill in the defaults."""
-    return load(PackRequest(), body)
+    return load(PACK_REQUEST, body)
 
 
 def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
