@@ -16,9 +16,11 @@ log = logging.getLogger(__name__)
 
 
 class Problem(Exception):
-    def __init__(self, status: int, title: str, detail: str, **extra: Any) -> None:
+    def __init__(self, status: int, title: str, detail: str, headers: dict[str, str] | None = None,
+                 **extra: Any) -> None:
         super().__init__(detail)
         self.status, self.title, self.detail, self.extra = status, title, detail, extra
+        self.headers = headers or {}
 
 
 def problem_response(status: int, title: str, detail: str, **extra: Any) -> Response:
@@ -29,7 +31,9 @@ def problem_response(status: int, title: str, detail: str, **extra: Any) -> Resp
 def register(app: Flask) -> None:
     @app.errorhandler(Problem)
     def _problem(e: Problem) -> Response:
-        return problem_response(e.status, e.title, e.detail, **e.extra)
+        response = problem_response(e.status, e.title, e.detail, **e.extra)
+        response.headers.update(e.headers)
+        return response
 
     @app.errorhandler(InvalidInput)
     def _invalid(e: InvalidInput) -> Response:

@@ -20,15 +20,16 @@ from solver.generate import MAX_LENGTH, difficulty, generate
 from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
 from solver.solve import solve
-from solver.svg import board_svg, puzzle_svg
+from solver.svg import board_svg, puzzle_svg, sheet_svg
 from workers.schemas import load
 
 from .errors import Problem, problem_response
 from .metrics import CACHE, SOLVE_SECONDS
-from .schemas import RandomQuery, VerifyRequest
+from .schemas import RandomQuery, SheetQuery, VerifyRequest
 
 RANDOM_QUERY = RandomQuery()  # schemas are stateless: one instance serves every request
 VERIFY_REQUEST = VerifyRequest()
+SHEET_QUERY = SheetQuery()
 api = Blueprint("api", __name__)
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
@@ -202,26 +203,51 @@ def create_pack() -> Response:
     return _accepted(job)
 
 
-@api.get("/v1/packs/<pack_id>")
-def get_pack(pack_id: str) -> Response:
+def _finished_pack(pack_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The pack's job and its puzzles in order; 404, 409 (not ready) or 410 otherwise."""
     stores = _required_stores()
     job = stores.job(pack_id) if len(pack_id) <= 64 else None
     if job is None or job["kind"] != "pack":
         raise Problem(404, "Not Found", f"no pack {pack_id!r}: packs are kept for a week")
     if job["state"] != "succeeded":
-        response = problem_response(409, "Not ready", f"the pack is {job['state']}; follow its job",
-                                    job=f"/v1/jobs/{pack_id}", state=job["state"])
-        response.headers["Location"] = f"/v1/jobs/{pack_id}"
-        return response
-    count = job["request"]["count"]
-    puzzles = stores.pack_items(pack_id, count)
+        raise Problem(409, "Not ready", f"the pack is {job['state']}; follow its job",
+                      headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
+    puzzles = stores.pack_items(pack_id, job["request"]["count"])
     if puzzles is None:
         raise Problem(410, "Gone", "the pack has expired; create it again (same seed, same puzzles)")
+    return job, puzzles
+
+
+@api.get("/v1/packs/<pack_id>")
+def get_pack(pack_id: str) -> Response:
+    job, puzzles = _finished_pack(pack_id)
     wants_lines = request.args.get("format") == "ndjson" or \
         request.accept_mimetypes.best == "application/x-ndjson"
     if wants_lines:
         return Response((json.dumps(p) + "\n" for p in puzzles), mimetype="application/x-ndjson")
-    return jsonify({"pack_id": pack_id, "count": count, "request": job["request"], "puzzles": puzzles})
+    return jsonify({"pack_id": pack_id, "count": len(puzzles), "request": job["request"], "puzzles": puzzles})
+
+
+SHEET_SIZE = 24  # puzzles per SVG sheet
+
+
+@api.get("/v1/packs/<pack_id>.svg")
+def pack_sheet(pack_id: str) -> Response:
+    query = load(SHEET_QUERY, request.args.to_dict())
+    _, puzzles = _finished_pack(pack_id)
+    pages = (len(puzzles) + SHEET_SIZE - 1) // SHEET_SIZE
+    if query["page"] > pages:
+        raise Problem(404, "Not Found", f"the pack has {pages} sheet(s) of {SHEET_SIZE} puzzles", field="page")
+    first = (query["page"] - 1) * SHEET_SIZE
+    items = []
+    for index, item in enumerate(puzzles[first:first + SHEET_SIZE], start=first + 1):
+        p = Puzzle.from_json({k: item[k] for k in ("board", "robots", "target", "rules")})
+        moves = moves_from_json(item["solution"]) if query["solution"] else None
+        items.append((p, f"{index}. {item['code']} · {item['optimal_length']} moves", moves))
+    sheet = sheet_svg(items, columns=4, title=f"Pack {pack_id}, sheet {query['page']} of {pages}")
+    response = Response(sheet, mimetype=SVG)
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    return response
 
 
 @api.get("/v1/jobs/<job_id>")

@@ -32,3 +32,14 @@ class RandomQuery(Schema):
                             error_messages={"invalid": "must be 4 or 5"})
     seed = fields.String(validate=validate.Length(1, 100, error="must be 1 to 100 characters"))
     board = fields.String(load_default="random-2013", validate=validate.Length(max=200))
+
+
+class SheetQuery(Schema):
+    """GET /v1/packs/{id}.svg: which sheet, and whether to draw the solutions."""
+
+    class Meta:
+        unknown = RAISE
+
+    page = fields.Integer(load_default=1, validate=validate.Range(1, 1000, error="must be from 1 to 1000"),
+                          error_messages={"invalid": "must be an integer"})
+    solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"})

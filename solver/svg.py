@@ -7,6 +7,7 @@ symbol shape, and solution moves are numbered.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
@@ -65,6 +66,32 @@ def board_svg(board: Board, puzzle: Puzzle | None = None,
 
 def puzzle_svg(puzzle: Puzzle, solution: Sequence[Move] | None = None) -> str:
     return board_svg(puzzle.board, puzzle, solution)
+
+
+def sheet_svg(items: Sequence[tuple[Puzzle, str, Sequence[Move] | None]], columns: int = 4,
+              title: str = "Puzzles") -> str:
+    """Several puzzles on one printable sheet: each drawn as by puzzle_svg, scaled
+    into a grid, with its caption (for example its code and length) below it."""
+    thumb, caption, gap = 320, 28, 16
+    columns = max(1, min(columns, len(items) or 1))
+    rows = (len(items) + columns - 1) // columns
+    w = columns * (thumb + gap) + gap
+    h = rows * (thumb + caption + gap) + gap
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+           f'role="img" font-family="Helvetica, Arial, sans-serif">',
+           f"<title>{escape(title)}</title>", f'<rect width="{w}" height="{h}" fill="#ffffff"/>']
+    for i, (puzzle, text, solution) in enumerate(items):
+        x = gap + (i % columns) * (thumb + gap)
+        y = gap + (i // columns) * (thumb + caption + gap)
+        inner = puzzle_svg(puzzle, solution)
+        # The puzzle's own document, nested and scaled: its viewBox keeps the drawing whole.
+        inner = re.sub(r'^<svg ([^>]*?)width="\d+" height="\d+"', rf'<svg \1x="{x}" y="{y}" width="{thumb}" '
+                       rf'height="{thumb}"', inner, count=1)
+        out.append(inner)
+        out.append(f'<text x="{x + thumb / 2}" y="{y + thumb + 20}" text-anchor="middle" font-size="15" '
+                   f'fill="#222">{escape(text)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 def _title(board: Board, puzzle: Puzzle | None) -> str:

@@ -43,6 +43,12 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     lines = client.get(f"/v1/packs/{job['pack_id']}?format=ndjson")
     assert lines.mimetype == "application/x-ndjson"
     assert [json.loads(x) for x in lines.data.decode().splitlines()] == pack["puzzles"]
+    sheet = client.get(f"/v1/packs/{job['pack_id']}.svg?solution=true")
+    assert sheet.status_code == 200 and sheet.mimetype == "image/svg+xml"
+    assert sheet.data.count(b"<svg") == 13 and sheet.data.count(b"polyline") >= 12
+    assert all(p["code"].encode() in sheet.data for p in pack["puzzles"])
+    assert client.get(f"/v1/packs/{job['pack_id']}.svg?page=2").status_code == 404
+    assert client.get(f"/v1/packs/{job['pack_id']}.svg?page=x").json["field"] == "page"
 
 
 def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
