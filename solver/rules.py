@@ -177,10 +177,13 @@ def round_from_reach(puzzle: Puzzle, reach: dict[str, str | None]) -> Round:
 class Replay:
     """Every position along a sequence of moves; where it went wrong, if it did."""
 
-    positions: list[dict[str, Cell]]
     states: list[State]
     first_bad_move: int | None = None
     reason: str | None = None
+
+    @property
+    def positions(self) -> list[dict[str, Cell]]:
+        return [s.robots() for s in self.states]
 
     @property
     def legal(self) -> bool:
@@ -189,7 +192,7 @@ class Replay:
 
 def replay(puzzle: Puzzle, moves: Sequence[Move]) -> Replay:
     state = State.start(puzzle)
-    result = Replay([state.robots()], [state])
+    result = Replay([state])
     for i, move in enumerate(moves):
         try:
             state = state.apply(move)
@@ -197,7 +200,6 @@ def replay(puzzle: Puzzle, moves: Sequence[Move]) -> Replay:
             result.first_bad_move, result.reason = i, e.reason
             break
         result.states.append(state)
-        result.positions.append(state.robots())
     return result
 
 
