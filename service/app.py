@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from flask import Flask
@@ -25,6 +26,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         RATE_LIMIT_SEARCH=os.environ.get("RICOCHET_RATE_LIMIT_SEARCH", "120 per minute"),
         RATE_LIMITS_ENABLED=os.environ.get("RICOCHET_RATE_LIMITS", "on") != "off",
         JSON_SORT_KEYS=False,
+        CLOCK=time.time,  # the games' clock; tests inject their own
+        GAME_SSE_SECONDS=25.0,
     )
     app.config.update(config or {})
     if app.config["REDIS_URL"]:
@@ -38,7 +41,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}}, expose_headers=["Location", "ETag", "Retry-After"])
+    from .games import games
     from .routes import api
 
     app.register_blueprint(api)
+    app.register_blueprint(games)
     return app

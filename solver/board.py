@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -497,3 +498,14 @@ class _Checker:
         if value[2] not in DIRECTIONS:
             raise InvalidInput(field, f"side must be N, E, S or W, got {value[2]!r}")
         return (x, y, value[2])
+
+
+@functools.cache
+def _specs(edition: str, barriers: bool) -> tuple[str, ...]:
+    return tuple(s for s in all_boards(edition) if barriers or "D" not in s)
+
+
+def random_board_spec(rng: random.Random, edition: str = "2013", barriers: bool = True) -> str:
+    """A board of the edition chosen by `rng`; without `barriers`, no diagonal-barrier
+    section (the beginner option)."""
+    return rng.choice(_specs(edition, barriers))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .board import Board, all_boards, real_board
+from .board import Board, random_board_spec, real_board
 from .errors import InvalidInput
 from .geometry import ROBOT_COLOURS
 from .puzzle import Goal, Puzzle, Rules
@@ -274,8 +274,7 @@ def _pick_board(board: str | Board, rng: random.Random) -> Board:
         return board
     if board in ("random-2013", "random-1999", "random-beginner"):
         edition = "1999" if board == "random-1999" else "2013"
-        specs = [s for s in all_boards(edition) if board != "random-beginner" or "D" not in s]
-        return real_board(rng.choice(specs))
+        return real_board(random_board_spec(rng, edition, barriers=board != "random-beginner"))
     return real_board(board)
 
 

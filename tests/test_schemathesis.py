@@ -32,7 +32,7 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 def api_schema(redis_url):
     base, _, _ = redis_url.rpartition("/")
     app = create_app({"TESTING": True, "REDIS_URL": f"{base}/7", "RATE_LIMITS_ENABLED": False,
-                      "SOLVE_TIME_BUDGET": 0.5})
+                      "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2})
     return schemathesis.openapi.from_wsgi("/openapi.yaml", app)
 
 

@@ -6,6 +6,7 @@ migrate what an earlier one wrote.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import uuid
@@ -19,6 +20,7 @@ JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
 JOB_STATES = ("pending", "running", "succeeded", "failed")
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
 IDEMPOTENCY_TTL = 24 * 3600
+GAME_TTL = 7 * 24 * 3600     # games: a week after their last change
 
 
 class Stores:
@@ -131,3 +133,58 @@ class Stores:
                     return job
                 except redis.WatchError:
                     continue
+
+    # -- games: one JSON state, a list of events, player tokens (hashed) -----------------------
+
+    def create_game(self, state: dict[str, Any], events: list[dict[str, Any]], tokens: dict[str, str]) -> None:
+        gid = state["id"]
+        with self.redis.pipeline() as pipe:
+            pipe.set(f"game:{gid}", json.dumps({"v": FORMAT, "game": state}), ex=GAME_TTL)
+            pipe.rpush(f"game:{gid}:events", *[json.dumps(e) for e in events])
+            pipe.hset(f"game:{gid}:tokens", mapping={_token_hash(t): name for name, t in tokens.items()})
+            for key in (f"game:{gid}:events", f"game:{gid}:tokens"):
+                pipe.expire(key, GAME_TTL)
+            pipe.execute()
+
+    def game(self, gid: str) -> dict[str, Any] | None:
+        raw = self.redis.get(f"game:{gid}")
+        return json.loads(raw)["game"] if raw is not None else None
+
+    def game_player(self, gid: str, token: str) -> str | None:
+        name = self.redis.hget(f"game:{gid}:tokens", _token_hash(token))
+        return name.decode() if name is not None else None
+
+    def update_game(self, gid: str, change: Any) -> Any:
+        """Apply `change(state) -> (events, result)` atomically: concurrent changes
+        from any number of API processes are ordered by Redis and none is lost
+        (optimistic WATCH/MULTI, retried).  Returns (state, result)."""
+        key = f"game:{gid}"
+        for _ in range(1000):
+            with self.redis.pipeline() as pipe:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        return None, None
+                    state = json.loads(raw)["game"]
+                    events, result = change(state)
+                    if not events:
+                        pipe.unwatch()
+                        return state, result
+                    pipe.multi()
+                    pipe.set(key, json.dumps({"v": FORMAT, "game": state}), ex=GAME_TTL)
+                    pipe.rpush(f"{key}:events", *[json.dumps(e) for e in events])
+                    pipe.expire(f"{key}:events", GAME_TTL)
+                    pipe.expire(f"{key}:tokens", GAME_TTL)
+                    pipe.execute()
+                    return state, result
+                except redis.WatchError:
+                    continue
+        raise RuntimeError("the game changed too often to apply this change")
+
+    def game_events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
+        return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,196 @@
+"""Multiplayer games over HTTP: the server is referee and clock (solver/game.py).
+
+State lives in Redis (every API process agrees, an API restart loses nothing);
+every change bumps the game's version and appends an event.  Clients poll
+`GET /v1/games/{id}?since=VERSION` or stream `GET /v1/games/{id}/events`
+(server-sent events).  Each player acts with the token returned when the game
+was created (`Authorization: Bearer <token>`), so no one can bid or show a
+solution for someone else.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from marshmallow import RAISE, Schema, fields, validate
+
+from solver.errors import InvalidInput
+from solver.game import Game, GameError, options_from_json
+from workers.schemas import load
+
+from .errors import Problem
+
+games = Blueprint("games", __name__)
+
+SSE_SECONDS = 25.0  # one event stream lasts this long; clients reconnect with Last-Event-ID
+SSE_POLL = 0.25
+
+
+class NewGame(Schema):
+    class Meta:
+        unknown = RAISE
+
+    players = fields.List(fields.String(), required=True, validate=validate.Length(1, 16))
+    board = fields.String(load_default="random", validate=validate.Length(max=200))
+    options = fields.Dict(load_default=dict)
+    seed = fields.String(validate=validate.Length(1, 100))
+
+
+class Bid(Schema):
+    class Meta:
+        unknown = RAISE
+
+    moves = fields.Raw(required=True)
+
+
+class Shown(Schema):
+    class Meta:
+        unknown = RAISE
+
+    moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=200))
+
+
+NEW_GAME, BID, SHOWN = NewGame(), Bid(), Shown()
+
+
+def _now() -> float:
+    return current_app.config["CLOCK"]()
+
+
+def _stores() -> Any:
+    stores = current_app.extensions.get("stores")
+    if stores is None:
+        raise Problem(503, "Service Unavailable", "games need Redis: set REDIS_URL or run `ricochet serve`")
+    return stores
+
+
+def _body() -> Any:
+    body = request.get_json(silent=True)
+    if body is None:
+        raise Problem(400, "Invalid JSON", "the request body must be a JSON document (Content-Type: application/json)")
+    return body
+
+
+def _player(gid: str) -> str:
+    header = request.headers.get("Authorization", "")
+    token = header[7:] if header.startswith("Bearer ") else ""
+    if not token or len(token) > 100:
+        raise Problem(401, "Unauthorized", "send your player token: Authorization: Bearer <token>",
+                      headers={"WWW-Authenticate": "Bearer"})
+    name = _stores().game_player(gid, token)
+    if name is None:
+        raise Problem(403, "Forbidden", "that token is not a player's token in this game")
+    return name
+
+
+def _change(gid: str, action: Callable[[Game], Any]) -> tuple[dict[str, Any], Any]:
+    """Apply an action to the stored game atomically (timers settled first)."""
+    def change(state: dict[str, Any]) -> tuple[list[dict[str, Any]], Any]:
+        game = Game(state)
+        game.advance(_now())
+        result = action(game)
+        return game.events, result
+
+    try:
+        state, result = _stores().update_game(gid, change)
+    except GameError as e:
+        raise Problem(e.status, "Not allowed now" if e.status == 409 else "Forbidden", str(e)) from None
+    if state is None:
+        raise Problem(404, "Not Found", f"no game {gid!r}: games are kept for a week after their last move")
+    return state, result
+
+
+def _view(state: dict[str, Any], since: int | None = None) -> dict[str, Any]:
+    out = {"game": Game(state).public()}
+    if since is not None:
+        out["events"] = _stores().game_events(state["id"], since)
+    return out
+
+
+@games.post("/v1/games")
+def create_game() -> Response:
+    body = load(NEW_GAME, _body())
+    try:
+        options = options_from_json(body["options"])
+    except InvalidInput as e:
+        raise e if e.field.startswith("options") else e.within("options") from None
+    board = body["board"]
+    gid = uuid.uuid4().hex
+    game = Game.create(gid, body["players"], None if board in ("random", "beginner") else board, options,
+                       body.get("seed") or gid, _now(), beginner=board == "beginner")
+    tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
+    _stores().create_game(game.state, game.events, tokens)
+    response = jsonify({**_view(game.state), "tokens": tokens})
+    response.status_code = 201
+    response.headers["Location"] = f"/v1/games/{gid}"
+    return response
+
+
+@games.get("/v1/games/<game_id>")
+def get_game(game_id: str) -> Response:
+    since = request.args.get("since", "0")
+    if not since.isdigit() or len(since) > 9:
+        raise Problem(400, "Invalid query", "since must be a version number (0 or more)", field="since")
+    state, _ = _change(game_id, lambda game: None)  # looking settles the timers that ran out
+    return jsonify(_view(state, int(since)))
+
+
+@games.post("/v1/games/<game_id>/bids")
+def bid(game_id: str) -> Response:
+    body = load(BID, _body())
+    player = _player(game_id)
+    state, _ = _change(game_id, lambda game: game.bid(player, body["moves"], _now()))
+    return jsonify(_view(state))
+
+
+@games.post("/v1/games/<game_id>/solutions")
+def show(game_id: str) -> Response:
+    body = load(SHOWN, _body())
+    player = _player(game_id)
+    try:
+        state, result = _change(game_id, lambda game: game.show(player, body["moves"], _now()))
+    except InvalidInput as e:
+        raise e.within("moves") if not e.field.startswith("moves") else e from None
+    return jsonify({"result": result, **_view(state)})
+
+
+@games.get("/v1/games/<game_id>/events")
+def events(game_id: str) -> Response:
+    """Server-sent events: each game event once, in order, from `since` or Last-Event-ID."""
+    start = request.headers.get("Last-Event-ID") or request.args.get("since", "0")
+    if not start.isdigit() or len(start) > 9:
+        raise Problem(400, "Invalid query", "since (or Last-Event-ID) must be a version number", field="since")
+    stores = _stores()
+    if stores.game(game_id) is None:
+        raise Problem(404, "Not Found", f"no game {game_id!r}")
+    clock, seconds = current_app.config["CLOCK"], current_app.config["GAME_SSE_SECONDS"]
+
+    def stream() -> Iterator[str]:
+        seen = int(start)
+        deadline = time.monotonic() + seconds
+        yield "retry: 1000\n\n"
+        while True:
+            state, _ = stores.update_game(game_id, lambda s: (_settle(s, clock()), None))
+            for event in stores.game_events(game_id, seen):
+                seen = event["version"]
+                yield f"id: {seen}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
+            if state is None or state["phase"] == "finished" or time.monotonic() >= deadline:
+                return
+            time.sleep(SSE_POLL)
+
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _settle(state: dict[str, Any], now: float) -> list[dict[str, Any]]:
+    game = Game(state)
+    game.advance(now)
+    return game.events

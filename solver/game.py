@@ -1,0 +1,369 @@
+"""A whole game of Ricochet Robots (RULES.md section 5), with the server as referee and clock.
+
+The state is plain JSON (kept in Redis by the service) and every change goes
+through `Game`, which takes the time as an argument: nothing here reads a
+clock, so tests drive the sand timer and the idle rule without sleeping.
+Every change bumps `version` and is recorded as an event.
+
+Phases: `bidding` (a chip is face up; bids come in; the first one starts the
+timer), `verifying` (the timer ran out; bidders show their solutions in order)
+and `finished`.  Timers are settled lazily by `advance(now)`, at the exact
+instant they ran out, whenever anyone looks at or acts on the game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .board import Board, random_board_spec, real_board
+from .errors import InvalidInput
+from .geometry import ROBOT_COLOURS
+from .puzzle import Goal, Move, Puzzle, Rules, moves_to_json
+from .rules import check, round_of
+from .solve import solve
+
+CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
+MAX_PLAYERS = 16
+ROUND_SOLVE_BUDGET = 10.0  # seconds the referee spends finding a round's optimum
+
+
+class GameError(Exception):
+    """A move in the game that the rules do not allow now (409), or a bad token (403)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "timer_seconds": 60,
+    "idle_seconds": 300,
+    "exact_bid": False,
+    "tie_break": "fewer_chips",        # or "first_bid"
+    "chips_to_win": None,              # default by player count
+    "scoring": "chips",                # or "infinity"
+    "infinity_target": 50,
+    "solitaire_timer_factor": 1,       # 2: twice the timer for solitaire
+    "black_robot": False,
+    "ricochet": "turn",
+    "void_returns_chip": False,        # house rule: a void round's chip goes back
+}
+
+
+def options_from_json(value: Any) -> dict[str, Any]:
+    value = value or {}
+    if not isinstance(value, dict):
+        raise InvalidInput("options", "expected an object of game options")
+    unknown = sorted(set(value) - set(DEFAULT_OPTIONS))
+    if unknown:
+        raise InvalidInput(f"options.{unknown[0]}", f"unknown option; options are {', '.join(DEFAULT_OPTIONS)}")
+    out = {**DEFAULT_OPTIONS, **value}
+
+    def integer(name: str, lo: int, hi: int, allow_none: bool = False) -> None:
+        v = out[name]
+        if allow_none and v is None:
+            return
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise InvalidInput(f"options.{name}", f"must be an integer from {lo} to {hi}")
+
+    integer("timer_seconds", 5, 3600)
+    integer("idle_seconds", 5, 24 * 3600)
+    integer("chips_to_win", 1, 17, allow_none=True)
+    integer("infinity_target", 1, 10_000)
+    integer("solitaire_timer_factor", 1, 2)
+    for name in ("exact_bid", "black_robot", "void_returns_chip"):
+        if not isinstance(out[name], bool):
+            raise InvalidInput(f"options.{name}", "must be true or false")
+    choices = {"tie_break": ("fewer_chips", "first_bid"), "scoring": ("chips", "infinity"),
+               "ricochet": ("turn", "none")}
+    for name, allowed in choices.items():
+        if out[name] not in allowed:
+            raise InvalidInput(f"options.{name}", f"must be one of {', '.join(allowed)}")
+    return out
+
+
+class Game:
+    """One game's state and the rules that change it."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+        self.events: list[dict[str, Any]] = []  # recorded by this change, not yet stored
+
+    # -- creation ---------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, game_id: str, players: list[str], board: str | None, options: dict[str, Any],
+               seed: str, now: float, beginner: bool = False) -> Game:
+        if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
+            raise InvalidInput("players", f"give 1 (solitaire) to {MAX_PLAYERS} player names")
+        for i, name in enumerate(players):
+            if not isinstance(name, str) or not 1 <= len(name) <= 40:
+                raise InvalidInput(f"players[{i}]", "a player's name is 1 to 40 characters")
+        if len(set(players)) != len(players):
+            raise InvalidInput("players", "player names must differ")
+        rng = random.Random(f"game:{seed}")
+        spec = board or random_board_spec(rng, "2013", barriers=not beginner)
+        b = real_board(spec)  # raises InvalidInput for a bad spec
+        colours = ROBOT_COLOURS[:5 if options["black_robot"] else 4]
+        robots = dict(zip(colours, rng.sample(b.start_cells(), len(colours))))
+        state = {
+            "id": game_id, "version": 0, "created": now, "seed": seed, "options": options, "board": spec,
+            "robots": {c: list(cell) for c, cell in robots.items()},
+            "players": [{"name": n, "chips": [], "face_down": [], "score": 0} for n in players],
+            "deck": list(range(len(b.targets))), "shuffles": 0, "phase": "bidding", "round": None,
+            "history": [], "winners": None,
+        }
+        game = cls(state)
+        game._shuffle()
+        game._record("created", now, players=players, board=spec)
+        game._next_round(now)
+        return game
+
+    # -- queries ----------------------------------------------------------------------
+
+    @property
+    def solitaire(self) -> bool:
+        return len(self.state["players"]) == 1
+
+    def board(self) -> Board:
+        return real_board(self.state["board"])
+
+    def puzzle(self) -> Puzzle:
+        chip = self.state["round"]["chip"]
+        goal = Goal(tuple(chip["cell"]), chip["colour"], chip["symbol"])
+        robots = {c: tuple(cell) for c, cell in self.state["robots"].items()}
+        return Puzzle.create(self.board(), robots, goal, Rules(self.state["options"]["ricochet"]))
+
+    def player_index(self, name: str) -> int:
+        for i, p in enumerate(self.state["players"]):
+            if p["name"] == name:
+                return i
+        raise GameError(403, f"no player {name!r} in this game")
+
+    def public(self) -> dict[str, Any]:
+        """What every player may see: no deck order, no optimum before the round ends."""
+        s = self.state
+        out = {k: v for k, v in s.items() if k not in ("deck", "seed", "shuffles")}
+        out["chips_left"] = len(s["deck"]) + (1 if s["round"] else 0)
+        if s["round"] is not None:
+            out["round"] = {k: v for k, v in s["round"].items() if k not in ("optimal_length", "optimal_solution")}
+        return out
+
+    # -- the clock ----------------------------------------------------------------------
+
+    def advance(self, now: float) -> None:
+        """Settle every timer that has run out by `now`, at the instant it ran out."""
+        for _ in range(100):  # each pass settles one event; rounds can chain
+            r = self.state["round"]
+            if self.state["phase"] != "bidding" or r is None:
+                return
+            if r["timer_ends"] is None and now >= r["idle_ends"]:
+                r["timer_started"] = r["idle_ends"]
+                r["timer_ends"] = r["idle_ends"] + self.state["options"]["timer_seconds"]
+                self._record("timer_started", r["timer_started"], reason="idle")
+                continue
+            if r["timer_ends"] is not None and now >= r["timer_ends"]:
+                self._timer_ran_out(r["timer_ends"])
+                continue
+            return
+
+    # -- actions ------------------------------------------------------------------------
+
+    def bid(self, player: str, moves: Any, now: float) -> None:
+        self.advance(now)
+        i = self.player_index(player)
+        if self.state["phase"] != "bidding":
+            raise GameError(409, f"no bidding now: the game is {self.state['phase']}")
+        if self.solitaire:
+            raise GameError(409, "solitaire has no bids: show a solution before the timer runs out")
+        if isinstance(moves, bool) or not isinstance(moves, int) or not 1 <= moves <= 99:
+            raise InvalidInput("moves", "a bid is a number of moves from 1 to 99")
+        r = self.state["round"]
+        mine = [b for b in r["bids"] if b["player"] == player]
+        if mine and moves >= mine[-1]["moves"]:
+            raise GameError(409, f"a bid may only go down: your bid is {mine[-1]['moves']}")
+        r["bids"].append({"player": player, "moves": moves, "at": now, "seq": len(r["bids"])})
+        if r["timer_ends"] is None:
+            r["timer_started"], r["timer_ends"] = now, now + self.state["options"]["timer_seconds"]
+        self._record("bid", now, player=player, moves=moves, chips=len(self.state["players"][i]["chips"]))
+
+    def show(self, player: str, moves: Any, now: float) -> dict[str, Any]:
+        """The current verifier (or, in solitaire, the player) shows a solution."""
+        self.advance(now)
+        from .puzzle import moves_from_json
+
+        self.player_index(player)
+        sequence = moves_from_json(moves)
+        r = self.state["round"]
+        if self.solitaire:
+            if self.state["phase"] != "bidding":
+                raise GameError(409, f"the game is {self.state['phase']}")
+            result = self._judge(sequence, None)
+            r["attempts"].append({"player": player, "at": now, **result})
+            self._record("attempt", now, player=player, **result)
+            if result["success"]:
+                self._win(player, sequence, result["length"], now, face_up=True)
+            return result
+        if self.state["phase"] != "verifying":
+            raise GameError(409, "no one is showing a solution now: wait for the timer to run out"
+                            if self.state["phase"] == "bidding" else f"the game is {self.state['phase']}")
+        if r["order"][0]["player"] != player:
+            raise GameError(409, f"it is {r['order'][0]['player']}'s turn to show a solution")
+        bid = r["order"][0]["moves"]
+        result = self._judge(sequence, bid)
+        r["attempts"].append({"player": player, "bid": bid, "at": now, **result})
+        self._record("attempt", now, player=player, bid=bid, **result)
+        if result["success"]:
+            self._win(player, sequence, result["length"], now)
+        else:
+            r["order"].pop(0)  # the robots stay on their markers: nothing moved
+            if not r["order"]:
+                self._unclaimed(now, "no bidder showed a solution")
+        return result
+
+    # -- the rules' steps ---------------------------------------------------------------
+
+    def _judge(self, sequence: list[Move], bid: int | None) -> dict[str, Any]:
+        p = self.puzzle()
+        verdict = check(p, sequence)
+        r = self.state["round"]
+        impossible = bid is not None and r["optimal_length"] is not None and bid < r["optimal_length"]
+        if bid is None:
+            fits = True
+        else:
+            fits = verdict.length == bid if self.state["options"]["exact_bid"] else verdict.length <= bid
+        success = verdict.legal and verdict.solved and fits and not impossible
+        reason = None
+        if not success:
+            reason = ("the bid is below the round's optimum: no solution that short exists" if impossible
+                      else verdict.reason or (f"{verdict.length} moves do not match the bid of {bid}"
+                                              if self.state["options"]["exact_bid"]
+                                              else f"{verdict.length} moves are more than the bid of {bid}"))
+        return {"success": success, "length": verdict.length, "legal": verdict.legal, "solved": verdict.solved,
+                "impossible_bid": impossible, "reason": reason}
+
+    def _timer_ran_out(self, at: float) -> None:
+        r = self.state["round"]
+        if self.solitaire:
+            self._unclaimed(at, "the timer ran out", face_down=True)
+            return
+        if not r["bids"]:
+            self._unclaimed(at, "the timer ran out with no bid")
+            return
+        latest: dict[str, dict[str, Any]] = {}
+        for b in r["bids"]:
+            latest[b["player"]] = b  # the lowest is the last: bids only go down
+        chips = {p["name"]: len(p["chips"]) for p in self.state["players"]}
+        if self.state["options"]["tie_break"] == "fewer_chips":
+            order = sorted(latest.values(), key=lambda b: (b["moves"], chips[b["player"]], b["seq"]))
+        else:
+            order = sorted(latest.values(), key=lambda b: (b["moves"], b["seq"]))
+        r["order"] = [{"player": b["player"], "moves": b["moves"]} for b in order]
+        self.state["phase"] = "verifying"
+        self._record("verification", at, order=r["order"])
+
+    def _win(self, player: str, sequence: list[Move], length: int, now: float, face_up: bool = True) -> None:
+        r = self.state["round"]
+        final = self._final_positions(sequence)
+        self.state["robots"] = final  # the moved robots stay where they ended
+        players = self.state["players"]
+        winner = players[self.player_index(player)]
+        winner["chips"].append(r["chip"])
+        if self.state["options"]["scoring"] == "infinity":
+            for p in players:
+                if p is not winner:
+                    p["score"] += length
+        self._close_round(now, {"winner": player, "length": length, "moves": moves_to_json(sequence)})
+
+    def _unclaimed(self, at: float, reason: str, face_down: bool = False) -> None:
+        r = self.state["round"]
+        if face_down:  # solitaire: the chip is kept face down
+            self.state["players"][0]["face_down"].append(r["chip"])
+        else:
+            self.state["deck"].append(r["chip"]["index"])
+            self._shuffle()
+        self._close_round(at, {"winner": None, "reason": reason})
+
+    def _close_round(self, at: float, outcome: dict[str, Any]) -> None:
+        r = self.state["round"]
+        record = {"number": r["number"], "chip": r["chip"], "optimal_length": r["optimal_length"],
+                  "optimal_solution": r["optimal_solution"], "bids": r["bids"], "attempts": r["attempts"], **outcome}
+        self.state["history"].append(record)
+        self.state["round"] = None
+        self._record("round_over", at, **{k: v for k, v in record.items() if k not in ("bids", "attempts")})
+        if self._over():
+            self._finish(at)
+        else:
+            self.state["phase"] = "bidding"
+            self._next_round(at)
+
+    def _over(self) -> bool:
+        s, o = self.state, self.state["options"]
+        players = s["players"]
+        if not s["deck"]:
+            return True
+        if self.solitaire:
+            return False
+        if o["scoring"] == "infinity":
+            return any(p["score"] > o["infinity_target"] for p in players)
+        goal = o["chips_to_win"] or CHIPS_TO_WIN.get(len(players))
+        return goal is not None and any(len(p["chips"]) >= goal for p in players)
+
+    def _finish(self, at: float) -> None:
+        s = self.state
+        players = s["players"]
+        if self.solitaire:
+            p = players[0]
+            s["winners"] = [p["name"]] if len(p["chips"]) > len(p["face_down"]) else []
+        elif s["options"]["scoring"] == "infinity":
+            best = min(p["score"] for p in players)
+            s["winners"] = [p["name"] for p in players if p["score"] == best]
+        else:
+            best = max(len(p["chips"]) for p in players)
+            s["winners"] = [p["name"] for p in players if len(p["chips"]) == best]
+        s["phase"] = "finished"
+        self._record("finished", at, winners=s["winners"])
+
+    def _next_round(self, now: float) -> None:
+        s = self.state
+        b = self.board()
+        index = s["deck"].pop()
+        t = b.targets[index]
+        number = len(s["history"]) + 1
+        chip = {"index": index, "colour": t.colour, "symbol": t.symbol, "cell": list(t.cell)}
+        s["round"] = {"number": number, "chip": chip, "started": now, "idle_ends": now + s["options"]["idle_seconds"],
+                      "timer_started": None, "timer_ends": None, "bids": [], "order": [], "attempts": [],
+                      "optimal_length": None, "optimal_solution": None, "void": False}
+        p = self.puzzle()
+        answer = solve(p, time_budget=ROUND_SOLVE_BUDGET)
+        s["round"]["optimal_length"] = answer.length
+        s["round"]["optimal_solution"] = moves_to_json(answer.moves) if answer.length is not None else None
+        rnd = round_of(p)
+        s["round"]["void"] = rnd.void
+        self._record("round", now, number=number, chip=chip, void=rnd.void)
+        if self.solitaire:
+            factor = s["options"]["solitaire_timer_factor"]
+            s["round"]["timer_started"] = now
+            s["round"]["timer_ends"] = now + factor * s["options"]["timer_seconds"]
+        # House rule: a void round's chip goes back, unless every chip left is void here.
+        if rnd.void and s["options"]["void_returns_chip"] and s.get("void_streak", 0) <= len(s["deck"]):
+            s["void_streak"] = s.get("void_streak", 0) + 1
+            self._unclaimed(now, f"void round ({rnd.void_reason})")
+        else:
+            s["void_streak"] = 0
+
+    def _final_positions(self, sequence: list[Move]) -> dict[str, list[int]]:
+        from .rules import replay
+
+        final = replay(self.puzzle(), sequence).positions[-1]
+        return {c: list(cell) for c, cell in final.items()}
+
+    def _shuffle(self) -> None:
+        s = self.state
+        random.Random(f"deck:{s['seed']}:{s['shuffles']}").shuffle(s["deck"])
+        s["shuffles"] += 1
+
+    def _record(self, kind: str, at: float, **data: Any) -> None:
+        self.state["version"] += 1
+        self.events.append({"version": self.state["version"], "type": kind, "at": at, **data})
