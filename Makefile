@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench bench-load clean
+.PHONY: install browser run test lint bench bench-load clean
 
 $(STAMP): pyproject.toml setup.py solver/_core.c
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
@@ -22,7 +22,11 @@ run: install
 lint: install
 	$(BIN)/ruff check .
 
-test: lint
+# The web page's end-to-end tests drive Debian's Chromium (through Playwright).
+browser:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+test: lint browser
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider
 
 bench-load: install

@@ -17,6 +17,7 @@ from solver.board import EDITIONS, all_boards, real_board, sections
 from solver.daily import DAYS_AHEAD, FIRST_DAY, daily_json, published
 from solver.errors import InvalidInput
 from solver.generate import MAX_LENGTH, difficulty, generate
+from solver.geometry import DEFLECT
 from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
 from solver.solve import solve
@@ -48,6 +49,21 @@ def _puzzle_from(body: Any) -> Puzzle:
     if isinstance(body, dict) and set(body) == {"code"}:
         return Puzzle.from_code(body["code"])
     return Puzzle.from_json(body)
+
+
+PAGE = Path(__file__).resolve().parent / "static" / "index.html"
+
+
+@api.get("/")
+def play_daily() -> Response:
+    """The play page: today's puzzle (or ?length=N for a random one)."""
+    return Response(PAGE.read_bytes(), mimetype="text/html")
+
+
+@api.get("/p/<code>")
+def play_code(code: str) -> Response:
+    """The play page for any puzzle, by its code."""
+    return play_daily()
 
 
 @api.get("/openapi.yaml")
@@ -116,7 +132,16 @@ def boards() -> Response:
 def board(spec: str) -> Response:
     if spec.endswith(".svg"):
         return Response(board_svg(real_board(spec[:-4])), mimetype=SVG)
-    return jsonify(real_board(spec).to_object())
+    b = real_board(spec)
+    body = b.to_object()
+    if request.args.get("tables") == "true":
+        # What a client needs to slide robots itself (the web page does): the next
+        # cell from each cell in each direction (N E S W, -1 where a wall stops
+        # it), and the diagonal barriers by cell index.
+        body["steps"] = [list(row) for row in b.steps]
+        body["barriers"] = {str(i): {"colour": d.colour, "orientation": d.orientation} for i, d in b.barriers.items()}
+        body["deflect"] = {k: list(v) for k, v in DEFLECT.items()}  # new direction by barrier and old direction
+    return jsonify(body)
 
 
 @api.get("/v1/puzzles/<code>")

@@ -1,0 +1,271 @@
+// The play page: a living example of the API.  It loads a puzzle (the daily one,
+// /p/{code}, or a random one of ?length=N), draws the board from the API's SVG,
+// slides robots with the board's own step tables (GET /v1/boards/{spec}?tables=true)
+// and asks POST /v1/verify whether an answer is solved and optimal.
+
+const CELL = 40, MARGIN = 8;  // the geometry of solver/svg.py's pictures
+const DIRS = { ArrowUp: 0, ArrowRight: 1, ArrowDown: 2, ArrowLeft: 3 };
+const NAMES = "NESW";
+const LETTER = { red: "R", green: "G", blue: "B", yellow: "Y", black: "K" };
+
+const $ = (id) => document.getElementById(id);
+const state = { puzzle: null, board: null, start: {}, robots: {}, moves: [], history: [], selected: null,
+                busy: false, solution: null, code: null, optimal: null };
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method, headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.detail || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+async function load() {
+  const path = location.pathname, params = new URLSearchParams(location.search);
+  let found;
+  if (path.startsWith("/p/")) {
+    const code = decodeURIComponent(path.slice(3));
+    found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`);
+    state.title = `Puzzle ${code}`;
+    state.fetchSolution = async () => (await api("POST", "/v1/solve", { code })).moves;
+  } else if (params.get("length")) {
+    found = await api("GET", `/v1/puzzles/random?length=${encodeURIComponent(params.get("length"))}`);
+    state.title = `A ${found.optimal_length}-move puzzle`;
+    state.optimal = found.optimal_length;
+    const moves = found.solution;
+    state.fetchSolution = async () => moves;
+    history.replaceState(null, "", `/p/${found.code}`);
+  } else {
+    const daily = await api("GET", "/v1/daily");
+    found = { ...daily.puzzle, code: daily.code };
+    state.title = `Daily puzzle, ${daily.date} (${daily.difficulty.grade})`;
+    state.optimal = daily.optimal_length;
+    state.fetchSolution = async () => (await api("GET", daily.solution_url)).moves;
+  }
+  state.code = found.code;
+  state.puzzle = { board: found.board, robots: found.robots, target: found.target, rules: found.rules };
+  if (typeof found.board !== "string") throw new Error("this page plays puzzles on the real boards only");
+  state.board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
+  $("board-image").src = `/v1/boards/${encodeURIComponent(found.board)}.svg`;
+  $("board-image").alt = `Board ${found.board}`;
+  for (const [c, cell] of Object.entries(found.robots)) state.start[c] = cell;
+  state.goal = goalCell(state.puzzle.target);
+  draw();
+}
+
+// FORMATS.md names a target by its chip ({colour, symbol}, or {symbol: "vortex"});
+// the board says where that chip lies.
+function goalCell(target) {
+  if (target.cell) return target.cell;
+  const chip = state.board.targets.find((t) => t.symbol === target.symbol &&
+    (target.symbol === "vortex" || t.colour === target.colour));
+  if (!chip) throw new Error("the target is not on this board");
+  return chip.cell;
+}
+
+function draw() {
+  const { width, height } = state.board, size = width * CELL + 2 * MARGIN;
+  const at = (el, [x, y]) => {
+    el.style.left = `${(100 * (MARGIN + x * CELL)) / size}%`;
+    el.style.top = `${(100 * (MARGIN + y * CELL)) / (height * CELL + 2 * MARGIN)}%`;
+    el.style.width = el.style.height = `${(100 * CELL) / size}%`;
+  };
+  const goal = document.createElement("div");
+  goal.className = "goal";
+  at(goal, state.goal);
+  $("board").append(goal);
+  const t = state.puzzle.target;
+  const who = t.colour ? `the ${t.colour} robot (${LETTER[t.colour]})` : "any robot";
+  $("title").textContent = state.title;
+  const [gx, gy] = state.goal;
+  const chip = t.symbol === "vortex" ? "vortex" : `${t.colour || ""} ${t.symbol || "marked"} target`.trim();
+  $("goal").textContent = `Bring ${who} to the ${chip} (column ${gx + 1}, row ${gy + 1})` +
+    (state.optimal ? ` in ${state.optimal} moves.` : ".");
+  const colours = Object.keys(state.start);
+  colours.forEach((colour, i) => {
+    const robot = document.createElement("button");
+    robot.type = "button";
+    robot.className = `robot ${colour}`;
+    robot.dataset.colour = colour;
+    robot.innerHTML = `<span aria-hidden="true">${LETTER[colour]}</span>`;
+    robot.setAttribute("aria-label", `${colour} robot (key ${i + 1})`);
+    robot.addEventListener("click", () => select(colour));
+    state.robots[colour] = robot;
+    $("board").append(robot);
+    const chooser = document.createElement("button");
+    chooser.type = "button";
+    chooser.className = `chooser ${colour}`;
+    chooser.dataset.colour = colour;
+    chooser.innerHTML = `<kbd>${i + 1}</kbd> <span class="swatch" aria-hidden="true">${LETTER[colour]}</span> ${colour}`;
+    chooser.addEventListener("click", () => select(colour));
+    $("robots").append(chooser);
+  });
+  state.place = (colour, cell) => at(state.robots[colour], cell);
+  resetPositions();
+  select(t.colour && colours.includes(t.colour) ? t.colour : colours[0]);
+}
+
+function resetPositions() {
+  state.cells = {};
+  for (const [c, cell] of Object.entries(state.start)) {
+    state.cells[c] = [...cell];
+    state.place(c, cell);
+  }
+  state.moves = [];
+  state.history = [];
+  counter();
+}
+
+function select(colour) {
+  state.selected = colour;
+  for (const el of document.querySelectorAll("[data-colour]")) {
+    el.setAttribute("aria-pressed", String(el.dataset.colour === colour));
+  }
+}
+
+function counter(text) {
+  $("count").textContent = state.moves.length;
+  if (text !== undefined) $("status").textContent = text;
+}
+
+// One slide under the rules: robots stop at walls and robots; a barrier of
+// another colour turns them; they never stop on a barrier.
+function slide(colour, direction) {
+  const { width, steps, barriers, deflect } = state.board;
+  const occupied = new Set(Object.entries(state.cells).filter(([c]) => c !== colour)
+    .map(([, [x, y]]) => y * width + x));
+  const [sx, sy] = state.cells[colour];
+  const start = sy * width + sx;
+  let cell = start, d = direction, limit = 4 * steps[0].length;
+  const path = [];
+  for (;;) {
+    const next = steps[d][cell];
+    if (next < 0 || occupied.has(next)) break;
+    cell = next;
+    path.push(cell);
+    const barrier = barriers[String(cell)];
+    if (barrier && barrier.colour !== colour) d = deflect[barrier.orientation][d];
+    if (--limit < 0) return null;
+  }
+  if (cell === start || barriers[String(cell)]) return null;
+  return path.map((i) => [i % width, Math.floor(i / width)]);
+}
+
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+async function move(colour, direction) {
+  const path = slide(colour, direction);
+  if (!path) {
+    counter(`The ${colour} robot cannot move ${NAMES[direction]}.`);
+    return false;
+  }
+  state.history.push({ ...state.cells });
+  state.moves.push({ robot: colour, direction: NAMES[direction] });
+  state.cells = { ...state.cells, [colour]: path[path.length - 1] };
+  counter("");
+  for (const cell of path) {  // animate cell by cell: deflections show as turns
+    state.place(colour, cell);
+    await pause(28);
+  }
+  const [gx, gy] = state.goal, [x, y] = path[path.length - 1];
+  const target = state.puzzle.target.colour;
+  if (x === gx && y === gy && (!target || target === colour)) await check();
+  return true;
+}
+
+async function check() {
+  if (!state.moves.length) return counter("Make some moves first.");
+  try {
+    const v = await api("POST", "/v1/verify", { puzzle: state.puzzle, moves: state.moves });
+    if (v.solved) {
+      const best = v.optimal ? "optimal!" : v.optimal_length ? `the best is ${v.optimal_length}.` : "";
+      counter(`Solved in ${v.length} moves${v.optimal ? " — " : "; "}${best}`);
+      $("status").className = v.optimal ? "success optimal" : "success";
+    } else {
+      counter(v.reason ? `Not solved: ${v.reason}.` : "Not solved yet.");
+      $("status").className = "";
+    }
+  } catch (e) {
+    counter(`Could not check: ${e.message}`);
+  }
+}
+
+async function showSolution() {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const moves = await state.fetchSolution();
+    resetPositions();
+    counter(`An optimal solution: ${moves.length} moves.`);
+    for (const m of moves) {
+      await move(m.robot, NAMES.indexOf(m.direction));
+      await pause(250);
+    }
+  } catch (e) {
+    counter(`No solution to show: ${e.message}`);
+  } finally {
+    state.busy = false;
+  }
+}
+
+function undo() {
+  if (!state.history.length) return;
+  state.cells = state.history.pop();
+  state.moves.pop();
+  for (const [c, cell] of Object.entries(state.cells)) state.place(c, cell);
+  counter("");
+  $("status").className = "";
+}
+
+function keys(event) {
+  if (event.target.closest("select, input") || event.altKey || event.ctrlKey || event.metaKey) return;
+  const colours = Object.keys(state.cells || {});
+  if (/^[1-5]$/.test(event.key) && Number(event.key) <= colours.length) {
+    select(colours[Number(event.key) - 1]);
+  } else if (event.key in DIRS && state.selected && !state.busy) {
+    move(state.selected, DIRS[event.key]);
+  } else if (event.key === "u" || event.key === "Backspace") {
+    undo();
+  } else if (event.key === "r") {
+    resetPositions();
+    counter("Back to the start.");
+  } else if (event.key === "c") {
+    check();
+  } else if (event.key === "s") {
+    showSolution();
+  } else {
+    return;
+  }
+  event.preventDefault();
+}
+
+function swipes() {
+  let from = null;
+  $("board").addEventListener("pointerdown", (e) => { from = [e.clientX, e.clientY]; });
+  $("board").addEventListener("pointerup", (e) => {
+    if (!from || !state.selected) return;
+    const dx = e.clientX - from[0], dy = e.clientY - from[1];
+    from = null;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) < 24) return;  // a tap, not a swipe
+    move(state.selected, Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? 1 : 3) : (dy > 0 ? 2 : 0));
+  });
+}
+
+function lengths() {
+  const params = new URLSearchParams(location.search);
+  for (let n = 2; n <= 16; n++) {
+    const option = new Option(String(n), String(n), false, String(n) === (params.get("length") || "8"));
+    $("length").append(option);
+  }
+}
+
+document.addEventListener("keydown", keys);
+$("undo").addEventListener("click", undo);
+$("reset").addEventListener("click", () => { resetPositions(); counter("Back to the start."); });
+$("check").addEventListener("click", check);
+$("solution").addEventListener("click", showSolution);
+lengths();
+swipes();
+load().catch((e) => { $("goal").textContent = `Could not load the puzzle: ${e.message}`; });

@@ -1,0 +1,107 @@
+"""The play page in a real browser (Debian's Chromium through Playwright): the
+daily puzzle solved by key presses, a random puzzle's solution shown, and
+screenshots at phone and desktop sizes (written to build/screenshots/)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from service.app import create_app
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
+KEYS = {"N": "ArrowUp", "E": "ArrowRight", "S": "ArrowDown", "W": "ArrowLeft"}
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: `make browser` installs it")
+
+
+@pytest.fixture(scope="module")
+def base_url(redis_url):
+    server = make_server("127.0.0.1", 0, create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}),
+                         threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def _get(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=120) as r:
+        return json.load(r)
+
+
+def _play(page, moves: list[dict]) -> None:
+    colours = page.eval_on_selector_all(".robot", "els => els.map(e => e.dataset.colour)")
+    for m in moves:
+        page.keyboard.press(str(colours.index(m["robot"]) + 1))
+        page.keyboard.press(KEYS[m["direction"]])
+        page.wait_for_timeout(60)
+
+
+@pytest.mark.parametrize("size,viewport", [("desktop", {"width": 1280, "height": 900}),
+                                           ("phone", {"width": 390, "height": 844})])
+def test_daily_puzzle_solved_by_keys(browser, base_url, size, viewport):
+    context = browser.new_context(viewport=viewport, has_touch=size == "phone", device_scale_factor=2)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + "/")
+    page.wait_for_selector(".robot")
+    daily = _get(base_url + "/v1/daily")
+    assert daily["date"] in page.text_content("#title")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"daily-{size}-start.png"), full_page=True)
+    moves = _get(base_url + daily["solution_url"])["moves"]
+    _play(page, moves)
+    page.wait_for_function("document.querySelector('#status').textContent.includes('optimal')", timeout=20_000)
+    assert page.text_content("#count") == str(len(moves))
+    assert f"Solved in {len(moves)} moves" in page.text_content("#status")
+    page.screenshot(path=str(SHOTS / f"daily-{size}-solved.png"), full_page=True)
+    # Undo and reset come back to the start.
+    page.keyboard.press("u")
+    assert page.text_content("#count") == str(len(moves) - 1)
+    page.keyboard.press("r")
+    assert page.text_content("#count") == "0"
+    assert not errors
+    context.close()
+
+
+def test_random_puzzle_shows_its_solution_and_blocked_moves_are_explained(browser, base_url):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base_url + "/?length=6")
+    page.wait_for_selector(".robot")
+    assert page.url.startswith(base_url + "/p/")  # a shareable address
+    page.click("#solution")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('optimal')", timeout=30_000)
+    assert page.text_content("#count") == "6"
+    page.screenshot(path=str(SHOTS / "random-solution-desktop.png"))
+    page.keyboard.press("r")
+    # Moving a robot back the way it can't go: the page says so instead of counting it.
+    for _ in range(3):
+        page.keyboard.press("ArrowUp")
+        page.wait_for_timeout(100)
+    assert "cannot move N" in page.text_content("#status")
+    page.close()
+
+
+def test_unknown_code_says_what_went_wrong(browser, base_url):
+    page = browser.new_page()
+    page.goto(base_url + "/p/not-a-code")
+    page.wait_for_function("document.querySelector('#goal').textContent.includes('Could not load')")
+    page.close()
