@@ -94,7 +94,7 @@ def _start_worker(url: str) -> subprocess.Popen:
 def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
         client = create_app({"REDIS_URL": redis.url}).test_client()
-        body = {"count": 30, "min_length": 8, "max_length": 10, "seed": "fault"}
+        body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "fault"}
         worker = _start_worker(redis.url)
         try:
             r = client.post("/v1/packs", json=body)
@@ -113,8 +113,8 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
         assert job["state"] == "succeeded"
         puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
         request = pack_request(body)
-        assert len(puzzles) == 30
-        assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(30)]
+        assert len(puzzles) == 20
+        assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(20)]
 
 
 @pytest.mark.slow

@@ -93,9 +93,11 @@ def test_random_puzzle_shows_its_solution_and_blocked_moves_are_explained(browse
     page.screenshot(path=str(SHOTS / "random-solution-desktop.png"))
     page.keyboard.press("r")
     # Moving a robot back the way it can't go: the page says so instead of counting it.
-    for _ in range(3):
+    for _ in range(8):  # up to the wall, then once more
         page.keyboard.press("ArrowUp")
-        page.wait_for_timeout(100)
+        page.wait_for_timeout(300)
+        if "cannot move N" in page.text_content("#status"):
+            break
     assert "cannot move N" in page.text_content("#status")
     page.close()
 
