@@ -158,3 +158,35 @@ def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: str, edition: str
     return {"code": p.code(), "length": answer.length, "robots": robots, "ricochet": ricochet,
             "edition": edition, "solution": moves_to_json(answer.moves),
             "difficulty": difficulty(p, answer, time_budget=60.0)}
+
+
+def merge(paths: list[Path]) -> list[dict[str, Any]]:
+    """Append the entries of other bank files (from `ricochet bank --output`, run in
+    parallel) that are new, fair and replay to their length; at most PER_GOAL per
+    board and target.  The bank's existing lines never move.  Returns those added."""
+    from .rules import check, round_of
+
+    have = {e["code"] for e in entries()}
+    per_goal = Counter((Puzzle.from_code(e["code"]).board.spec, Puzzle.from_code(e["code"]).goal.cell)
+                       for e in entries())
+    added = []
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            e = json.loads(line)
+            p = Puzzle.from_code(e["code"])
+            goal = (p.board.spec, p.goal.cell)
+            if e["code"] in have or per_goal[goal] >= PER_GOAL or round_of(p).void:
+                continue
+            verdict = check(p, solution_of(e))
+            if not (verdict.legal and verdict.solved and verdict.length == e["length"]):
+                raise ValueError(f"{path}: {e['code']} does not replay to {e['length']} moves")
+            have.add(e["code"])
+            per_goal[goal] += 1
+            added.append(e)
+    with open(BANK, "a", encoding="utf-8") as f:
+        for e in added:
+            f.write(json.dumps(e) + "\n")
+    entries.cache_clear()
+    return added

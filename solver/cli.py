@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TextIO
 
 from .board import Board, all_boards
@@ -89,6 +90,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--edition", choices=("2013", "1999"), default="2013")
     p.add_argument("--threads", type=int, default=2, help="solver threads (default 2)")
     p.add_argument("--output", help="append here instead of solver/data/bank.jsonl")
+    p.add_argument("--merge", nargs="+", metavar="FILE",
+                   help="append the new entries of FILEs (from --output runs) to the bank, then stop")
     p.add_argument("--walk", action="store_true",
                    help="walk from the bank's long puzzles (generate) instead of sampling random positions")
     p.set_defaults(run=_bank)
@@ -234,7 +237,12 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _bank(args: argparse.Namespace) -> int:
-    from .bank import BANK, search
+    from .bank import BANK, merge, search
+
+    if args.merge:
+        added = merge([Path(f) for f in args.merge])
+        print(f"ricochet: {len(added)} new puzzles appended to {BANK}", file=sys.stderr)
+        return EXIT_OK
 
     found = 0
     path = args.output or BANK

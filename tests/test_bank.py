@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from solver import bank
@@ -44,3 +46,28 @@ def test_long_lengths_are_served_from_the_bank_at_once():
         g = generate(n, seed=1, max_evaluations=0)  # no search at all: the bank answers
         assert g.solution.length == n and g.puzzle.code() in codes
         assert check(g.puzzle, g.solution.moves).solved
+
+
+def test_merge_appends_only_new_fair_entries(tmp_path, monkeypatch):
+    """`ricochet bank --merge`: parallel runs' files join the bank; lines never move."""
+    bank_file = tmp_path / "bank.jsonl"
+    first = [json.dumps(e) for e in ENTRIES[:3]]
+    bank_file.write_text("\n".join(first) + "\n")
+    monkeypatch.setattr(bank, "BANK", bank_file)
+    bank.entries.cache_clear()
+    try:
+        extra = tmp_path / "run.jsonl"
+        lines = [json.dumps(e) for e in ENTRIES[2:6]]  # one already banked
+        extra.write_text("\n".join(lines) + "\n")
+        added = bank.merge([extra])
+        assert added and {e["code"] for e in added} <= {e["code"] for e in ENTRIES[3:6]}
+        text = bank_file.read_text().splitlines()
+        assert text[:3] == first and len(text) == 3 + len(added)
+        broken = tmp_path / "broken.jsonl"
+        wrong = {**ENTRIES[10], "length": ENTRIES[10]["length"] + 1}
+        broken.write_text(json.dumps(wrong) + "\n")
+        if wrong["code"] not in {json.loads(t)["code"] for t in text}:
+            with pytest.raises(ValueError, match="does not replay"):
+                bank.merge([broken])
+    finally:
+        bank.entries.cache_clear()
