@@ -23,6 +23,17 @@ class Problem(Exception):
         self.headers = headers or {}
 
 
+def json_body() -> Any:
+    """The request's JSON document, or a 400 problem that says how to send one."""
+    from flask import request
+
+    body = request.get_json(silent=True)
+    if body is None:
+        raise Problem(400, "Invalid JSON", "the request body must be a JSON document "
+                      "(Content-Type: application/json)")
+    return body
+
+
 def problem_response(status: int, title: str, detail: str, **extra: Any) -> Response:
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
     return Response(json.dumps(body), status=status, mimetype="application/problem+json")

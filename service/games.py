@@ -24,7 +24,7 @@ from solver.errors import InvalidInput
 from solver.game import Game, GameError, options_from_json
 from workers.schemas import load
 
-from .errors import Problem
+from .errors import Problem, json_body
 
 games = Blueprint("games", __name__)
 
@@ -70,13 +70,6 @@ def _stores() -> Any:
     return stores
 
 
-def _body() -> Any:
-    body = request.get_json(silent=True)
-    if body is None:
-        raise Problem(400, "Invalid JSON", "the request body must be a JSON document (Content-Type: application/json)")
-    return body
-
-
 def _player(gid: str) -> str:
     header = request.headers.get("Authorization", "")
     token = header[7:] if header.startswith("Bearer ") else ""
@@ -115,7 +108,7 @@ def _view(state: dict[str, Any], since: int | None = None) -> dict[str, Any]:
 
 @games.post("/v1/games")
 def create_game() -> Response:
-    body = load(NEW_GAME, _body())
+    body = load(NEW_GAME, json_body())
     try:
         options = options_from_json(body["options"])
     except InvalidInput as e:
@@ -143,7 +136,7 @@ def get_game(game_id: str) -> Response:
 
 @games.post("/v1/games/<game_id>/bids")
 def bid(game_id: str) -> Response:
-    body = load(BID, _body())
+    body = load(BID, json_body())
     player = _player(game_id)
     state, _ = _change(game_id, lambda game: game.bid(player, body["moves"], _now()))
     return jsonify(_view(state))
@@ -151,7 +144,7 @@ def bid(game_id: str) -> Response:
 
 @games.post("/v1/games/<game_id>/solutions")
 def show(game_id: str) -> Response:
-    body = load(SHOWN, _body())
+    body = load(SHOWN, json_body())
     player = _player(game_id)
     try:
         state, result = _change(game_id, lambda game: game.show(player, body["moves"], _now()))

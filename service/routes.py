@@ -24,7 +24,7 @@ from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg, sheet_svg
 from workers.schemas import load
 
-from .errors import Problem, problem_response
+from .errors import Problem, json_body, problem_response
 from .metrics import CACHE, SOLVE_SECONDS
 from .schemas import RandomQuery, SheetQuery, VerifyRequest
 
@@ -35,14 +35,6 @@ api = Blueprint("api", __name__)
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
 SVG = "image/svg+xml"
-
-
-def _json_body() -> Any:
-    body = request.get_json(silent=True)
-    if body is None:
-        raise Problem(400, "Invalid JSON", "the request body must be a JSON document "
-                      "(Content-Type: application/json)")
-    return body
 
 
 def _puzzle_from(body: Any) -> Puzzle:
@@ -161,7 +153,7 @@ def _stores() -> Any:
 
 @api.post("/v1/solve")
 def solve_puzzle() -> Response:
-    p = _puzzle_from(_json_body())
+    p = _puzzle_from(json_body())
     stores = _stores()
     key = p.content_hash()
     if stores is not None:
@@ -210,7 +202,7 @@ def _required_stores() -> Any:
 def create_pack() -> Response:
     from workers.tasks import pack_request
 
-    request_body = pack_request(_json_body())
+    request_body = pack_request(json_body())
     stores = _required_stores()
     job_id = uuid.uuid4().hex
     key = request.headers.get("Idempotency-Key")
@@ -286,7 +278,7 @@ def job(job_id: str) -> Response:
 
 @api.post("/v1/difficulty")
 def rate() -> Response:
-    p = _puzzle_from(_json_body())
+    p = _puzzle_from(json_body())
     answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
     if answer.length is None:
         detail = ("the puzzle has no solution" if answer.status == "unsolvable" else
@@ -333,7 +325,7 @@ def random_puzzle() -> Response:
 
 @api.post("/v1/verify")
 def verify() -> Response:
-    body = load(VERIFY_REQUEST, _json_body())
+    body = load(VERIFY_REQUEST, json_body())
     try:
         p = _puzzle_from(body["puzzle"])
     except InvalidInput as e:

@@ -1194,6 +1194,22 @@ done:
     return ok ? 0 : -1;
 }
 
+/* Parse a request and build its search board; NULL (with a Python error set) on failure. */
+static Setup *new_setup(Layout *L, PyObject *cells, PyObject *colours, int target, int candidates, int sightline,
+                        int ricochet, int allow_sorting, int skip_bounds, Request *q) {
+    memset(q, 0, sizeof *q);
+    if (parse_request(L, cells, colours, target, q) != 0) return NULL;
+    q->candidates = candidates & ((1 << q->nrobots) - 1);
+    q->sightline = sightline;
+    q->ricochet = ricochet;
+    q->allow_sorting = allow_sorting;
+    q->skip_bounds = skip_bounds;
+    Setup *S = malloc(sizeof(Setup));
+    if (!S) { PyErr_NoMemory(); return NULL; }
+    if (setup_search(L, q, S) != 0) { free(S); return NULL; }
+    return S;
+}
+
 static int get_cancel(PyObject *cancel, Py_buffer *view, Limits *lim) {
     lim->cancel = NULL;
     if (cancel == Py_None) return 0;
@@ -1248,15 +1264,9 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (!L) return NULL;
     if (check_limits(max_depth, state_budget) != 0) return NULL;
     if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
-    Request q = {0};
-    if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
-    q.candidates = candidates & ((1 << q.nrobots) - 1);
-    q.sightline = sightline;
-    q.ricochet = ricochet;
-    q.allow_sorting = 1;
-    Setup *S = malloc(sizeof(Setup));
-    if (!S) return PyErr_NoMemory();
-    if (setup_search(L, &q, S) != 0) { free(S); return NULL; }
+    Request q;
+    Setup *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 1, 0, &q);
+    if (!S) return NULL;
     Limits lim = {0};
     Py_buffer view;
     if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
@@ -1380,18 +1390,12 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     if (check_limits(length, state_budget) != 0) return NULL;
-    Request q = {0};
-    if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
-    q.candidates = candidates & ((1 << q.nrobots) - 1);
-    q.sightline = sightline;
-    q.ricochet = ricochet;
-    q.allow_sorting = 0; /* robot identities matter for the facts */
-    Setup *S = malloc(sizeof(Setup));
+    Request q;
+    /* No sorting of interchangeable robots: robot identities matter for the facts. */
+    Setup *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 0, &q);
+    if (!S) return NULL;
     Counter *c = calloc(1, sizeof(Counter));
-    if (!S || !c || setup_search(L, &q, S) != 0) {
-        free(S); free(c);
-        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
-    }
+    if (!c) { free(S); return PyErr_NoMemory(); }
     if (S->board.key_bits > 55) {
         free(S); free(c);
         Py_RETURN_NONE; /* keys too wide to carry the remaining depth: facts not available */
@@ -1500,15 +1504,9 @@ static PyObject *py_upper_bound(PyObject *self, PyObject *args, PyObject *kwargs
         PyErr_SetString(PyExc_ValueError, "helper_moves must be 0 or 1");
         return NULL;
     }
-    Request q = {0};
-    if (parse_request(L, cells, colours, target, &q) != 0) return NULL;
-    q.candidates = candidates & ((1 << q.nrobots) - 1);
-    q.sightline = sightline;
-    q.ricochet = ricochet;
-    q.skip_bounds = 1;
-    Setup *S = malloc(sizeof(Setup));
-    if (!S) return PyErr_NoMemory();
-    if (setup_search(L, &q, S) != 0) { free(S); return NULL; }
+    Request q;
+    Setup *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 1, &q);
+    if (!S) return NULL;
     int best;
     Py_BEGIN_ALLOW_THREADS
     const Board *b = &S->board;
