@@ -131,6 +131,14 @@ def generate(
     banked = _from_bank(lo, hi, board, robots, target, rules, min_robots_moved, rng)
     if banked is not None:
         return banked
+    if lo >= BANK_FROM and board in ("random-2013", "random-1999") and target == "any":
+        from . import bank
+
+        known = bank.matching(1, MAX_LENGTH, robots, rules.ricochet, "1999" if board == "random-1999" else "2013")
+        longest = max((e["length"] for e in known), default=None)
+        raise NoPuzzleFound(f"no puzzle of {lo}..{hi} moves is known for {robots} robots on {board} boards "
+                            f"(the longest banked is {longest}); from {BANK_FROM} moves on they come only from "
+                            "the bank, which `ricochet bank` grows")
     colours = ROBOT_COLOURS[:robots]
     restart_every = 60 + 20 * hi
     evaluations = 0

@@ -71,3 +71,11 @@ def test_merge_appends_only_new_fair_entries(tmp_path, monkeypatch):
                 bank.merge([broken])
     finally:
         bank.entries.cache_clear()
+
+
+def test_lengths_beyond_the_bank_are_refused_at_once():
+    from solver.generate import MAX_LENGTH, NoPuzzleFound
+
+    longest = max(e["length"] for e in ENTRIES if e["robots"] == 4 and e["ricochet"] == "turn")
+    with pytest.raises(NoPuzzleFound, match=f"the longest banked is {longest}"):
+        generate(MAX_LENGTH, seed=1, max_evaluations=10**9)  # no search: it would never end
