@@ -66,3 +66,48 @@ def test_metrics_count_requests_and_cache_hits(redis_url):
     assert 'ricochet_http_requests_total{endpoint="/v1/solve",method="POST",status="200"}' in text
     assert 'ricochet_solve_cache_total{result="hit"}' in text
     assert "ricochet_queue_depth" in text and "ricochet_solve_seconds_bucket" in text
+
+
+def _finish(client, location: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(location).json
+        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.1)
+
+
+def test_a_solve_over_its_budget_ends_clearly_and_frees_the_worker(redis_url, celery_worker):
+    from workers.app import make_celery
+    from workers.stores import Stores
+
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
+    slow = stores.create_job("solve", {"puzzle": HARD})
+    celery.send_task("ricochet.solve", args=[slow["id"], HARD, 0.2])
+    job = _finish(client, f"/v1/jobs/{slow['id']}")
+    assert job["state"] == "failed" and job["error"].startswith("timeout:")
+    assert job["result"]["status"] == "timeout" and "no solution has fewer than" in job["error"]
+    quick_puzzle = client.get("/v1/puzzles/AQ2VAA8uIr0PAAk").json
+    quick = stores.create_job("solve", {})
+    celery.send_task("ricochet.solve", args=[quick["id"], {k: quick_puzzle[k] for k in
+                                                          ("board", "robots", "target", "rules")}, 5.0])
+    assert _finish(client, f"/v1/jobs/{quick['id']}", 30)["state"] == "succeeded"
+
+
+def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker):
+    from workers.app import make_celery
+    from workers.stores import Stores
+
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
+    for args, field in (([HARD, "soon"], "time_budget"), ([HARD, 10_000], "time_budget"),
+                        ([{**HARD, "board": 3}, 1.0], "board")):
+        job = stores.create_job("solve", {})
+        celery.send_task("ricochet.solve", args=[job["id"], *args])
+        done = _finish(client, f"/v1/jobs/{job['id']}", 30)
+        assert done["state"] == "failed" and field in done["error"] and done["started"] is None
+    pack = stores.create_job("pack", {"count": 0, "min_length": 5, "max_length": 6})
+    celery.send_task("ricochet.pack", args=[pack["id"]])
+    done = _finish(client, f"/v1/jobs/{pack['id']}", 30)
+    assert done["state"] == "failed" and "count" in done["error"] and done["started"] is None

@@ -37,6 +37,13 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float) -> dict[
     stores.update_job(job_id, state="running", started=time.time(), progress=0.0)
     answer = solve(p, time_budget=time_budget).to_json()
     answer["code"] = p.code()
+    if answer["status"] in ("timeout", "state_limit"):
+        # A clear end, and the worker is free again: what was proven goes with it.
+        limit = f"its {time_budget:g} s budget" if answer["status"] == "timeout" else "its memory budget"
+        error = (f"{answer['status']}: the search ran out of {limit}; no solution has fewer than "
+                 f"{answer.get('lower_bound')} moves")
+        stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=error, result=answer)
+        return {"status": answer["status"]}
     stores.save_answer(p.content_hash(), answer)
     stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=answer)
     return {"status": answer["status"]}
