@@ -842,6 +842,7 @@ typedef struct {
     Pos cur;
     uint8_t occ[MAX_CELLS];
     int failed;
+    int abort_when_full;           /* a bigger table will be tried: stop as soon as this one is full */
     uint64_t nodes;
 } Counter;
 
@@ -894,6 +895,9 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
                         sub.key = key;
                         *slot = sub;
                         c->used++;
+                    } else if (c->abort_when_full) {
+                        c->failed = ST_STATES;
+                        break;
                     }
                 }
                 have = sub.count > 0;
@@ -1400,16 +1404,14 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
         free(S); free(c);
         Py_RETURN_NONE; /* keys too wide to carry the remaining depth: facts not available */
     }
-    size_t slots = 1024;
-    while (slots * 2 * sizeof(Facts) <= (size_t)state_budget && slots < ((size_t)1 << 32)) slots <<= 1;
-    c->memo = calloc(slots, sizeof(Facts));
-    if (!c->memo) { free(S); free(c); return PyErr_NoMemory(); }
-    c->mask = slots - 1;
-    c->limit = slots / 10 * 7;
+    /* The memo starts small and grows sixteenfold when it fills, up to the state
+     * budget: a short puzzle then costs no huge allocation.  The largest table
+     * keeps going unmemoised when full, so the answer is always exact. */
+    size_t max_slots = 1024;
+    while (max_slots * 2 * sizeof(Facts) <= (size_t)state_budget && max_slots < ((size_t)1 << 32)) max_slots <<= 1;
+    size_t slots = max_slots < ((size_t)1 << 14) ? max_slots : ((size_t)1 << 14);
     c->b = &S->board;
     c->cap = (uint64_t)cap;
-    c->cur = S->start;
-    for (int r = 0; r < q.nrobots; r++) c->occ[S->start.pos[r]] = 1;
     Limits lim = {0};
     lim.max_depth = length;
     lim.state_budget = (size_t)state_budget;
@@ -1417,9 +1419,30 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
     c->lim = &lim;
     Facts root;
+    int nomem = 0;
     Py_BEGIN_ALLOW_THREADS
-    count_dfs(c, length, &root);
+    for (;;) {
+        c->memo = calloc(slots, sizeof(Facts));
+        if (!c->memo) { nomem = 1; break; }
+        c->mask = slots - 1;
+        c->limit = slots / 10 * 7;
+        c->used = 0;
+        c->failed = 0;
+        c->abort_when_full = slots < max_slots;
+        c->cur = S->start;
+        memset(c->occ, 0, sizeof c->occ);
+        for (int r = 0; r < q.nrobots; r++) c->occ[S->start.pos[r]] = 1;
+        count_dfs(c, length, &root);
+        if (c->failed == ST_STATES && c->abort_when_full) {
+            free(c->memo);
+            c->memo = NULL;
+            slots = slots * 16 < max_slots ? slots * 16 : max_slots;
+            continue;
+        }
+        break;
+    }
     Py_END_ALLOW_THREADS
+    if (nomem) { free(S); free(c); return PyErr_NoMemory(); }
     PyObject *out;
     if (c->failed) {
         out = Py_BuildValue("{s:s}", "status", STATUS_NAMES[c->failed]);
