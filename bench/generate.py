@@ -37,8 +37,9 @@ def main() -> None:
             started = time.perf_counter()
             try:
                 generate(length, seed=f"bench:{seed}", max_evaluations=100_000, time_budget=args.budget)
-            except NoPuzzleFound:
-                print(f"{length:>6}  none within {args.budget:g} s (seed {seed})", flush=True)
+            except NoPuzzleFound as e:
+                print(f"{length:>6}  none after {time.perf_counter() - started:.1f} s (seed {seed}): "
+                      f"{str(e).split(';')[0]}", flush=True)
                 continue
             times.append(time.perf_counter() - started)
         if times:
