@@ -272,3 +272,15 @@ def test_hundreds_of_simultaneous_bids_are_ordered_and_none_lost(redis_url):
     for name in names:
         mine = [m for p, m in stored if p == name]
         assert mine == sorted(mine, reverse=True)
+
+
+def test_black_robot_and_a_chosen_board(redis_url):
+    t = Table(redis_url, ["ann", "bob"], seed="black", board="green-A,yellow-B,red-B,blue-B",
+              options={"black_robot": True, "chips_to_win": 2})
+    assert t.game["board"] == "green-A,yellow-B,red-B,blue-B" and set(t.game["robots"]) == \
+        {"red", "green", "blue", "yellow", "black"}
+    board = real_board(t.game["board"])
+    assert all(board.target_at(tuple(cell)) is None for cell in t.game["robots"].values())  # set-up rule
+    t.win_round("ann")
+    t.win_round("ann")
+    assert t.game["phase"] == "finished" and t.game["winners"] == ["ann"]

@@ -111,3 +111,22 @@ def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker
     celery.send_task("ricochet.pack", args=[pack["id"]])
     done = _finish(client, f"/v1/jobs/{pack['id']}", 30)
     assert done["state"] == "failed" and "count" in done["error"] and done["started"] is None
+
+
+def test_generate_one_puzzle_task(redis_url, celery_worker):
+    from workers.app import make_celery
+    from workers.stores import Stores
+    from workers.tasks import pack_item, pack_request
+
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
+    request = {"min_length": 9, "max_length": 9, "seed": "one"}
+    job = stores.create_job("generate", request)
+    celery.send_task("ricochet.generate", args=[job["id"]])
+    done = _finish(client, f"/v1/jobs/{job['id']}", 60)
+    assert done["state"] == "succeeded" and done["result"]["optimal_length"] == 9
+    assert done["result"] == pack_item(pack_request({**request, "count": 1}), 0)
+    bad = stores.create_job("generate", {"min_length": 9})
+    celery.send_task("ricochet.generate", args=[bad["id"]])
+    failed = _finish(client, f"/v1/jobs/{bad['id']}", 30)
+    assert failed["state"] == "failed" and "max_length" in failed["error"]

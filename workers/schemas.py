@@ -62,7 +62,7 @@ class PackRequest(Schema):
 
 
 class SolveTask(Schema):
-    """The ricochet.solve task: a job id, a FORMATS.md puzzle, a time budget."""
+    """The ricochet.solve task: a job id, a FORMATS.md puzzle, a time budget, a depth budget."""
 
     class Meta:
         unknown = RAISE
@@ -71,6 +71,7 @@ class SolveTask(Schema):
     puzzle = fields.Dict(required=True)
     time_budget = fields.Float(required=True, validate=validate.Range(
         0, MAX_TIME_BUDGET, min_inclusive=False, error=f"must be a number of seconds from 0 to {MAX_TIME_BUDGET:g}"))
+    max_depth = StrictInt(load_default=64, validate=_range(1, 254))
 
 
 def load(schema: Schema, data: Any) -> dict[str, Any]:

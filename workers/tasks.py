@@ -26,16 +26,16 @@ def _stores() -> Stores:
 
 
 @celery_app.task(name="ricochet.solve", acks_late=True)
-def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float) -> dict[str, Any]:
+def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_depth: int = 64) -> dict[str, Any]:
     stores = _stores()
     try:
-        load(SOLVE_TASK, {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget})
+        load(SOLVE_TASK, {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget, "max_depth": max_depth})
         p = Puzzle.from_json(puzzle)
     except InvalidInput as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
         return {"error": str(e)}
     stores.update_job(job_id, state="running", started=time.time(), progress=0.0)
-    answer = solve(p, time_budget=time_budget).to_json()
+    answer = solve(p, time_budget=time_budget, max_depth=max_depth).to_json()
     answer["code"] = p.code()
     if answer["status"] in ("timeout", "state_limit"):
         # A clear end, and the worker is free again: what was proven goes with it.
@@ -93,6 +93,27 @@ def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
     g = generate(min_length=request["min_length"], max_length=request["max_length"], board=request["board"],
                  robots=request["robots"], seed=f"pack:{request['seed']}:{index}", max_evaluations=5000)
     return g.to_json()
+
+
+@celery_app.task(name="ricochet.generate", acks_late=True)
+def generate_task(job_id: str) -> dict[str, Any]:
+    """One generated puzzle for the job's request (min_length, max_length, seed,
+    board, robots): the same puzzle a pack with that seed holds first."""
+    stores = _stores()
+    job = stores.job(job_id)
+    try:
+        request = pack_request({**(job["request"] if job else {}), "count": 1})
+    except InvalidInput as e:
+        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        return {"error": str(e)}
+    stores.update_job(job_id, state="running", started=time.time())
+    try:
+        item = pack_item(request, 0)
+    except NoPuzzleFound as e:
+        stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
+        return {"error": str(e)}
+    stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=item)
+    return {"code": item["code"]}
 
 
 @celery_app.task(name="ricochet.pack")
