@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from solver.board import Board
@@ -96,3 +97,13 @@ def random_custom_puzzle(rng: random.Random) -> Puzzle:
     else:
         goal = Goal(rng.choice(rest), rng.choice(colours + [None]))
     return Puzzle.create(board, robots, goal, Rules(rng.choice(["turn", "none"]), rng.random() < 0.3))
+
+
+def wait_for_job(client: Any, location: str, timeout: float = 180) -> dict:
+    """Poll a job (GET location) until it succeeded or failed, or the timeout passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(location).json
+        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from service.app import create_app
+from tests.helpers import wait_for_job
 from workers.embedded import free_port
 
 HARD = {"board": "green-A,yellow-B,red-B,blue-B",
@@ -68,15 +69,6 @@ def test_metrics_count_requests_and_cache_hits(redis_url):
     assert "ricochet_queue_depth" in text and "ricochet_solve_seconds_bucket" in text
 
 
-def _finish(client, location: str, timeout: float = 120) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get(location).json
-        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
-            return job
-        time.sleep(0.1)
-
-
 def test_a_solve_over_its_budget_ends_clearly_and_frees_the_worker(redis_url, celery_worker):
     from workers.app import make_celery
     from workers.stores import Stores
@@ -85,14 +77,14 @@ def test_a_solve_over_its_budget_ends_clearly_and_frees_the_worker(redis_url, ce
     stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
     slow = stores.create_job("solve", {"puzzle": HARD})
     celery.send_task("ricochet.solve", args=[slow["id"], HARD, 0.2])
-    job = _finish(client, f"/v1/jobs/{slow['id']}")
+    job = wait_for_job(client, f"/v1/jobs/{slow['id']}")
     assert job["state"] == "failed" and job["error"].startswith("timeout:")
     assert job["result"]["status"] == "timeout" and "no solution has fewer than" in job["error"]
     quick_puzzle = client.get("/v1/puzzles/AQ2VAA8uIr0PAAk").json
     quick = stores.create_job("solve", {})
     celery.send_task("ricochet.solve", args=[quick["id"], {k: quick_puzzle[k] for k in
                                                           ("board", "robots", "target", "rules")}, 5.0])
-    assert _finish(client, f"/v1/jobs/{quick['id']}", 30)["state"] == "succeeded"
+    assert wait_for_job(client, f"/v1/jobs/{quick['id']}", 30)["state"] == "succeeded"
 
 
 def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker):
@@ -105,11 +97,11 @@ def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker
                         ([{**HARD, "board": 3}, 1.0], "board")):
         job = stores.create_job("solve", {})
         celery.send_task("ricochet.solve", args=[job["id"], *args])
-        done = _finish(client, f"/v1/jobs/{job['id']}", 30)
+        done = wait_for_job(client, f"/v1/jobs/{job['id']}", 30)
         assert done["state"] == "failed" and field in done["error"] and done["started"] is None
     pack = stores.create_job("pack", {"count": 0, "min_length": 5, "max_length": 6})
     celery.send_task("ricochet.pack", args=[pack["id"]])
-    done = _finish(client, f"/v1/jobs/{pack['id']}", 30)
+    done = wait_for_job(client, f"/v1/jobs/{pack['id']}", 30)
     assert done["state"] == "failed" and "count" in done["error"] and done["started"] is None
 
 
@@ -123,10 +115,10 @@ def test_generate_one_puzzle_task(redis_url, celery_worker):
     request = {"min_length": 9, "max_length": 9, "seed": "one"}
     job = stores.create_job("generate", request)
     celery.send_task("ricochet.generate", args=[job["id"]])
-    done = _finish(client, f"/v1/jobs/{job['id']}", 60)
+    done = wait_for_job(client, f"/v1/jobs/{job['id']}", 60)
     assert done["state"] == "succeeded" and done["result"]["optimal_length"] == 9
     assert done["result"] == pack_item(pack_request({**request, "count": 1}), 0)
     bad = stores.create_job("generate", {"min_length": 9})
     celery.send_task("ricochet.generate", args=[bad["id"]])
-    failed = _finish(client, f"/v1/jobs/{bad['id']}", 30)
+    failed = wait_for_job(client, f"/v1/jobs/{bad['id']}", 30)
     assert failed["state"] == "failed" and "max_length" in failed["error"]

@@ -14,17 +14,9 @@ import pytest
 from service.app import create_app
 from solver.puzzle import Puzzle
 from solver.solve import solve
+from tests.helpers import wait_for_job
 from workers.embedded import EmbeddedRedis
 from workers.tasks import pack_item, pack_request
-
-
-def _wait(client, location: str, timeout: float = 180) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get(location).json
-        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
-            return job
-        time.sleep(0.2)
 
 
 def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
@@ -32,7 +24,7 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     body = {"count": 12, "min_length": 5, "max_length": 7, "seed": "t1"}
     r = client.post("/v1/packs", json=body)
     assert r.status_code == 202 and r.headers["Location"].startswith("/v1/jobs/")
-    job = _wait(client, r.headers["Location"])
+    job = wait_for_job(client, r.headers["Location"])
     assert job["state"] == "succeeded" and job["progress"] == 1.0 and job["pack_id"] == r.json["id"]
     pack = client.get(f"/v1/packs/{job['pack_id']}").json
     assert pack["count"] == 12 and len(pack["puzzles"]) == 12
@@ -58,7 +50,7 @@ def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
     second = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "abc-123"})
     assert first.json["id"] == second.json["id"]
     assert client.post("/v1/packs", json=body).json["id"] != first.json["id"]
-    _wait(client, first.headers["Location"])
+    wait_for_job(client, first.headers["Location"])
 
 
 @pytest.mark.parametrize("body,field", [
@@ -106,7 +98,7 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
             worker.wait()
             assert client.get(r.headers["Location"]).json["state"] == "running"
             worker = _start_worker(redis.url)
-            job = _wait(client, r.headers["Location"], timeout=240)
+            job = wait_for_job(client, r.headers["Location"], timeout=240)
         finally:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=30)
@@ -140,7 +132,7 @@ def test_redis_restarted_mid_pack(tmp_path):
         assert client.get("/readyz").status_code == 503
         time.sleep(8)  # the worker meets the outage mid-chunk
         redis.start()
-        job = _wait(client, location, timeout=300)
+        job = wait_for_job(client, location, timeout=300)
         assert job["state"] in ("succeeded", "failed"), job
         if job["state"] == "succeeded":
             puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
