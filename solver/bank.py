@@ -49,6 +49,12 @@ def solution_of(entry: dict[str, Any]) -> list[Move]:
 PER_GOAL = 3  # at most this many entries share a board and a target
 
 
+def _goals_in_bank() -> Counter[tuple[str, Cell]]:
+    """How many entries share each board and target (at most PER_GOAL)."""
+    goals = (Puzzle.from_code(e["code"]) for e in entries())
+    return Counter((p.board.spec, p.goal.cell) for p in goals)
+
+
 def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
            edition: str = "2013", threads: int = 2, climb_steps: int = 40,
            walk: bool = False) -> Iterator[dict[str, Any]]:
@@ -70,8 +76,7 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
     boards: dict[str, tuple[Board, list[Cell]]] = {}
     deadline = time.monotonic() + seconds
     seen: set[str] = {e["code"] for e in entries()}
-    per_goal: Counter[tuple[str, Cell]] = Counter(
-        (Puzzle.from_code(e["code"]).board.spec, Puzzle.from_code(e["code"]).goal.cell) for e in entries())
+    per_goal = _goals_in_bank()
     colours = ROBOT_COLOURS[:robots]
 
     def free_cells(spec: str) -> tuple[Board, list[Cell]]:
@@ -167,8 +172,7 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
     from .rules import check, round_of
 
     have = {e["code"] for e in entries()}
-    per_goal = Counter((Puzzle.from_code(e["code"]).board.spec, Puzzle.from_code(e["code"]).goal.cell)
-                       for e in entries())
+    per_goal = _goals_in_bank()
     added = []
     for path in paths:
         for line in Path(path).read_text(encoding="utf-8").splitlines():

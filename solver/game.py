@@ -19,8 +19,8 @@ from typing import Any
 from .board import Board, random_board_spec, real_board
 from .errors import InvalidInput
 from .geometry import ROBOT_COLOURS
-from .puzzle import Goal, Move, Puzzle, Rules, moves_to_json
-from .rules import check, round_of
+from .puzzle import Goal, Move, Puzzle, Rules, moves_from_json, moves_to_json
+from .rules import check, replay, round_of
 from .solve import solve
 
 CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
@@ -191,8 +191,6 @@ class Game:
     def show(self, player: str, moves: Any, now: float) -> dict[str, Any]:
         """The current verifier (or, in solitaire, the player) shows a solution."""
         self.advance(now)
-        from .puzzle import moves_from_json
-
         self.player_index(player)
         sequence = moves_from_json(moves)
         r = self.state["round"]
@@ -354,8 +352,6 @@ class Game:
             s["void_streak"] = 0
 
     def _final_positions(self, sequence: list[Move]) -> dict[str, list[int]]:
-        from .rules import replay
-
         final = replay(self.puzzle(), sequence).positions[-1]
         return {c: list(cell) for c, cell in final.items()}
 

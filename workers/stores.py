@@ -34,11 +34,7 @@ class Stores:
     # -- solved answers -------------------------------------------------------------
 
     def answer(self, puzzle_hash: str) -> dict[str, Any] | None:
-        raw = self.redis.get(f"solve:{puzzle_hash}")
-        if raw is None:
-            return None
-        value = json.loads(raw)
-        return value["answer"] if value.get("v") == FORMAT else None
+        return _answer(self.redis.get(f"solve:{puzzle_hash}"))
 
     def save_answer(self, puzzle_hash: str, answer: dict[str, Any]) -> None:
         """Only settled answers (optimal, unsolvable) are kept: limits may differ next time."""
@@ -49,10 +45,9 @@ class Stores:
         """A puzzle's proven optimal length, when known: from a solved answer, or
         recorded when the puzzle was generated (daily puzzles, packs)."""
         solved, recorded = self.redis.mget(f"solve:{puzzle_hash}", f"optimum:{puzzle_hash}")
-        if solved is not None:
-            value = json.loads(solved)
-            if value.get("v") == FORMAT and value["answer"].get("status") == "optimal":
-                return value["answer"]["length"]
+        answer = _answer(solved)
+        if answer is not None and answer.get("status") == "optimal":
+            return answer["length"]
         return int(recorded) if recorded is not None else None
 
     def save_optimum(self, puzzle_hash: str, length: int, ttl: int | None = SOLVE_TTL) -> None:
@@ -184,6 +179,14 @@ class Stores:
 
     def game_events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
         return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]
+
+
+def _answer(raw: bytes | None) -> dict[str, Any] | None:
+    """A stored solve answer, if there is one in a format this release reads."""
+    if raw is None:
+        return None
+    value = json.loads(raw)
+    return value["answer"] if value.get("v") == FORMAT else None
 
 
 def _token_hash(token: str) -> str:
