@@ -825,11 +825,18 @@ static void run_reach(const Board *b, const Pos *start, Limits *lim, uint8_t *ou
 
 /* Facts about every solution of exactly `rem` moves from a state: how many
  * (saturating at the cap), which sets of robots they move (bit m of `masks`
- * for robot set m), and the fewest robot switches given the previous mover. */
+ * for robot set m), and the fewest robot switches given the previous mover.
+ *
+ * The memo is keyed by state alone and keeps the most moves left with which
+ * the state has been reached.  Reached again with fewer moves left, it lies
+ * on no optimal solution that way (it was reachable in fewer moves, so from it
+ * the goal is at least that many moves away): that branch is cut at once. */
 typedef struct {
-    uint64_t key;                  /* state key << 8 | rem; 0 = empty */
+    uint64_t key;                  /* state key; 0 = empty */
     uint64_t count;
     uint32_t masks;
+    uint8_t rem;                   /* the most moves left with which the state was reached */
+    uint8_t done;                  /* the facts are those for `rem` (0 while its subtree is searched) */
     uint8_t switches[MAX_ROBOTS + 1];
 } Facts;
 
@@ -860,14 +867,28 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
     out->masks = 0;
     memset(out->switches, 255, sizeof out->switches);
     if (c->failed || out_of_time(c->lim)) { c->failed = c->lim->stopped ? c->lim->stopped : ST_TIME; return; }
+    /* Only moves that can lie on an optimal solution (the length is optimal):
+     * a helper's move leaves the bound as it is, so helpers move only when the
+     * bound leaves room after their move, and never last.  On a board of
+     * straight slides a helper's move just before the last must change the
+     * last slide: it ends next to the target, or leaves the target's row or
+     * column.  (Otherwise the finisher could finish a move sooner.) */
+    int h_here = heuristic(b, &c->cur);
+    int helpers_useful = rem > 1 && h_here <= rem - 1;
     for (int r = 0; r < n; r++) {
+        int eligible = (b->eligible >> r) & 1;
+        if (!eligible && !helpers_useful) continue;
         int start = c->cur.pos[r];
         uint8_t old_status = c->cur.status[r];
+        int must_stop_by_target = !eligible && rem == 2 && b->straight &&
+                                  start % b->width != b->target % b->width &&
+                                  start / b->width != b->target / b->width;
         c->occ[start] = 0;
         for (int d = 0; d < 4 && !c->failed; d++) {
             int deflected;
             int end = slide(b, c->occ, r, start, d, &deflected);
             if (end < 0) continue;
+            if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
             c->nodes++;
             c->cur.pos[r] = (int16_t)end;
             c->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
@@ -881,23 +902,31 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
                     have = 1;
                 }
             } else if (!is_goal(b, &c->cur, r) && heuristic(b, &c->cur) <= rem - 1) {
-                uint64_t key = (make_key(b, &c->cur) << 8) | (uint64_t)(rem - 1);
+                uint64_t key = make_key(b, &c->cur);
                 Facts *slot = facts_slot(c, key);
-                if (slot->key == key) {
-                    sub = *slot;
+                if (slot->key == key && slot->rem >= rem - 1) {
+                    /* Known for these moves left, or reached before with more moves left
+                     * (then no optimal solution continues from here). */
+                    if (slot->rem == rem - 1 && slot->done) sub = *slot;
+                    else sub.count = 0;
                 } else {
+                    if (slot->key != key && c->used >= c->limit) {
+                        if (c->abort_when_full) { c->failed = ST_STATES; break; }
+                        slot = NULL; /* the largest table is full: go on unmemoised */
+                    } else if (slot->key != key) {
+                        slot->key = key;
+                        c->used++;
+                    }
+                    if (slot) { slot->rem = (uint8_t)(rem - 1); slot->done = 0; }
                     c->occ[end] = 1;
                     count_dfs(c, rem - 1, &sub);
                     c->occ[end] = 0;
                     if (c->failed) break;
-                    slot = facts_slot(c, key); /* the table is not resized: the slot is still free */
-                    if (c->used < c->limit) {
+                    if (slot) { /* the table is not resized during a search: the slot stays put */
                         sub.key = key;
+                        sub.rem = (uint8_t)(rem - 1);
+                        sub.done = 1;
                         *slot = sub;
-                        c->used++;
-                    } else if (c->abort_when_full) {
-                        c->failed = ST_STATES;
-                        break;
                     }
                 }
                 have = sub.count > 0;
@@ -1400,10 +1429,6 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (!S) return NULL;
     Counter *c = calloc(1, sizeof(Counter));
     if (!c) { free(S); return PyErr_NoMemory(); }
-    if (S->board.key_bits > 55) {
-        free(S); free(c);
-        Py_RETURN_NONE; /* keys too wide to carry the remaining depth: facts not available */
-    }
     /* The memo starts small and grows sixteenfold when it fills, up to the state
      * budget: a short puzzle then costs no huge allocation.  The largest table
      * keeps going unmemoised when full, so the answer is always exact. */

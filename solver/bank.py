@@ -9,7 +9,6 @@ the solver before it is written.
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import random
 import time
@@ -46,17 +45,45 @@ def solution_of(entry: dict[str, Any]) -> list[Move]:
     return [Move.from_json(m) for m in entry["solution"]]
 
 
-PER_GOAL = 3  # at most this many entries share a board and a target
+PER_GOAL = 3  # below CLUSTER_FROM moves, at most this many entries share a board and a target
+CLUSTER_FROM = 20  # from this length on, long puzzles cluster: no cap per board and target
 
 
-def _goals_in_bank() -> Counter[tuple[str, Cell]]:
-    """How many entries share each board and target (at most PER_GOAL)."""
-    goals = (Puzzle.from_code(e["code"]) for e in entries())
-    return Counter((p.board.spec, p.goal.cell) for p in goals)
+class Variety:
+    """Which new entries the bank takes: a new position whose optimal solution no
+    entry on the same board and target shares, and, below CLUSTER_FROM moves, at
+    most PER_GOAL entries per board and target.  Puzzles of 20 moves and more are
+    so rare that they come in clusters (most lie one or two robot moves from
+    another), so there each distinct solution counts."""
+
+    def __init__(self, existing: Iterator[dict[str, Any]] | tuple[dict[str, Any], ...] = ()) -> None:
+        self.codes: set[str] = set()
+        self.per_goal: Counter[tuple[str, Cell]] = Counter()
+        self.solutions: set[tuple[str, Cell, str]] = set()
+        for e in existing:
+            self.add(Puzzle.from_code(e["code"]), e["length"], e["solution"])
+
+    @staticmethod
+    def _keys(p: Puzzle, solution: list[dict[str, str]]) -> tuple[tuple[str, Cell], tuple[str, Cell, str]]:
+        goal = (p.board.spec, p.goal.cell)
+        return goal, (*goal, json.dumps(solution))
+
+    def admits(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> bool:
+        goal, route = self._keys(p, solution)
+        if p.code() in self.codes or route in self.solutions:
+            return False
+        return length >= CLUSTER_FROM or self.per_goal[goal] < PER_GOAL
+
+    def add(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> None:
+        goal, route = self._keys(p, solution)
+        self.codes.add(p.code())
+        self.solutions.add(route)
+        if length < CLUSTER_FROM:
+            self.per_goal[goal] += 1
 
 
 def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
-           edition: str = "2013", threads: int = 2, climb_steps: int = 40,
+           edition: str = "2013", threads: int = 2, climb_steps: int = 150,
            walk: bool = False) -> Iterator[dict[str, Any]]:
     """Yield bank entries (optimal length >= min_length) found within `seconds`.
 
@@ -65,18 +92,16 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
     millisecond on average, so sampling finds the first long puzzle of a region.
     From each find it then climbs: one robot moved to another free cell at a
     time, kept when the optimum does not get shorter, so that the neighbourhood
-    of a long puzzle yields longer ones.  At most PER_GOAL entries share a board
-    and a target, so the bank stays varied.
+    of a long puzzle yields longer ones.  The Variety rule keeps the bank varied.
 
-    With `walk`, it instead asks the generator for puzzles of at least
-    min_length moves, which walks away from the bank's own long puzzles: the
-    quickest way to the longest lengths once the bank holds a few."""
+    With `walk`, it instead walks away from the bank's own puzzles of at least
+    min_length moves: the quickest way to the longest lengths once the bank
+    holds a few."""
     rng = random.Random(f"bank:{seed}:{min_length}:{robots}:{ricochet}:{edition}")
     specs = list(all_boards(edition))
     boards: dict[str, tuple[Board, list[Cell]]] = {}
     deadline = time.monotonic() + seconds
-    seen: set[str] = {e["code"] for e in entries()}
-    per_goal = _goals_in_bank()
+    variety = Variety(entries())
     colours = ROBOT_COLOURS[:robots]
 
     def free_cells(spec: str) -> tuple[Board, list[Cell]]:
@@ -86,16 +111,16 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
         return boards[spec]
 
     def bankable(p: Puzzle, answer: Solution) -> dict[str, Any] | None:
-        if answer.length is None or answer.length < min_length or answer.round.void or p.code() in seen:
+        if answer.length is None or answer.length < min_length or answer.round.void:
             return None
-        if per_goal[(p.board.spec, p.goal.cell)] >= PER_GOAL:
+        solution = moves_to_json(answer.moves)
+        if not variety.admits(p, answer.length, solution):
             return None
-        seen.add(p.code())
-        per_goal[(p.board.spec, p.goal.cell)] += 1
+        variety.add(p, answer.length, solution)
         return _entry(p, answer, robots, ricochet, edition)
 
     if walk:
-        yield from _walks(min_length, robots, ricochet, seed, edition, deadline, bankable)
+        yield from _walks(min_length, robots, ricochet, edition, deadline, rng, bankable)
         return
     while time.monotonic() < deadline:
         batch = []
@@ -110,29 +135,51 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
         finds = []
         for p, answer in zip(batch, solve_many(batch, threads=threads, time_budget=60.0)):
             if (entry := bankable(p, answer)) is not None:
-                finds.append((p, answer.length))
                 yield entry
-        for p, length in finds:
+            if answer.length is not None and answer.length >= min_length - CLIMB_FROM_BELOW:
+                finds.append((p, answer.length))
+        # Climb from the batch's longest positions, the finds first: long puzzles
+        # lie near other long ones.
+        finds.sort(key=lambda f: -f[1])
+        for p, length in finds[:CLIMBS_PER_BATCH]:
             if time.monotonic() >= deadline:
                 return
             yield from _climb(p, length, free_cells(p.board.spec)[1], climb_steps, deadline, rng, bankable)
 
 
-def _walks(min_length: int, robots: int, ricochet: str, seed: str, edition: str, deadline: float,
-           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
-    from .generate import MAX_LENGTH, NoPuzzleFound, generate
+CLIMB_FROM_BELOW = 3  # climbs start from positions up to this many moves short of min_length
+CLIMBS_PER_BATCH = 4
 
-    for i in itertools.count():
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return
-        try:
-            g = generate(min_length=min_length, max_length=MAX_LENGTH, board=f"random-{edition}", robots=robots,
-                         rules=Rules(ricochet), seed=f"bank-walk:{seed}:{i}", time_budget=remaining)
-        except NoPuzzleFound:
-            return
-        if (entry := bankable(g.puzzle, g.solution)) is not None:
-            yield entry
+
+def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: float, rng: random.Random,
+           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
+    """Walk from the bank's puzzles of at least min_length moves, one robot moved
+    to another free cell per step, staying among positions at least that long;
+    every bankable position met joins the starting points.  Longer starting
+    points are picked more often (twice as often per extra move)."""
+    from .generate import WALK_STEPS, _mutate
+
+    frontier = [(Puzzle.from_code(e["code"]), e["length"])
+                for e in matching(min_length, MAX_BANK_LENGTH, robots, ricochet, edition)]
+    while frontier and time.monotonic() < deadline:
+        start, _ = rng.choices(frontier, weights=[2.0 ** (n - min_length) for _, n in frontier])[0]
+        free = start.board.start_cells()
+        current = dict(start.robots)
+        for _ in range(WALK_STEPS):
+            if time.monotonic() >= deadline:
+                return
+            placement = dict(current)
+            _mutate(placement, free, start.colours, rng)
+            p = Puzzle.create(start.board, placement, start.goal, start.rules)
+            if (ub := upper_bound(p)) is not None and ub < min_length:
+                continue
+            answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0)
+            if answer.length is None or answer.length < min_length:
+                continue
+            current = placement
+            if (entry := bankable(p, answer)) is not None:
+                frontier.append((p, answer.length))
+                yield entry
 
 
 def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: float, rng: random.Random,
@@ -148,6 +195,8 @@ def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: f
         taken = set(placement.values())
         placement[rng.choice(colours)] = rng.choice([c for c in free if c not in taken])
         p = Puzzle.create(start.board, placement, start.goal, start.rules)
+        if (ub := upper_bound(p)) is not None and ub < best:
+            continue  # certainly shorter: not worth a full search
         answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0)
         if answer.length is None:
             continue
@@ -167,12 +216,11 @@ def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: str, edition: str
 
 def merge(paths: list[Path]) -> list[dict[str, Any]]:
     """Append the entries of other bank files (from `ricochet bank --output`, run in
-    parallel) that are new, fair and replay to their length; at most PER_GOAL per
-    board and target.  The bank's existing lines never move.  Returns those added."""
+    parallel) that are new, fair, replay to their length and pass the Variety
+    rule.  The bank's existing lines never move.  Returns those added."""
     from .rules import check, round_of
 
-    have = {e["code"] for e in entries()}
-    per_goal = _goals_in_bank()
+    variety = Variety(entries())
     added = []
     for path in paths:
         for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -180,14 +228,12 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
                 continue
             e = json.loads(line)
             p = Puzzle.from_code(e["code"])
-            goal = (p.board.spec, p.goal.cell)
-            if e["code"] in have or per_goal[goal] >= PER_GOAL or round_of(p).void:
+            if not variety.admits(p, e["length"], e["solution"]) or round_of(p).void:
                 continue
             verdict = check(p, solution_of(e))
             if not (verdict.legal and verdict.solved and verdict.length == e["length"]):
                 raise ValueError(f"{path}: {e['code']} does not replay to {e['length']} moves")
-            have.add(e["code"])
-            per_goal[goal] += 1
+            variety.add(p, e["length"], e["solution"])
             added.append(e)
     with open(BANK, "a", encoding="utf-8") as f:
         for e in added:

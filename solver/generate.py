@@ -23,7 +23,7 @@ from .geometry import ROBOT_COLOURS
 from .puzzle import Goal, Puzzle, Rules
 from .rules import round_of
 from .solution import Solution
-from .solve import solution_facts, solve
+from .solve import solution_facts, solve, upper_bound
 
 MAX_LENGTH = 30
 LONG = 12  # from this length on, climb on one target at a time
@@ -163,11 +163,15 @@ def generate(
                     break
                 evaluations += 1
                 p = Puzzle.create(b, placement, goal, rules)
-                answer = solve(p, max_depth=hi, time_budget=60.0)
-                n = answer.length if answer.length is not None else (hi + 1 if answer.status == "depth_limit" else -1)
-                found = _fits(p, answer, lo, hi, rules, min_robots_moved)
-                if found is not None:
-                    return found
+                if best >= 0 and (ub := upper_bound(p)) is not None and ub < min(best, lo):
+                    n = -1  # certainly shorter than the wanted length and the best so far
+                else:
+                    answer = solve(p, max_depth=hi, time_budget=60.0)
+                    n = answer.length if answer.length is not None else \
+                        (hi + 1 if answer.status == "depth_limit" else -1)
+                    found = _fits(p, answer, lo, hi, rules, min_robots_moved)
+                    if found is not None:
+                        return found
                 if best <= n <= hi:
                     best, current = n, dict(placement)
                 else:
@@ -239,6 +243,8 @@ def _walk_from_bank(lo: int, hi: int, board: str | Board, robots: int, target: s
             placement = dict(current)
             _mutate(placement, free, start.colours, rng)
             p = Puzzle.create(start.board, placement, start.goal, rules)
+            if (ub := upper_bound(p)) is not None and ub < lo:
+                continue  # certainly too short, and the walk stays among long positions
             answer = solve(p, max_depth=hi + SEED_SLACK, time_budget=60.0)
             if p.code() not in banked and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)):
                 return found, evaluations

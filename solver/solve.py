@@ -156,7 +156,7 @@ def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_bu
                    state_budget: int = 256 << 20) -> dict[str, Any] | None:
     """Facts over every optimal solution of `length` moves: how many (up to `cap`),
     the fewest robots moved (and which) and the fewest robot switches.
-    None when the search ran out of its budgets or the board is too large."""
+    None when the search ran out of its budgets."""
     if length == 0:
         return {"solutions": 1, "capped": False, "fewest_robots": 0, "fewest_robots_moved": [],
                 "fewest_switches": 0}
