@@ -875,6 +875,10 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
      * column.  (Otherwise the finisher could finish a move sooner.) */
     int h_here = heuristic(b, &c->cur);
     int helpers_useful = rem > 1 && h_here <= rem - 1;
+    /* First every move worth following, with its memo slot fetched ahead (the
+     * search waits on memory more than on anything else), then each in turn. */
+    struct { uint64_t key; int16_t end; uint8_t r, status, goal; } next[MAX_ROBOTS * 4];
+    int count = 0;
     for (int r = 0; r < n; r++) {
         int eligible = (b->eligible >> r) & 1;
         if (!eligible && !helpers_useful) continue;
@@ -884,7 +888,7 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
                                   start % b->width != b->target % b->width &&
                                   start / b->width != b->target / b->width;
         c->occ[start] = 0;
-        for (int d = 0; d < 4 && !c->failed; d++) {
+        for (int d = 0; d < 4; d++) {
             int deflected;
             int end = slide(b, c->occ, r, start, d, &deflected);
             if (end < 0) continue;
@@ -892,59 +896,74 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
             c->nodes++;
             c->cur.pos[r] = (int16_t)end;
             c->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
-            Facts sub;
-            int have = 0;
-            if (rem == 1) {
-                if (is_goal(b, &c->cur, r)) {
-                    sub.count = 1;
-                    sub.masks = 1u; /* the empty set of robots moved after this one */
-                    memset(sub.switches, 0, sizeof sub.switches);
-                    have = 1;
-                }
-            } else if (!is_goal(b, &c->cur, r) && heuristic(b, &c->cur) <= rem - 1) {
-                uint64_t key = make_key(b, &c->cur);
-                Facts *slot = facts_slot(c, key);
-                if (slot->key == key && slot->rem >= rem - 1) {
-                    /* Known for these moves left, or reached before with more moves left
-                     * (then no optimal solution continues from here). */
-                    if (slot->rem == rem - 1 && slot->done) sub = *slot;
-                    else sub.count = 0;
-                } else {
-                    if (slot->key != key && c->used >= c->limit) {
-                        if (c->abort_when_full) { c->failed = ST_STATES; break; }
-                        slot = NULL; /* the largest table is full: go on unmemoised */
-                    } else if (slot->key != key) {
-                        slot->key = key;
-                        c->used++;
-                    }
-                    if (slot) { slot->rem = (uint8_t)(rem - 1); slot->done = 0; }
-                    c->occ[end] = 1;
-                    count_dfs(c, rem - 1, &sub);
-                    c->occ[end] = 0;
-                    if (c->failed) break;
-                    if (slot) { /* the table is not resized during a search: the slot stays put */
-                        sub.key = key;
-                        sub.rem = (uint8_t)(rem - 1);
-                        sub.done = 1;
-                        *slot = sub;
-                    }
-                }
-                have = sub.count > 0;
-            }
-            if (have) {
-                out->count = out->count + sub.count > c->cap ? c->cap : out->count + sub.count;
-                for (int m = 0; m < 32; m++)
-                    if ((sub.masks >> m) & 1) out->masks |= 1u << (m | (1 << r));
-                for (int prev = 0; prev <= n; prev++) {
-                    int cost = sub.switches[r] + (prev < n && prev != r ? 1 : 0);
-                    if (sub.switches[r] != 255 && cost < out->switches[prev]) out->switches[prev] = (uint8_t)cost;
-                }
+            int goal = is_goal(b, &c->cur, r);
+            if (rem == 1 ? goal : !goal && heuristic(b, &c->cur) <= rem - 1) {
+                uint64_t key = rem == 1 ? 0 : make_key(b, &c->cur);
+                if (rem > 1) __builtin_prefetch(&c->memo[hash64(key) & c->mask], 1, 1);
+                next[count].key = key;
+                next[count].end = (int16_t)end;
+                next[count].r = (uint8_t)r;
+                next[count].status = c->cur.status[r];
+                next[count].goal = (uint8_t)goal;
+                count++;
             }
         }
         c->cur.pos[r] = (int16_t)start;
         c->cur.status[r] = old_status;
         c->occ[start] = 1;
-        if (c->failed) return;
+    }
+    for (int i = 0; i < count && !c->failed; i++) {
+        int r = next[i].r, start = c->cur.pos[r], end = next[i].end;
+        uint8_t old_status = c->cur.status[r];
+        Facts sub;
+        if (rem == 1) {
+            sub.count = 1;
+            sub.masks = 1u; /* the empty set of robots moved after this one */
+            memset(sub.switches, 0, sizeof sub.switches);
+        } else {
+            uint64_t key = next[i].key;
+            Facts *slot = facts_slot(c, key);
+            if (slot->key == key && slot->rem >= rem - 1) {
+                /* Known for these moves left, or reached before with more moves left
+                 * (then no optimal solution continues from here). */
+                if (slot->rem == rem - 1 && slot->done) sub = *slot;
+                else sub.count = 0;
+            } else {
+                if (slot->key != key && c->used >= c->limit) {
+                    if (c->abort_when_full) { c->failed = ST_STATES; break; }
+                    slot = NULL; /* the largest table is full: go on unmemoised */
+                } else if (slot->key != key) {
+                    slot->key = key;
+                    c->used++;
+                }
+                if (slot) { slot->rem = (uint8_t)(rem - 1); slot->done = 0; }
+                c->cur.pos[r] = (int16_t)end;
+                c->cur.status[r] = next[i].status;
+                c->occ[start] = 0;
+                c->occ[end] = 1;
+                count_dfs(c, rem - 1, &sub);
+                c->occ[end] = 0;
+                c->occ[start] = 1;
+                c->cur.pos[r] = (int16_t)start;
+                c->cur.status[r] = old_status;
+                if (c->failed) break;
+                if (slot) { /* the table is not resized during a search: the slot stays put */
+                    sub.key = key;
+                    sub.rem = (uint8_t)(rem - 1);
+                    sub.done = 1;
+                    *slot = sub;
+                }
+            }
+        }
+        if (sub.count > 0) {
+            out->count = out->count + sub.count > c->cap ? c->cap : out->count + sub.count;
+            for (int m = 0; m < 32; m++)
+                if ((sub.masks >> m) & 1) out->masks |= 1u << (m | (1 << r));
+            for (int prev = 0; prev <= n; prev++) {
+                int cost = sub.switches[r] + (prev < n && prev != r ? 1 : 0);
+                if (sub.switches[r] != 255 && cost < out->switches[prev]) out->switches[prev] = (uint8_t)cost;
+            }
+        }
     }
 }
 

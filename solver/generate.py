@@ -245,10 +245,11 @@ def _walk_from_bank(lo: int, hi: int, board: str | Board, robots: int, target: s
             p = Puzzle.create(start.board, placement, start.goal, rules)
             if (ub := upper_bound(p)) is not None and ub < lo:
                 continue  # certainly too short, and the walk stays among long positions
-            answer = solve(p, max_depth=hi + SEED_SLACK, time_budget=60.0)
+            # Solved no deeper than wanted: a longer position only needs proving longer.
+            answer = solve(p, max_depth=hi, time_budget=60.0)
             if p.code() not in banked and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)):
                 return found, evaluations
-            if answer.length is not None and answer.length >= lo:
+            if answer.status == "depth_limit" or (answer.length is not None and answer.length >= lo):
                 current = placement
     return None, evaluations
 
