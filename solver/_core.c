@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #define MAX_CELLS 1024
 #define MAX_ROBOTS 5
@@ -202,15 +203,36 @@ static inline void set_val(Table *t, size_t i, int v) {
 }
 static inline size_t slot_bytes(const Table *t) { return t->embedded ? 8 : 9; }
 
+/* Zeroed memory for a table.  Large tables are mapped on their own and asked
+ * for huge pages: a search touches them at random, and with 4 KiB pages most
+ * probes would also miss the TLB. */
+#define BIG_TABLE ((size_t)4 << 20)
+static void *table_alloc(size_t bytes) {
+    if (bytes < BIG_TABLE) return calloc(1, bytes);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static void table_release(void *p, size_t bytes) {
+    if (!p) return;
+    if (bytes < BIG_TABLE) free(p);
+    else munmap(p, bytes);
+}
+
 static int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits) {
     size_t slots = 1024;
     t->embedded = key_bits <= 55;
     while (slots < min_slots) slots <<= 1;
     while (slots > 1024 && slots * slot_bytes(t) > max_bytes) slots >>= 1;
-    t->keys = calloc(slots, sizeof(uint64_t));
-    t->vals = t->embedded ? NULL : calloc(slots, 1);
+    t->keys = table_alloc(slots * sizeof(uint64_t));
+    t->vals = t->embedded ? NULL : table_alloc(slots);
     if (!t->keys || (!t->embedded && !t->vals)) {
-        free(t->keys); free(t->vals); t->keys = NULL; t->vals = NULL;
+        table_release(t->keys, slots * sizeof(uint64_t)); table_release(t->vals, slots);
+        t->keys = NULL; t->vals = NULL;
         return -1;
     }
     t->mask = slots - 1;
@@ -220,8 +242,8 @@ static int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits
 }
 
 static void table_free(Table *t) {
-    free(t->keys);
-    free(t->vals);
+    table_release(t->keys, (t->mask + 1) * sizeof(uint64_t));
+    table_release(t->vals, t->mask + 1);
     t->keys = NULL;
     t->vals = NULL;
 }
@@ -239,9 +261,12 @@ static inline size_t hash64(uint64_t k) {
 static int table_grow(Table *t, size_t max_bytes) {
     size_t slots = (t->mask + 1) * 2;
     if (slots * slot_bytes(t) > max_bytes) return -1;
-    uint64_t *keys = calloc(slots, sizeof(uint64_t));
-    uint8_t *vals = t->embedded ? NULL : calloc(slots, 1);
-    if (!keys || (!t->embedded && !vals)) { free(keys); free(vals); return -1; }
+    uint64_t *keys = table_alloc(slots * sizeof(uint64_t));
+    uint8_t *vals = t->embedded ? NULL : table_alloc(slots);
+    if (!keys || (!t->embedded && !vals)) {
+        table_release(keys, slots * sizeof(uint64_t)); table_release(vals, slots);
+        return -1;
+    }
     size_t mask = slots - 1;
     for (size_t i = 0; i <= t->mask; i++) {
         uint64_t k = slot_key(t, i);
@@ -251,8 +276,8 @@ static int table_grow(Table *t, size_t max_bytes) {
         keys[j] = t->keys[i];
         if (vals) vals[j] = t->vals[i];
     }
-    free(t->keys);
-    free(t->vals);
+    table_release(t->keys, (t->mask + 1) * sizeof(uint64_t));
+    table_release(t->vals, t->mask + 1);
     t->keys = keys;
     t->vals = vals;
     t->mask = mask;
@@ -696,7 +721,9 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
             continue;
         }
         if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
-        uint64_t key = BUCKET(open, f, g)->keys[--BUCKET(open, f, g)->len];
+        KeyList *bucket = BUCKET(open, f, g);
+        uint64_t key = bucket->keys[--bucket->len];
+        if (bucket->len) table_prefetch(&seen, bucket->keys[bucket->len - 1]); /* the next one popped */
         ptrdiff_t at = table_find(&seen, key);
         if (at >= 0 && get_val(&seen, (size_t)at) < g) continue; /* reached more cheaply since */
         Pos p;
@@ -1466,7 +1493,7 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     int nomem = 0;
     Py_BEGIN_ALLOW_THREADS
     for (;;) {
-        c->memo = calloc(slots, sizeof(Facts));
+        c->memo = table_alloc(slots * sizeof(Facts));
         if (!c->memo) { nomem = 1; break; }
         c->mask = slots - 1;
         c->limit = slots / 10 * 7;
@@ -1478,7 +1505,7 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
         for (int r = 0; r < q.nrobots; r++) c->occ[S->start.pos[r]] = 1;
         count_dfs(c, length, &root);
         if (c->failed == ST_STATES && c->abort_when_full) {
-            free(c->memo);
+            table_release(c->memo, slots * sizeof(Facts));
             c->memo = NULL;
             slots = slots * 16 < max_slots ? slots * 16 : max_slots;
             continue;
@@ -1507,7 +1534,7 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
                             "fewest_switches", root.count ? root.switches[q.nrobots] : -1,
                             "nodes", (unsigned long long)c->nodes, "seconds", now_seconds() - t0);
     }
-    free(c->memo);
+    table_release(c->memo, (c->mask + 1) * sizeof(Facts));
     free(c);
     free(S);
     return out;
