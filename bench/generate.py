@@ -1,6 +1,6 @@
 """Generator benchmark: seconds to generate one puzzle per optimal length (4 robots, 2013 boards).
 
-    .venv/bin/python bench/generate.py [--max-length 25] [--samples 5] [--budget 90]
+    .venv/bin/python bench/generate.py [--max-length 25] [--samples 9] [--budget 90]
 
 Prints, per length, the median and p90 seconds of `generate(L, seed=...)` over
 several seeds (fewer for the long lengths), then puzzles per minute for the
@@ -25,13 +25,13 @@ from solver.generate import NoPuzzleFound, generate  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-length", type=int, default=25)
-    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=9, help="seeds per length up to 16 (3 for 17-20)")
     parser.add_argument("--budget", type=float, default=90.0, help="seconds per puzzle before giving up")
     args = parser.parse_args()
     per_length: dict[int, list[float]] = {}
     print(f"{'length':>6} {'n':>3} {'median s':>9} {'p90 s':>8}")
     for length in range(2, args.max_length + 1):
-        samples = args.samples if length <= 14 else 2 if length <= 20 else 1
+        samples = args.samples if length <= 16 else 3 if length <= 20 else 1
         times = []
         for seed in range(samples):
             started = time.perf_counter()

@@ -49,6 +49,32 @@ def test_long_lengths_are_served_from_the_bank_at_once():
         assert check(g.puzzle, g.solution.moves).solved
 
 
+def test_the_bank_obeys_its_variety_rule():
+    """New positions only; no two entries on one board and target share their
+    optimal solution; below CLUSTER_FROM moves at most PER_GOAL per board and target."""
+    v = bank.Variety()
+    for e in ENTRIES:
+        p = Puzzle.from_code(e["code"])
+        assert v.admits(p, e["length"], e["solution"]), e["code"]
+        v.add(p, e["length"], e["solution"])
+
+
+def test_variety_refuses_repeats_and_caps_short_lengths():
+    e = next(e for e in ENTRIES if e["length"] < bank.CLUSTER_FROM)
+    p = Puzzle.from_code(e["code"])
+    v = bank.Variety([e])
+    assert not v.admits(p, e["length"], e["solution"])  # the same position
+    other = [{"robot": "red", "direction": "N"}]
+    moved = Puzzle.create(p.board, {**dict(p.robots), p.colours[-1]: next(
+        c for c in p.board.start_cells() if c not in dict(p.robots).values())}, p.goal, p.rules)
+    assert not v.admits(moved, e["length"], e["solution"])  # another position, the same solution
+    assert v.admits(moved, e["length"], other)
+    for i in range(bank.PER_GOAL - 1):
+        v.add(Puzzle.create(p.board, dict(p.robots), p.goal, p.rules), e["length"], [*other] * (i + 2))
+    assert not v.admits(moved, e["length"], other)  # PER_GOAL entries on this board and target
+    assert v.admits(moved, bank.CLUSTER_FROM, other)  # long puzzles cluster: no cap
+
+
 def test_merge_appends_only_new_fair_entries(tmp_path, monkeypatch):
     """`ricochet bank --merge`: parallel runs' files join the bank; lines never move."""
     bank_file = tmp_path / "bank.jsonl"
