@@ -130,8 +130,8 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
             batch.append(Puzzle.create(board, dict(zip(colours, rng.sample(free, robots))),
                                        Goal(t.cell, t.colour), Rules(ricochet)))
         # Positions a finisher can solve alone (or after one helper move) in fewer
-        # moves than wanted are certainly too short: no full search for them.
-        batch = [p for p in batch if (ub := upper_bound(p)) is None or ub >= min_length]
+        # moves than a climb starts from are certainly too short: no full search.
+        batch = [p for p in batch if (ub := upper_bound(p)) is None or ub >= min_length - CLIMB_FROM_BELOW]
         finds = []
         for p, answer in zip(batch, solve_many(batch, threads=threads, time_budget=60.0)):
             if (entry := bankable(p, answer)) is not None:
