@@ -110,8 +110,8 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
             boards[spec] = (b, b.start_cells())
         return boards[spec]
 
-    def bankable(p: Puzzle, answer: Solution) -> dict[str, Any] | None:
-        if answer.length is None or answer.length < min_length or answer.round.void:
+    def bankable(p: Puzzle, answer: Solution, floor: int = min_length) -> dict[str, Any] | None:
+        if answer.length is None or answer.length < floor or answer.round.void:
             return None
         solution = moves_to_json(answer.moves)
         if not variety.admits(p, answer.length, solution):
@@ -149,10 +149,11 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
 
 CLIMB_FROM_BELOW = 3  # climbs start from positions up to this many moves short of min_length
 CLIMBS_PER_BATCH = 4
+WALK_KEEPS_FROM = 18  # a walk banks the positions it solves from this length on, even below min_length
 
 
 def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: float, rng: random.Random,
-           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
+           bankable: Callable[..., dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
     """Walk from the bank's puzzles of at least min_length moves, one robot moved
     to another free cell per step, staying among positions at least that long;
     every bankable position met joins the starting points.  Longer starting
@@ -174,12 +175,14 @@ def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: 
             if (ub := upper_bound(p)) is not None and ub < min_length:
                 continue
             answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0)
+            # Solved anyway: a shorter position is banked too when long enough.
+            if (entry := bankable(p, answer, min(min_length, WALK_KEEPS_FROM))) is not None:
+                yield entry
             if answer.length is None or answer.length < min_length:
                 continue
             current = placement
-            if (entry := bankable(p, answer)) is not None:
+            if entry is not None:
                 frontier.append((p, answer.length))
-                yield entry
 
 
 def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: float, rng: random.Random,
