@@ -25,6 +25,7 @@ from .solve import solve, solve_many, upper_bound
 
 BANK = Path(__file__).parent / "data" / "bank.jsonl"
 MAX_BANK_LENGTH = 40  # the climb never searches deeper than this
+BANK_STATE_BUDGET = 3 << 30  # bytes: deep 5-robot positions outgrow the solver's default 1 GiB
 
 
 @functools.cache
@@ -162,6 +163,15 @@ def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: 
 
     frontier = [(Puzzle.from_code(e["code"]), e["length"])
                 for e in matching(min_length, MAX_BANK_LENGTH, robots, ricochet, edition)]
+    if not frontier and robots == 5:
+        # No 5-robot puzzle banked yet: start from the 4-robot ones with a fifth
+        # robot added on a free cell (often out of the way, so just as long).
+        for e in matching(min_length, MAX_BANK_LENGTH, 4, ricochet, edition):
+            p = Puzzle.from_code(e["code"])
+            taken = {cell for _, cell in p.robots}
+            cell = rng.choice([c for c in p.board.start_cells() if c not in taken])
+            frontier.append((Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules),
+                             e["length"]))
     while frontier and time.monotonic() < deadline:
         start, _ = rng.choices(frontier, weights=[2.0 ** (n - min_length) for _, n in frontier])[0]
         free = start.board.start_cells()
@@ -174,7 +184,7 @@ def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: 
             p = Puzzle.create(start.board, placement, start.goal, start.rules)
             if (ub := upper_bound(p)) is not None and ub < min_length:
                 continue
-            answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0)
+            answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0, state_budget=BANK_STATE_BUDGET)
             # Solved anyway: a shorter position is banked too when long enough.
             if (entry := bankable(p, answer, min(min_length, WALK_KEEPS_FROM))) is not None:
                 yield entry
@@ -200,7 +210,7 @@ def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: f
         p = Puzzle.create(start.board, placement, start.goal, start.rules)
         if (ub := upper_bound(p)) is not None and ub < best:
             continue  # certainly shorter: not worth a full search
-        answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0)
+        answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0, state_budget=BANK_STATE_BUDGET)
         if answer.length is None:
             continue
         if (entry := bankable(p, answer)) is not None:
