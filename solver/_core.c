@@ -47,6 +47,7 @@ typedef struct {
     int group[MAX_ROBOTS];        /* interchangeable robots share a group id */
     uint8_t order[MAX_ROBOTS];    /* move order in deepening: robots that may finish first */
     const uint8_t *lb[MAX_ROBOTS]; /* moves a lone robot needs if it could stop anywhere */
+    int single_finisher;          /* the one robot that may finish, or -1 */
 } Board;
 
 /* Limits, shared by every strategy. */
@@ -574,6 +575,48 @@ typedef struct {
 } Child;
 
 /* Every legal move from p; occ must mark p's robots (it is restored). */
+/* The lone-robot bound of robot r alone (a robot on the target that has not
+ * turned yet must leave and come back). */
+static inline int robot_bound(const Board *b, const Pos *p, int r) {
+    int h = b->lb[r][p->pos[r]];
+    return h == 0 && b->ricochet && p->status[r] != TURNED ? 2 : h;
+}
+
+/* Whether robot r, the others standing still, finishes in exactly k moves
+ * (k = its lone-robot bound, so each move must lower that bound by one). */
+static int finishes_alone(const Board *b, uint8_t *occ, Pos *p, int r, int k) {
+    int start = p->pos[r], ok = 0;
+    uint8_t status = p->status[r];
+    occ[start] = 0;
+    for (int d = 0; d < 4 && !ok; d++) {
+        int deflected;
+        int end = slide(b, occ, r, start, d, &deflected);
+        if (end < 0) continue;
+        p->pos[r] = (int16_t)end;
+        p->status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(status, d, deflected) : 0;
+        if (k == 1) ok = is_goal(b, p, r);
+        else if (robot_bound(b, p, r) == k - 1) {
+            occ[end] = 1;
+            ok = finishes_alone(b, occ, p, r, k - 1);
+            occ[end] = 0;
+        }
+    }
+    p->pos[r] = (int16_t)start;
+    p->status[r] = status;
+    occ[start] = 1;
+    return ok;
+}
+
+/* A sharper bound for a position with one possible finisher, whose plain bound
+ * is h: a solution that moves only the finisher needs at least its exact lone
+ * length, and one that moves a helper needs h + 1.  So unless the finisher
+ * finishes alone in exactly h moves, h + 1 is a bound too.  (Too dear to ask
+ * of every child; A* asks it of each position it is about to expand.) */
+static inline int sharpened(const Board *b, uint8_t *occ, Pos *p, int h) {
+    if (h == 255 || h == 0 || b->single_finisher < 0) return h;
+    return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
+}
+
 static int children(const Board *b, const Pos *p, uint8_t *occ, Child *out) {
     int n = 0;
     for (int r = 0; r < b->nrobots; r++) {
@@ -729,6 +772,19 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
         Pos p;
         decode_key(b, key, &p);
         occupy(b, &p, occ, 1);
+        if (f - g == heuristic(b, &p)) {
+            /* Pushed with the plain bound: sharpen it before paying for the expansion. */
+            int h = sharpened(b, occ, &p, f - g);
+            if (h > f - g) {
+                occupy(b, &p, occ, 0);
+                if (g + h >= open->dim) { beyond = 1; continue; }
+                if (keys_push(BUCKET(open, g + h, g), key, &bytes, budget) != 0) {
+                    res->status = ST_STATES;
+                    res->lower_bound = f;
+                }
+                continue;
+            }
+        }
         Child moves[MAX_ROBOTS * 4];
         int nmoves = children(b, &p, occ, moves);
         occupy(b, &p, occ, 0);
@@ -755,7 +811,9 @@ static void run_astar(const Board *b, const Pos *start, Limits *lim, Result *res
         }
         for (int c = 0; c < nchild && res->status < 0; c++) {
             if (child_h[c] == 255) continue; /* no finisher can ever reach the target from there */
-            int cf = g + 1 + child_h[c];
+            /* Bounds sharpened at expansion are not consistent: a child never goes
+             * below the layer of its parent (pathmax), or it would be lost. */
+            int cf = g + 1 + child_h[c] > f ? g + 1 + child_h[c] : f;
             if (cf >= open->dim) { beyond = 1; continue; } /* cannot finish within the depth limit */
             size_t before = (seen.mask + 1) * slot_bytes(&seen);
             ptrdiff_t slot = table_slot(&seen, child[c], budget - bytes + before, &fresh);
@@ -1219,6 +1277,8 @@ static int setup_search(Layout *L, const Request *q, Setup *S) {
             b->lb[r] = lb;
         }
     }
+    b->single_finisher = -1;
+    if (!q->skip_bounds && __builtin_popcount(b->eligible) == 1) b->single_finisher = __builtin_ctz(b->eligible);
     int k2 = 0;
     for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
     for (int r = 0; r < q->nrobots; r++) if (!((b->eligible >> r) & 1)) b->order[k2++] = (uint8_t)r;
