@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver import bank  # noqa: E402
 from solver.puzzle import Puzzle  # noqa: E402
 from solver.reference import reference_solve  # noqa: E402
 from solver.solve import solve  # noqa: E402
@@ -29,8 +30,6 @@ from tests.helpers import random_real_puzzle  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 BANDS = [(0, 4), (5, 8), (9, 12), (13, 16), (17, 99)]
-# Found by `generate(17, robots=5, seed="hard5")`; replace it when the generator finds longer ones.
-HARDEST_FIVE = "AR6UAB9yVNr99gAN"
 
 
 def band_of(length: int | None) -> str:
@@ -106,7 +105,10 @@ def main() -> None:
         hard = [Puzzle.from_json({**t, "rules": {"ricochet": r}}) for t in tests
                 if t["optimal_moves"] >= 20 for r in ("none", "turn")]
         run_set("hard set (test puzzles of 20+ moves, both ricochet options)", hard)
-        run_set("hardest 5-robot puzzle the generator has found (17 moves)", [Puzzle.from_code(HARDEST_FIVE)])
+        five_long = max(bank.matching(1, 99, 5, "turn"), key=lambda e: (e["length"], e["code"]), default=None)
+        if five_long:
+            run_set(f"the longest 5-robot puzzle in the bank ({five_long['length']} moves)",
+                    [Puzzle.from_code(five_long["code"])])
 
     # Same-run baseline: the reference BFS on the short random puzzles it finishes quickly.
     short = [r for r in rows4 if r[2] is not None and r[2] <= 5][:100]

@@ -47,13 +47,13 @@ def solution_of(entry: dict[str, Any]) -> list[Move]:
 
 
 PER_GOAL = 3  # below CLUSTER_FROM moves, at most this many entries share a board and a target
-CLUSTER_FROM = 20  # from this length on, long puzzles cluster: no cap per board and target
+CLUSTER_FROM = 19  # from this length on, long puzzles cluster: no cap per board and target
 
 
 class Variety:
     """Which new entries the bank takes: a new position whose optimal solution no
     entry on the same board and target shares, and, below CLUSTER_FROM moves, at
-    most PER_GOAL entries per board and target.  Puzzles of 20 moves and more are
+    most PER_GOAL entries per board and target.  Puzzles of 19 moves and more are
     so rare that they come in clusters (most lie one or two robot moves from
     another), so there each distinct solution counts."""
 
