@@ -13,7 +13,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ class Variety:
     so rare that they come in clusters (most lie one or two robot moves from
     another), so there each distinct solution counts."""
 
-    def __init__(self, existing: Iterator[dict[str, Any]] | tuple[dict[str, Any], ...] = ()) -> None:
+    def __init__(self, existing: Iterable[dict[str, Any]] = ()) -> None:
         self.codes: set[str] = set()
         self.per_goal: Counter[tuple[str, Cell]] = Counter()
         self.solutions: set[tuple[str, Cell, str]] = set()
@@ -199,14 +199,15 @@ def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: f
            bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
     """Hill-climb from a long puzzle: move one robot at a time, keep a move that
     does not shorten the optimum, yield every bankable position met."""
+    from .generate import _mutate
+
     current, best = dict(start.robots), length
     colours = start.colours
     for _ in range(steps):
         if time.monotonic() >= deadline:
             return
         placement = dict(current)
-        taken = set(placement.values())
-        placement[rng.choice(colours)] = rng.choice([c for c in free if c not in taken])
+        _mutate(placement, free, colours, rng)
         p = Puzzle.create(start.board, placement, start.goal, start.rules)
         if (ub := upper_bound(p)) is not None and ub < best:
             continue  # certainly shorter: not worth a full search
