@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <pthread.h>
 
 #define MAX_CELLS 1024
 #define MAX_ROBOTS 5
@@ -1693,6 +1694,354 @@ static PyObject *py_upper_bound(PyObject *self, PyObject *args, PyObject *kwargs
     return PyLong_FromLong(best);
 }
 
+/* ------------------------------------------------- every position at once */
+
+/* Retrograde analysis: the optimal length of every position of one board and
+ * goal, by a breadth-first search backwards from the goal positions over one
+ * byte per position (cells^robots bytes: 4 GiB for 4 robots on 16 x 16).
+ * Lengths follow the plain rule (ricochet none), which is never longer than
+ * under the ricochet rule: callers prove each position they keep with the
+ * solver under the rules in force.  The bank uses it to find every position of
+ * a board at the longest lengths, which random walks meet only by luck. */
+
+#define RETRO_UNSEEN 0xFF
+#define RETRO_MAX_ROBOTS 4
+#define RETRO_MAX_THREADS 64
+
+typedef struct {
+    const Layout *L;
+    Board board;                  /* for forward slides (slide()) */
+    int nrobots, n;
+    uint64_t stride[RETRO_MAX_ROBOTS], size;
+    const uint8_t *free;          /* per cell: a robot may stand there */
+    uint8_t *dist;
+} Retro;
+
+typedef struct {
+    const Retro *R;
+    uint64_t begin, end;
+    int layer;                    /* expand positions of this length */
+    uint64_t marked;              /* positions given layer + 1 (a race may count one twice) */
+    uint64_t hist[256];           /* the final count, per length */
+} RetroSlice;
+
+static inline void retro_decode(const Retro *R, uint64_t idx, int *pos) {
+    for (int r = 0; r < R->nrobots; r++) { pos[r] = (int)(idx % (uint64_t)R->n); idx /= (uint64_t)R->n; }
+}
+
+static inline uint8_t retro_get(const Retro *R, uint64_t i) { return __atomic_load_n(&R->dist[i], __ATOMIC_RELAXED); }
+
+/* Give layer + 1 to every unseen position one move before a position of this
+ * slice at `layer`.  Robot r stopped at p moving d only if the way on is shut
+ * (a wall, the edge, the centre or a robot: a barrier cell ahead would bend
+ * the slide, not stop it); it came from any cell met when its path is traced
+ * back, through barriers that bend it (each bend is its own inverse). */
+static void *retro_expand(void *arg) {
+    RetroSlice *S = arg;
+    const Retro *R = S->R;
+    const Layout *L = R->L;
+    static const int OPP[4] = {2, 3, 0, 1};
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    const uint8_t layer = (uint8_t)S->layer, next = (uint8_t)(S->layer + 1);
+    const int limit = 4 * L->ncells;
+    for (uint64_t idx = S->begin; idx < S->end; idx++) {
+        if (retro_get(R, idx) != layer) continue;
+        int pos[RETRO_MAX_ROBOTS];
+        retro_decode(R, idx, pos);
+        for (int r = 0; r < R->nrobots; r++) occ[pos[r]] = 1;
+        for (int r = 0; r < R->nrobots; r++) {
+            const int p = pos[r], colour1 = R->board.colour[r] + 1;
+            occ[p] = 0;
+            for (int d = 0; d < 4; d++) {
+                int ahead = L->step[d][p];
+                if (ahead >= 0 && !occ[ahead]) continue;
+                int cur = p, dir = d;
+                for (int steps = 0; steps < limit; steps++) {
+                    int prev = L->step[OPP[dir]][cur];
+                    if (prev < 0 || occ[prev]) break;
+                    uint8_t bar = L->barrier[prev];
+                    if (bar) {
+                        if ((bar & 7) != colour1) dir = DEFLECT[bar >> 3][dir];
+                    } else if (prev != p) {
+                        uint64_t j = (uint64_t)((int64_t)idx + (int64_t)(prev - p) * (int64_t)R->stride[r]);
+                        if (retro_get(R, j) == RETRO_UNSEEN) {
+                            __atomic_store_n(&R->dist[j], next, __ATOMIC_RELAXED);
+                            S->marked++;
+                        }
+                    }
+                    cur = prev;
+                }
+            }
+            occ[p] = 1;
+        }
+        for (int r = 0; r < R->nrobots; r++) occ[pos[r]] = 0;
+    }
+    return NULL;
+}
+
+/* Count positions per length; unseen ones count as unsolvable when every robot
+ * stands on its own free cell (index 255 of hist). */
+static void *retro_count(void *arg) {
+    RetroSlice *S = arg;
+    const Retro *R = S->R;
+    for (uint64_t idx = S->begin; idx < S->end; idx++) {
+        uint8_t v = R->dist[idx];
+        if (v != RETRO_UNSEEN) { S->hist[v]++; continue; }
+        int pos[RETRO_MAX_ROBOTS], ok = 1;
+        retro_decode(R, idx, pos);
+        for (int r = 0; r < R->nrobots && ok; r++) {
+            if (!R->free[pos[r]]) ok = 0;
+            for (int s = 0; s < r && ok; s++) if (pos[s] == pos[r]) ok = 0;
+        }
+        if (ok) S->hist[255]++;
+    }
+    return NULL;
+}
+
+static void retro_parallel(Retro *R, int threads, int layer, void *(*fn)(void *), RetroSlice *slices) {
+    pthread_t tid[RETRO_MAX_THREADS];
+    uint64_t chunk = (R->size + (uint64_t)threads - 1) / (uint64_t)threads;
+    for (int t = 0; t < threads; t++) {
+        memset(&slices[t], 0, sizeof slices[t]);
+        slices[t].R = R;
+        slices[t].layer = layer;
+        slices[t].begin = chunk * (uint64_t)t;
+        slices[t].end = slices[t].begin + chunk < R->size ? slices[t].begin + chunk : R->size;
+        if (slices[t].begin > slices[t].end) slices[t].begin = slices[t].end;
+    }
+    uint64_t started = 0;
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[t], NULL, fn, &slices[t]) == 0) started |= (uint64_t)1 << t;
+        else fn(&slices[t]);
+    fn(&slices[0]);
+    for (int t = 1; t < threads; t++) if ((started >> t) & 1) pthread_join(tid[t], NULL);
+}
+
+/* One optimal plain-rule solution from a position, read off the table: at each
+ * step the first move (robot, then direction) to a position one move closer.
+ * Returns its length, or -1 if the table disagrees with the forward moves. */
+static int retro_descend(const Retro *R, uint64_t idx, int8_t *robot, int8_t *dir) {
+    int pos[RETRO_MAX_ROBOTS];
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    int len = R->dist[idx];
+    for (int k = 0; k < len; k++) {
+        retro_decode(R, idx, pos);
+        for (int r = 0; r < R->nrobots; r++) occ[pos[r]] = 1;
+        int found = 0;
+        for (int r = 0; r < R->nrobots && !found; r++) {
+            occ[pos[r]] = 0;
+            for (int d = 0; d < 4 && !found; d++) {
+                int deflected, to = slide(&R->board, occ, r, pos[r], d, &deflected);
+                if (to < 0) continue;
+                uint64_t j = (uint64_t)((int64_t)idx + (int64_t)(to - pos[r]) * (int64_t)R->stride[r]);
+                if (R->dist[j] == len - k - 1) { robot[k] = (int8_t)r; dir[k] = (int8_t)d; idx = j; found = 1; }
+            }
+            occ[pos[r]] = 1;
+        }
+        for (int r = 0; r < R->nrobots; r++) occ[pos[r]] = 0;
+        if (!found) return -1;
+    }
+    return len;
+}
+
+static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "min_length", "limit",
+                             "probes", "threads", "state_budget", "time_budget", NULL};
+    PyObject *capsule, *colours, *probes = Py_None;
+    const char *free_cells;
+    Py_ssize_t free_len, state_budget = (Py_ssize_t)5 << 30;
+    int target, candidates, min_length, threads = 2;
+    long long limit = 100000;
+    double time_budget = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOiiy#i|LOind", kwlist, &capsule, &colours, &target,
+                                     &candidates, &free_cells, &free_len, &min_length, &limit, &probes,
+                                     &threads, &state_budget, &time_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (L->has_openings) { PyErr_SetString(PyExc_ValueError, "boards with edge openings are not supported"); return NULL; }
+    if (free_len != L->ncells) { PyErr_SetString(PyExc_ValueError, "free must hold one byte per cell"); return NULL; }
+    if (target < 0 || target >= L->ncells) { PyErr_SetString(PyExc_ValueError, "target is off the board"); return NULL; }
+    if (threads < 1 || threads > RETRO_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be from 1 to %d", RETRO_MAX_THREADS);
+        return NULL;
+    }
+    if (min_length < 0 || min_length > 254 || limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "min_length must be from 0 to 254 and limit not negative");
+        return NULL;
+    }
+    Retro R;
+    memset(&R, 0, sizeof R);
+    R.L = L;
+    R.n = L->ncells;
+    R.free = (const uint8_t *)free_cells;
+    PyObject *cl = PySequence_Fast(colours, "colours must be a sequence of colour indices");
+    if (!cl) return NULL;
+    R.nrobots = (int)PySequence_Fast_GET_SIZE(cl);
+    if (R.nrobots < 1 || R.nrobots > RETRO_MAX_ROBOTS) {
+        Py_DECREF(cl);
+        PyErr_Format(PyExc_ValueError, "need 1 to %d robots", RETRO_MAX_ROBOTS);
+        return NULL;
+    }
+    R.board.ncells = L->ncells;
+    R.board.nrobots = R.nrobots;
+    R.board.width = L->width;
+    R.board.step = (const int16_t (*)[MAX_CELLS])L->step;
+    R.board.barrier = L->barrier;
+    R.board.has_barriers = L->has_barriers;
+    R.board.loops_possible = L->loops_possible;
+    for (int r = 0; r < R.nrobots; r++) {
+        long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cl, r));
+        if (k < 0 || k > 4) {
+            Py_DECREF(cl);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "robot %d: colour %ld unknown", r, k);
+            return NULL;
+        }
+        R.board.colour[r] = (uint8_t)k;
+    }
+    Py_DECREF(cl);
+    R.size = 1;
+    for (int r = 0; r < R.nrobots; r++) {
+        R.stride[r] = R.size;
+        R.size *= (uint64_t)R.n;
+    }
+    if (R.size > (uint64_t)state_budget) {
+        PyErr_Format(PyExc_MemoryError, "%d robots on %d cells need %llu bytes, over the state budget",
+                     R.nrobots, R.n, (unsigned long long)R.size);
+        return NULL;
+    }
+    /* Probes: positions whose lengths the caller wants (tests compare them with the solver). */
+    PyObject *probe_list = NULL;
+    uint64_t *probe_idx = NULL;
+    Py_ssize_t nprobes = 0;
+    if (probes != Py_None) {
+        probe_list = PySequence_Fast(probes, "probes must be a sequence of positions");
+        if (!probe_list) return NULL;
+        nprobes = PySequence_Fast_GET_SIZE(probe_list);
+        probe_idx = malloc(sizeof(uint64_t) * (size_t)(nprobes + 1));
+        if (!probe_idx) { Py_DECREF(probe_list); return PyErr_NoMemory(); }
+        for (Py_ssize_t i = 0; i < nprobes; i++) {
+            PyObject *cells = PySequence_Fast(PySequence_Fast_GET_ITEM(probe_list, i), "a probe is a sequence of cells");
+            if (!cells) { free(probe_idx); Py_DECREF(probe_list); return NULL; }
+            uint64_t idx = 0;
+            int ok = PySequence_Fast_GET_SIZE(cells) == R.nrobots;
+            for (int r = 0; r < R.nrobots && ok; r++) {
+                long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cells, r));
+                ok = c >= 0 && c < R.n;
+                idx += (uint64_t)(ok ? c : 0) * R.stride[r];
+            }
+            Py_DECREF(cells);
+            if (!ok) {
+                free(probe_idx); Py_DECREF(probe_list);
+                if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "probe %zd: one cell per robot, on the board", i);
+                return NULL;
+            }
+            probe_idx[i] = idx;
+        }
+        Py_DECREF(probe_list);
+    }
+    R.dist = table_alloc(R.size);
+    RetroSlice *slices = calloc((size_t)threads, sizeof(RetroSlice));
+    if (!R.dist || !slices) {
+        table_release(R.dist, R.size); free(slices); free(probe_idx);
+        return PyErr_NoMemory();
+    }
+    double t0 = now_seconds();
+    int status = ST_OPTIMAL, layers = 0;
+    uint64_t *found = NULL;
+    size_t nfound = 0;
+    int threshold = 255;
+    uint64_t total = 0, wanted = 0;
+    Py_BEGIN_ALLOW_THREADS
+    memset(R.dist, RETRO_UNSEEN, R.size);
+    /* Layer 0: a robot that may finish stands on the target, the others anywhere free. */
+    for (int r = 0; r < R.nrobots; r++) {
+        if (!((candidates >> r) & 1)) continue;
+        uint64_t rest = R.size / (uint64_t)R.n;
+        for (uint64_t k = 0; k < rest; k++) {
+            int pos[RETRO_MAX_ROBOTS], ok = 1;
+            uint64_t x = k, idx = 0;
+            for (int s = 0; s < R.nrobots; s++) {
+                if (s == r) { pos[s] = target; }
+                else { pos[s] = (int)(x % (uint64_t)R.n); x /= (uint64_t)R.n; }
+                idx += (uint64_t)pos[s] * R.stride[s];
+            }
+            for (int s = 0; s < R.nrobots && ok; s++) {
+                if (!free_cells[pos[s]]) ok = 0;
+                for (int u = 0; u < s && ok; u++) if (pos[u] == pos[s]) ok = 0;
+            }
+            if (ok) R.dist[idx] = 0;
+        }
+    }
+    for (int layer = 0; layer < 254; layer++) {
+        if (time_budget > 0 && now_seconds() - t0 > time_budget) { status = ST_TIME; break; }
+        retro_parallel(&R, threads, layer, retro_expand, slices);
+        uint64_t marked = 0;
+        for (int t = 0; t < threads; t++) marked += slices[t].marked;
+        layers = layer + 1;
+        if (!marked) break;
+    }
+    retro_parallel(&R, threads, 0, retro_count, slices);
+    /* The longest lengths first, whole lengths only, within the limit. */
+    for (int v = 254; v >= min_length; v--) {
+        uint64_t h = 0;
+        for (int t = 0; t < threads; t++) h += slices[t].hist[v];
+        wanted += h;
+        if (total + h > (uint64_t)limit || total < wanted - h) continue;
+        total += h;
+        threshold = v;
+    }
+    found = total ? malloc(sizeof(uint64_t) * total) : NULL;
+    if (found)
+        for (uint64_t idx = 0; idx < R.size; idx++) {
+            uint8_t v = R.dist[idx];
+            if (v != RETRO_UNSEEN && v >= threshold) found[nfound++] = idx;
+        }
+    Py_END_ALLOW_THREADS
+    uint64_t hist[256] = {0};
+    for (int t = 0; t < threads; t++) for (int v = 0; v < 256; v++) hist[v] += slices[t].hist[v];
+    int longest = -1;
+    for (int v = 0; v < 255; v++) if (hist[v]) longest = v;
+    PyObject *out = NULL, *counts = PyList_New(0), *positions = PyList_New(0), *probed = PyList_New(0);
+    if (!counts || !positions || !probed || (total && !found)) goto fail;
+    for (int v = 0; v <= longest; v++) {
+        PyObject *x = PyLong_FromUnsignedLongLong((unsigned long long)hist[v]);
+        if (!x || PyList_Append(counts, x) != 0) { Py_XDECREF(x); goto fail; }
+        Py_DECREF(x);
+    }
+    for (size_t i = 0; i < nfound; i++) {
+        int pos[RETRO_MAX_ROBOTS];
+        int8_t robot[256], dir[256];
+        retro_decode(&R, found[i], pos);
+        int len = retro_descend(&R, found[i], robot, dir);
+        if (len < 0) { PyErr_SetString(PyExc_RuntimeError, "exhaustive: the table disagrees with the moves"); goto fail; }
+        PyObject *cells = PyTuple_New(R.nrobots), *moves = PyTuple_New(len);
+        if (!cells || !moves) { Py_XDECREF(cells); Py_XDECREF(moves); goto fail; }
+        for (int r = 0; r < R.nrobots; r++) PyTuple_SET_ITEM(cells, r, PyLong_FromLong(pos[r]));
+        for (int k = 0; k < len; k++) PyTuple_SET_ITEM(moves, k, Py_BuildValue("(ii)", robot[k], dir[k]));
+        PyObject *item = Py_BuildValue("(iNN)", len, cells, moves);
+        if (!item || PyList_Append(positions, item) != 0) { Py_XDECREF(item); goto fail; }
+        Py_DECREF(item);
+    }
+    for (Py_ssize_t i = 0; i < nprobes; i++) {
+        uint8_t v = R.dist[probe_idx[i]];
+        PyObject *x = v == RETRO_UNSEEN ? Py_NewRef(Py_None) : PyLong_FromLong(v);
+        if (!x || PyList_Append(probed, x) != 0) { Py_XDECREF(x); goto fail; }
+        Py_DECREF(x);
+    }
+    out = Py_BuildValue("{s:s,s:O,s:K,s:i,s:O,s:O,s:O,s:i,s:d}", "status", STATUS_NAMES[status],
+                        "counts", counts, "unsolvable", (unsigned long long)hist[255], "layers", layers,
+                        "positions", positions, "capped", total < wanted ? Py_True : Py_False,
+                        "probes", probed, "longest", longest, "seconds", now_seconds() - t0);
+fail:
+    Py_XDECREF(counts); Py_XDECREF(positions); Py_XDECREF(probed);
+    table_release(R.dist, R.size);
+    free(slices); free(found); free(probe_idx);
+    return out;
+}
+
 static PyMethodDef core_methods[] = {
     {"compile_board", py_compile_board, METH_VARARGS,
      "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
@@ -1704,6 +2053,9 @@ static PyMethodDef core_methods[] = {
      "upper_bound(layout, cells, colours, target, candidates, sightline, ricochet, helper_moves=1) -> int or None"},
     {"facts", (PyCFunction)(void (*)(void))py_facts, METH_VARARGS | METH_KEYWORDS,
      "facts(layout, cells, colours, target, candidates, sightline, ricochet, length, ...) -> dict"},
+    {"exhaustive", (PyCFunction)(void (*)(void))py_exhaustive, METH_VARARGS | METH_KEYWORDS,
+     "exhaustive(layout, colours, target, candidates, free, min_length, limit=100000, probes=None, threads=2, "
+     "...) -> dict: plain-rule lengths of every position of a board and goal"},
     {NULL, NULL, 0, NULL},
 };
 

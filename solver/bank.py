@@ -21,7 +21,7 @@ from .board import Board, Cell, all_boards, real_board
 from .geometry import ROBOT_COLOURS
 from .puzzle import Goal, Move, Puzzle, Rules, moves_to_json
 from .solution import Solution
-from .solve import solve, solve_many, upper_bound
+from .solve import exhaustive, solve, solve_many, upper_bound
 
 BANK = Path(__file__).parent / "data" / "bank.jsonl"
 MAX_BANK_LENGTH = 40  # the climb never searches deeper than this
@@ -83,6 +83,24 @@ class Variety:
             self.per_goal[goal] += 1
 
 
+def _banker(min_length: int, robots: int, ricochet: str, edition: str
+            ) -> Callable[..., dict[str, Any] | None]:
+    """The bank's gate for one search: a proven position at least `floor` moves long
+    that the Variety rule admits becomes an entry (and counts for the next ones)."""
+    variety = Variety(entries())
+
+    def bankable(p: Puzzle, answer: Solution, floor: int = min_length) -> dict[str, Any] | None:
+        if answer.length is None or answer.length < floor or answer.round.void:
+            return None
+        solution = moves_to_json(answer.moves)
+        if not variety.admits(p, answer.length, solution):
+            return None
+        variety.add(p, answer.length, solution)
+        return _entry(p, answer, robots, ricochet, edition)
+
+    return bankable
+
+
 def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
            edition: str = "2013", threads: int = 2, climb_steps: int = 150,
            walk: bool = False) -> Iterator[dict[str, Any]]:
@@ -102,7 +120,7 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
     specs = list(all_boards(edition))
     boards: dict[str, tuple[Board, list[Cell]]] = {}
     deadline = time.monotonic() + seconds
-    variety = Variety(entries())
+    bankable = _banker(min_length, robots, ricochet, edition)
     colours = ROBOT_COLOURS[:robots]
 
     def free_cells(spec: str) -> tuple[Board, list[Cell]]:
@@ -110,15 +128,6 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
             b = real_board(spec)
             boards[spec] = (b, b.start_cells())
         return boards[spec]
-
-    def bankable(p: Puzzle, answer: Solution, floor: int = min_length) -> dict[str, Any] | None:
-        if answer.length is None or answer.length < floor or answer.round.void:
-            return None
-        solution = moves_to_json(answer.moves)
-        if not variety.admits(p, answer.length, solution):
-            return None
-        variety.add(p, answer.length, solution)
-        return _entry(p, answer, robots, ricochet, edition)
 
     if walk:
         yield from _walks(min_length, robots, ricochet, edition, deadline, rng, bankable)
@@ -218,6 +227,44 @@ def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: f
             yield entry
         if answer.length >= best:
             current, best = placement, answer.length
+
+
+EXHAUSTIVE_LIMIT = 400_000  # positions the retrograde analysis hands back (longest lengths first)
+
+
+def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, seed: str, seconds: float,
+                      edition: str = "2013", threads: int = 2, per_length: int = 20) -> Iterator[dict[str, Any]]:
+    """Yield bank entries for one board and goal from its retrograde analysis: the
+    optimal length of every position at once (solver.solve.exhaustive, under the
+    plain rule, a lower bound under the ricochet rule).  Fair positions of at least
+    `min_length` moves are proven by the solver under the rules in force, longest
+    first and one per plain-rule solution (positions that differ only where a robot
+    stands idle share one), in an order drawn from `seed`.  At most `per_length`
+    entries per length for this board and goal, counting those banked before."""
+    rng = random.Random(f"bank-exhaustive:{seed}:{board.spec}:{goal}:{min_length}:{ricochet}")
+    deadline = time.monotonic() + seconds
+    bankable = _banker(min_length, 4, ricochet, edition)
+    colours = ROBOT_COLOURS[:4]
+    analysis = exhaustive(board, colours, goal, min_length=min_length, limit=EXHAUSTIVE_LIMIT, threads=threads)
+    starts = set(board.start_cells())
+    groups: dict[int, dict[tuple[Move, ...], dict[str, Cell]]] = {}
+    for n, robots, path in analysis.positions:
+        if all(cell in starts for cell in robots.values()):
+            groups.setdefault(n, {}).setdefault(tuple(path), robots)
+    banked = Counter(e["length"] for e in matching(min_length, MAX_BANK_LENGTH, 4, ricochet, edition)
+                     if (p := Puzzle.from_code(e["code"])).board == board and p.goal.cell == goal.cell)
+    for n in sorted(groups, reverse=True):
+        todo = list(groups[n].values())
+        rng.shuffle(todo)
+        while todo and time.monotonic() < deadline and banked[n] < per_length:
+            batch = [Puzzle.create(board, robots, goal, Rules(ricochet)) for robots in todo[:threads]]
+            del todo[:threads]
+            for p, answer in zip(batch, solve_many(batch, threads=threads, max_depth=MAX_BANK_LENGTH,
+                                                   time_budget=300.0, state_budget=BANK_STATE_BUDGET)):
+                # Under the ricochet rule a position may prove longer than its plain length.
+                if banked[answer.length or 0] < per_length and (entry := bankable(p, answer)) is not None:
+                    banked[answer.length] += 1
+                    yield entry
 
 
 def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: str, edition: str) -> dict[str, Any]:

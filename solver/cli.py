@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from .board import Board, all_boards
 from .errors import InvalidInput
-from .puzzle import Puzzle, moves_from_json
+from .puzzle import Goal, Puzzle, moves_from_json
 from .render import LEGEND, ascii_board, ascii_puzzle
 from .rules import check
 from .svg import board_svg, puzzle_svg
@@ -94,6 +94,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
                    help="append the new entries of FILEs (from --output runs) to the bank, then stop")
     p.add_argument("--walk", action="store_true",
                    help="walk from the bank's long puzzles (generate) instead of sampling random positions")
+    p.add_argument("--exhaustive", nargs=2, metavar=("BOARD", "TARGET"),
+                   help="analyse every position of one board and target (e.g. green-B,blue-B,red-B,yellow-D "
+                        "yellow-square; 4 GiB, minutes) and bank its longest fair positions")
+    p.add_argument("--per-length", type=int, default=20,
+                   help="with --exhaustive: at most this many entries per length for that board and target")
     p.set_defaults(run=_bank)
     return parser, sub
 
@@ -236,19 +241,38 @@ def _generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _board_and_target(spec: str, target: str) -> tuple[Board, Goal]:
+    """A real board and one of its chips, as `colour-symbol` or `vortex`."""
+    try:
+        board = Board.from_json(spec)
+    except InvalidInput as e:
+        raise InputError(str(e)) from None
+    names = {(f"{t.colour}-{t.symbol}" if t.colour else t.symbol): t for t in board.targets}
+    if target not in names:
+        raise InputError(f"{target!r} is not a chip of {spec}; choose one of {', '.join(sorted(names))}")
+    t = names[target]
+    return board, Goal(t.cell, t.colour, t.symbol)
+
+
 def _bank(args: argparse.Namespace) -> int:
-    from .bank import BANK, merge, search
+    from .bank import BANK, exhaustive_search, merge, search
 
     if args.merge:
         added = merge([Path(f) for f in args.merge])
         print(f"ricochet: {len(added)} new puzzles appended to {BANK}", file=sys.stderr)
         return EXIT_OK
 
+    if args.exhaustive:
+        board, goal = _board_and_target(*args.exhaustive)
+        finds = exhaustive_search(board, goal, args.min_length, args.ricochet, args.seed, args.minutes * 60,
+                                  edition=args.edition, threads=args.threads, per_length=args.per_length)
+    else:
+        finds = search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60,
+                       edition=args.edition, threads=args.threads, walk=args.walk)
     found = 0
     path = args.output or BANK
     with open(path, "a", encoding="utf-8") as f:
-        for entry in search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60,
-                            edition=args.edition, threads=args.threads, walk=args.walk):
+        for entry in finds:
             f.write(json.dumps(entry) + "\n")
             f.flush()
             found += 1

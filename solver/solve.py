@@ -175,3 +175,46 @@ def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_bu
         "fewest_robots_moved": [c for i, c in enumerate(names) if raw["fewest_robots_mask"] >> i & 1],
         "fewest_switches": raw["fewest_switches"],
     }
+
+
+@dataclass(frozen=True)
+class Exhaustive:
+    """The optimal length of every position of one board and goal under the plain
+    rule (ricochet none; never longer than under the ricochet rule).
+
+    `counts[n]` is how many positions need n moves; `positions` holds the longest
+    ones (whole lengths from the longest down, at least `min_length`, within the
+    caller's limit), each with one optimal plain-rule solution."""
+
+    counts: tuple[int, ...]
+    unsolvable: int
+    positions: list[tuple[int, dict[str, Cell], list[Move]]]
+    capped: bool
+    probes: list[int | None]
+    seconds: float
+
+    @property
+    def longest(self) -> int | None:
+        return len(self.counts) - 1 if self.counts else None
+
+
+def exhaustive(board: Board, colours: Iterable[str], goal: Goal, *, min_length: int = 0, limit: int = 100_000,
+               probes: Iterable[dict[str, Cell]] = (), threads: int = 2,
+               state_budget: int = 5 << 30) -> Exhaustive:
+    """Every position of `colours` robots on `board` for `goal`, by one search
+    backwards from the goal (cells^robots bytes: 4 GiB for 4 robots on 16 x 16).
+    `probes` are positions whose lengths are wanted too.  At most 4 robots; no
+    edge openings."""
+    names = tuple(colours)
+    free = bytes(int(c not in board.blocked and board.diagonal_at(c) is None)
+                 for c in (board.cell(i) for i in range(board.cells)))
+    mask = sum(1 << i for i, c in enumerate(names) if goal.colour in (None, c))
+    probe_cells = [[board.index(p[c]) for c in names] for p in probes]
+    raw = _core.exhaustive(compiled(board), [ROBOT_COLOURS.index(c) for c in names], board.index(goal.cell), mask,
+                           free, min_length, limit=limit, probes=probe_cells, threads=threads,
+                           state_budget=state_budget)
+    positions = [(n, {c: board.cell(i) for c, i in zip(names, cells)},
+                  [Move(names[r], DIRECTIONS[d]) for r, d in path])
+                 for n, cells, path in sorted(raw["positions"], key=lambda row: -row[0])]
+    return Exhaustive(tuple(raw["counts"]), raw["unsolvable"], positions, raw["capped"], raw["probes"],
+                      raw["seconds"])
