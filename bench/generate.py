@@ -1,6 +1,6 @@
 """Generator benchmark: seconds to generate one puzzle per optimal length (4 robots, 2013 boards).
 
-    .venv/bin/python bench/generate.py [--max-length 25] [--samples 9] [--budget 90]
+    .venv/bin/python bench/generate.py [--min-length 2] [--max-length N] [--samples 9] [--budget 90]
 
 Prints, per length, the median and p90 seconds of `generate(L, seed=...)` over
 several seeds (fewer for the long lengths), then puzzles per minute for the
@@ -19,18 +19,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver import bank  # noqa: E402
 from solver.generate import NoPuzzleFound, generate  # noqa: E402
+
+
+def longest_banked() -> int:
+    """The longest length in the bank for 4 robots on 2013 boards (the maximum found), at least 25."""
+    return max([25] + [e["length"] for e in bank.matching(0, bank.MAX_BANK_LENGTH, 4, "turn")])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--max-length", type=int, default=25)
+    parser.add_argument("--min-length", type=int, default=2)
+    parser.add_argument("--max-length", type=int, default=longest_banked(),
+                        help="the longest length to time (default: the bank's longest for 4 robots, at least 25)")
     parser.add_argument("--samples", type=int, default=9, help="seeds per length up to 16 (3 for 17-20)")
     parser.add_argument("--budget", type=float, default=90.0, help="seconds per puzzle before giving up")
     args = parser.parse_args()
     per_length: dict[int, list[float]] = {}
     print(f"{'length':>6} {'n':>3} {'median s':>9} {'p90 s':>8}")
-    for length in range(2, args.max_length + 1):
+    for length in range(args.min_length, args.max_length + 1):
         samples = args.samples if length <= 16 else 3 if length <= 20 else 1
         times = []
         for seed in range(samples):

@@ -229,7 +229,10 @@ def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: f
             current, best = placement, answer.length
 
 
-EXHAUSTIVE_LIMIT = 400_000  # positions the retrograde analysis hands back (longest lengths first)
+# Positions the retrograde analysis hands back: whole lengths, longest first, so
+# that the 23-move layer of the README's board (1.7 million) fits: about 4 kB of
+# Python objects each at that length, beside the 4 GiB table (9 GiB at the peak).
+EXHAUSTIVE_LIMIT = 2_000_000
 
 
 def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, seed: str, seconds: float,

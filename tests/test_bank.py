@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -36,6 +37,21 @@ def test_entries_are_optimal():
     sample = list(ENTRIES[:DAILY_BANK_ENTRIES])
     for e in sample:
         assert solve(Puzzle.from_code(e["code"])).length == e["length"], e["code"]
+
+
+@pytest.mark.slow
+def test_the_longest_found_is_optimal():
+    """The maximum the README records (4 robots, 2013 boards) is proven again."""
+    e = max((e for e in ENTRIES if e["robots"] == 4 and e["ricochet"] == "turn" and e["edition"] == "2013"),
+            key=lambda e: e["length"])
+    assert solve(Puzzle.from_code(e["code"]), state_budget=bank.BANK_STATE_BUDGET).length == e["length"]
+
+
+def test_twenty_distinct_puzzles_for_every_length_from_16_to_the_longest():
+    """The generator's acceptance: 4 robots, 2013 boards, the ricochet rule."""
+    lengths = Counter(e["length"] for e in ENTRIES
+                      if e["robots"] == 4 and e["ricochet"] == "turn" and e["edition"] == "2013")
+    assert {n: lengths[n] for n in range(16, max(lengths) + 1) if lengths[n] < 20} == {}
 
 
 def test_long_lengths_are_served_from_the_bank_at_once():
