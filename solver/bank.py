@@ -52,21 +52,23 @@ CLUSTER_FROM = 19  # from this length on, long puzzles cluster: no cap per board
 
 class Variety:
     """Which new entries the bank takes: a new position whose optimal solution no
-    entry on the same board and target shares, and, below CLUSTER_FROM moves, at
-    most PER_GOAL entries per board and target.  Puzzles of 19 moves and more are
-    so rare that they come in clusters (most lie one or two robot moves from
-    another), so there each distinct solution counts."""
+    entry on the same board and target (with as many robots) shares, and, below
+    CLUSTER_FROM moves, at most PER_GOAL entries per board, target and robot
+    count.  Puzzles of 19 moves and more are so rare that they come in clusters
+    (most lie one or two robot moves from another), so there each distinct
+    solution counts."""
 
     def __init__(self, existing: Iterable[dict[str, Any]] = ()) -> None:
         self.codes: set[str] = set()
-        self.per_goal: Counter[tuple[str, Cell]] = Counter()
-        self.solutions: set[tuple[str, Cell, str]] = set()
+        self.per_goal: Counter[tuple[str, Cell, int]] = Counter()
+        self.solutions: set[tuple[str, Cell, int, str]] = set()
         for e in existing:
             self.add(Puzzle.from_code(e["code"]), e["length"], e["solution"])
 
     @staticmethod
-    def _keys(p: Puzzle, solution: list[dict[str, str]]) -> tuple[tuple[str, Cell], tuple[str, Cell, str]]:
-        goal = (p.board.spec, p.goal.cell)
+    def _keys(p: Puzzle, solution: list[dict[str, str]]
+              ) -> tuple[tuple[str, Cell, int], tuple[str, Cell, int, str]]:
+        goal = (p.board.spec, p.goal.cell, len(p.robots))
         return goal, (*goal, json.dumps(solution))
 
     def admits(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> bool:
@@ -172,10 +174,11 @@ def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: 
 
     frontier = [(Puzzle.from_code(e["code"]), e["length"])
                 for e in matching(min_length, MAX_BANK_LENGTH, robots, ricochet, edition)]
-    if not frontier and robots == 5:
-        # No 5-robot puzzle banked yet: start from the 4-robot ones with a fifth
-        # robot added on a free cell (often out of the way, so just as long).
-        for e in matching(min_length, MAX_BANK_LENGTH, 4, ricochet, edition):
+    if robots == 5:
+        # 5-robot puzzles this long are few, on few boards: start from the 4-robot
+        # ones near the length too, with a fifth robot added on a free cell (often
+        # out of the way, so about as long).
+        for e in matching(min_length, min_length + 2, 4, ricochet, edition):
             p = Puzzle.from_code(e["code"])
             taken = {cell for _, cell in p.robots}
             cell = rng.choice([c for c in p.board.start_cells() if c not in taken])

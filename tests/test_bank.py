@@ -10,6 +10,7 @@ import pytest
 from solver import bank
 from solver.daily import DAILY_BANK_ENTRIES
 from solver.generate import BANK_FROM, generate
+from solver.geometry import ROBOT_COLOURS
 from solver.puzzle import Puzzle
 from solver.rules import check, round_of
 from solver.solve import solve
@@ -76,7 +77,7 @@ def test_the_bank_obeys_its_variety_rule():
 
 
 def test_variety_refuses_repeats_and_caps_short_lengths():
-    e = next(e for e in ENTRIES if e["length"] < bank.CLUSTER_FROM)
+    e = next(e for e in ENTRIES if e["length"] < bank.CLUSTER_FROM and e["robots"] == 4)
     p = Puzzle.from_code(e["code"])
     v = bank.Variety([e])
     assert not v.admits(p, e["length"], e["solution"])  # the same position
@@ -89,6 +90,10 @@ def test_variety_refuses_repeats_and_caps_short_lengths():
         v.add(Puzzle.create(p.board, dict(p.robots), p.goal, p.rules), e["length"], [*other] * (i + 2))
     assert not v.admits(moved, e["length"], other)  # PER_GOAL entries on this board and target
     assert v.admits(moved, bank.CLUSTER_FROM, other)  # long puzzles cluster: no cap
+    taken = set(dict(moved.robots).values())
+    fifth = next(c for c in p.board.start_cells() if c not in taken)
+    more = Puzzle.create(p.board, {**dict(moved.robots), ROBOT_COLOURS[len(taken)]: fifth}, p.goal, p.rules)
+    assert v.admits(more, e["length"], other)  # with another robot count the cap starts again
 
 
 def test_merge_appends_only_new_fair_entries(tmp_path, monkeypatch):
