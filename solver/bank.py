@@ -164,6 +164,21 @@ CLIMBS_PER_BATCH = 4
 WALK_KEEPS_FROM = 18  # a walk banks the positions it solves from this length on, even below min_length
 
 
+def with_fifth_robot(entries: list[dict[str, Any]], rng: random.Random) -> list[tuple[Puzzle, int]]:
+    """4-robot entries with a fifth robot added on a random free cell, each with
+    its 4-robot length.  5-robot puzzles this long are few, on few boards, and
+    a fifth robot is often out of the way, so these start 5-robot walks about
+    as long as wanted."""
+    starts = []
+    for e in sorted(entries, key=lambda e: e["code"]):
+        p = Puzzle.from_code(e["code"])
+        taken = {cell for _, cell in p.robots}
+        cell = rng.choice([c for c in p.board.start_cells() if c not in taken])
+        starts.append((Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules),
+                       e["length"]))
+    return starts
+
+
 def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: float, rng: random.Random,
            bankable: Callable[..., dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
     """Walk from the bank's puzzles of at least min_length moves, one robot moved
@@ -175,15 +190,7 @@ def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: 
     frontier = [(Puzzle.from_code(e["code"]), e["length"])
                 for e in matching(min_length, MAX_BANK_LENGTH, robots, ricochet, edition)]
     if robots == 5:
-        # 5-robot puzzles this long are few, on few boards: start from the 4-robot
-        # ones near the length too, with a fifth robot added on a free cell (often
-        # out of the way, so about as long).
-        for e in matching(min_length, min_length + 2, 4, ricochet, edition):
-            p = Puzzle.from_code(e["code"])
-            taken = {cell for _, cell in p.robots}
-            cell = rng.choice([c for c in p.board.start_cells() if c not in taken])
-            frontier.append((Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules),
-                             e["length"]))
+        frontier += with_fifth_robot(matching(min_length, min_length + 2, 4, ricochet, edition), rng)
     while frontier and time.monotonic() < deadline:
         start, _ = rng.choices(frontier, weights=[2.0 ** (n - min_length) for _, n in frontier])[0]
         free = start.board.start_cells()

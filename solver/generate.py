@@ -226,14 +226,18 @@ def _walk_from_bank(lo: int, hi: int, board: str | Board, robots: int, target: s
 
     if board not in ("random-2013", "random-1999") or target != "any" or rules.vortex_sightline:
         return None, 0
-    seeds = sorted(bank.matching(lo, hi + SEED_SLACK, robots, rules.ricochet,
-                                 "1999" if board == "random-1999" else "2013"), key=lambda e: e["code"])
+    edition = "1999" if board == "random-1999" else "2013"
+    seeds = [Puzzle.from_code(e["code"]) for e in sorted(bank.matching(lo, hi + SEED_SLACK, robots, rules.ricochet,
+                                                                      edition), key=lambda e: e["code"])]
+    if robots == 5:
+        seeds += [p for p, _ in bank.with_fifth_robot(bank.matching(lo, hi + SEED_SLACK, 4, rules.ricochet, edition),
+                                                      rng)]
     if not seeds:
         return None, 0
     banked = {e["code"] for e in bank.entries()}
     evaluations = 0
     while evaluations < max_evaluations and time.monotonic() < deadline:
-        start = Puzzle.from_code(rng.choice(seeds)["code"])
+        start = rng.choice(seeds)
         free = start.board.start_cells()
         current = dict(start.robots)
         for _ in range(WALK_STEPS):

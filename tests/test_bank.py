@@ -127,3 +127,19 @@ def test_lengths_beyond_the_bank_are_refused_at_once():
     longest = max(e["length"] for e in ENTRIES if e["robots"] == 4 and e["ricochet"] == "turn")
     with pytest.raises(NoPuzzleFound, match=f"the longest banked is {longest}"):
         generate(MAX_LENGTH, seed=1, max_evaluations=10**9)  # no search: it would never end
+
+
+def test_five_robot_walks_start_from_four_robot_entries_with_a_fifth_robot():
+    import random
+
+    four = bank.matching(16, 17, 4, "turn")[:10]
+    starts = bank.with_fifth_robot(four, random.Random(1))
+    assert len(starts) == len(four)
+    assert starts == bank.with_fifth_robot(four, random.Random(1))  # deterministic per seed
+    by_code = {e["code"]: e for e in four}
+    for p, length in starts:
+        assert p.colours == ROBOT_COLOURS[:5]
+        fifth = p.robot(ROBOT_COLOURS[4])
+        original = Puzzle.create(p.board, {c: cell for c, cell in p.robots if c != ROBOT_COLOURS[4]}, p.goal, p.rules)
+        assert by_code[original.code()]["length"] == length
+        assert fifth in p.board.start_cells() and fifth not in {cell for c, cell in original.robots}
