@@ -35,9 +35,7 @@ def case(name: str) -> tuple[str, Goal, list[dict], int | None]:
         return "green-B,blue-B,red-B,yellow-D", Goal((8, 10), "yellow", "square"), [], None
     published = next(t for t in json.loads(SHARED.read_text())["test_puzzles"] if t["optimal_moves"] == 25)
     p = Puzzle.from_json({**published, "rules": {"ricochet": "none"}})
-    board = published["board"]
-    spec = ",".join(board[q] for q in ("NW", "NE", "SE", "SW"))
-    return spec, p.goal, [dict(p.robots)], 25
+    return p.board.spec, p.goal, [dict(p.robots)], 25
 
 
 def main() -> None:

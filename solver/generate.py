@@ -134,7 +134,7 @@ def generate(
     if lo >= BANK_FROM and board in ("random-2013", "random-1999") and target == "any":
         from . import bank
 
-        known = bank.matching(1, MAX_LENGTH, robots, rules.ricochet, "1999" if board == "random-1999" else "2013")
+        known = bank.matching(1, MAX_LENGTH, robots, rules.ricochet, _edition(board))
         longest = max((e["length"] for e in known), default=None)
         raise NoPuzzleFound(f"no puzzle of {lo}..{hi} moves is known for {robots} robots on {board} boards "
                             f"(the longest banked is {longest}); from {BANK_FROM} moves on they come only from "
@@ -206,7 +206,7 @@ def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, r
         return None
     if rules.vortex_sightline:
         return None
-    found = bank.matching(lo, hi, robots, rules.ricochet, "1999" if board == "random-1999" else "2013")
+    found = bank.matching(lo, hi, robots, rules.ricochet, _edition(board))
     if not found:
         return None
     return from_bank_entry(rng.choice(sorted(found, key=lambda e: e["code"])))
@@ -226,12 +226,13 @@ def _walk_from_bank(lo: int, hi: int, board: str | Board, robots: int, target: s
 
     if board not in ("random-2013", "random-1999") or target != "any" or rules.vortex_sightline:
         return None, 0
-    edition = "1999" if board == "random-1999" else "2013"
-    seeds = [Puzzle.from_code(e["code"]) for e in sorted(bank.matching(lo, hi + SEED_SLACK, robots, rules.ricochet,
-                                                                      edition), key=lambda e: e["code"])]
+    def near(n: int) -> list[dict[str, Any]]:
+        """Bank entries for n robots from lo to SEED_SLACK moves beyond hi."""
+        return sorted(bank.matching(lo, hi + SEED_SLACK, n, rules.ricochet, _edition(board)), key=lambda e: e["code"])
+
+    seeds = [Puzzle.from_code(e["code"]) for e in near(robots)]
     if robots == 5:
-        seeds += [p for p, _ in bank.with_fifth_robot(bank.matching(lo, hi + SEED_SLACK, 4, rules.ricochet, edition),
-                                                      rng)]
+        seeds += [p for p, _ in bank.with_fifth_robot(near(4), rng)]
     if not seeds:
         return None, 0
     banked = {e["code"] for e in bank.entries()}
@@ -288,12 +289,16 @@ def _length_range(length: int | None, min_length: int | None, max_length: int | 
     return min_length, max_length
 
 
+def _edition(board: str | Board) -> str:
+    """The edition of a random-board request (random-beginner boards are 2013 ones)."""
+    return "1999" if board == "random-1999" else "2013"
+
+
 def _pick_board(board: str | Board, rng: random.Random) -> Board:
     if isinstance(board, Board):
         return board
     if board in ("random-2013", "random-1999", "random-beginner"):
-        edition = "1999" if board == "random-1999" else "2013"
-        return real_board(random_board_spec(rng, edition, barriers=board != "random-beginner"))
+        return real_board(random_board_spec(rng, _edition(board), barriers=board != "random-beginner"))
     return real_board(board)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 
 import pytest
@@ -43,15 +44,13 @@ def test_entries_are_optimal():
 @pytest.mark.slow
 def test_the_longest_found_is_optimal():
     """The maximum the README records (4 robots, 2013 boards) is proven again."""
-    e = max((e for e in ENTRIES if e["robots"] == 4 and e["ricochet"] == "turn" and e["edition"] == "2013"),
-            key=lambda e: e["length"])
+    e = max(bank.matching(0, bank.MAX_BANK_LENGTH, 4, "turn"), key=lambda e: e["length"])
     assert solve(Puzzle.from_code(e["code"]), state_budget=bank.BANK_STATE_BUDGET).length == e["length"]
 
 
 def test_twenty_distinct_puzzles_for_every_length_from_16_to_the_longest():
     """The generator's acceptance: 4 robots, 2013 boards, the ricochet rule."""
-    lengths = Counter(e["length"] for e in ENTRIES
-                      if e["robots"] == 4 and e["ricochet"] == "turn" and e["edition"] == "2013")
+    lengths = Counter(e["length"] for e in bank.matching(0, bank.MAX_BANK_LENGTH, 4, "turn"))
     assert {n: lengths[n] for n in range(16, max(lengths) + 1) if lengths[n] < 20} == {}
 
 
@@ -130,8 +129,6 @@ def test_lengths_beyond_the_bank_are_refused_at_once():
 
 
 def test_five_robot_walks_start_from_four_robot_entries_with_a_fifth_robot():
-    import random
-
     four = bank.matching(16, 17, 4, "turn")[:10]
     starts = bank.with_fifth_robot(four, random.Random(1))
     assert len(starts) == len(four)
