@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver import bank  # noqa: E402
-from solver.generate import NoPuzzleFound, generate  # noqa: E402
+from solver.production import bank  # noqa: E402
+from solver.production.generate import NoPuzzleFound, generate  # noqa: E402
 
 
 def longest_banked() -> int:

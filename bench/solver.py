@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver import bank  # noqa: E402
+from solver.production import bank  # noqa: E402
 from solver.puzzle import Puzzle  # noqa: E402
 from solver.reference import reference_solve  # noqa: E402
 from solver.solve import solve  # noqa: E402

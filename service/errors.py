@@ -10,7 +10,7 @@ from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from solver.errors import InvalidInput
-from solver.generate import NoPuzzleFound
+from solver.production.generated import NoPuzzleFound
 
 log = logging.getLogger(__name__)
 

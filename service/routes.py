@@ -16,8 +16,11 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from solver.board import EDITIONS, all_boards, real_board, sections
 from solver.daily import DAYS_AHEAD, FIRST_DAY, daily_json, published
 from solver.errors import InvalidInput
-from solver.generate import MAX_LENGTH, difficulty, generate
 from solver.geometry import DEFLECT
+from solver.production import bank
+from solver.production.difficulty import difficulty
+from solver.production.generate import MAX_LENGTH, generate
+from solver.production.pools import Library, packaged
 from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
 from solver.solve import solve
@@ -151,6 +154,31 @@ def _stores() -> Any:
     return current_app.extensions.get("stores")
 
 
+def _pools() -> Library:
+    """The pools this process sees: the starter set, then the deployment's (Redis).
+    One library per app, so a pool is loaded once and kept."""
+    library = current_app.extensions.get("pools")
+    if library is None:
+        stores = _stores()
+        library = Library([packaged()] + ([stores.pools()] if stores is not None else []))
+        current_app.extensions["pools"] = library
+    return library
+
+
+SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
+
+
+def _longest_held(board: str, robots: int, ricochet: str) -> int:
+    """The longest length pools (or, for random boards, the bank) hold for such requests."""
+    longest = SEARCH_REACHES
+    for pool in _pools().pools(board, robots, ricochet):
+        longest = max(longest, max(pool.lengths(), default=0))
+    if board in ("random-2013", "random-1999"):
+        edition = "1999" if board == "random-1999" else "2013"
+        longest = max([longest] + [e["length"] for e in bank.matching(1, MAX_LENGTH, robots, ricochet, edition)])
+    return longest
+
+
 @api.post("/v1/solve")
 def solve_puzzle() -> Response:
     p = _puzzle_from(json_body())
@@ -204,6 +232,11 @@ def create_pack() -> Response:
 
     request_body = pack_request(json_body())
     stores = _required_stores()
+    longest = _longest_held(request_body["board"], request_body["robots"], request_body["ricochet"])
+    if request_body["min_length"] > longest:
+        raise Problem(422, "Out of range", f"the longest puzzles held for {request_body['robots']} robots on "
+                      f"{request_body['board']} boards (ricochet {request_body['ricochet']}) have {longest} moves; "
+                      f"ask for min_length up to {longest}", field="min_length")
     job_id = uuid.uuid4().hex
     key = request.headers.get("Idempotency-Key")
     if key is not None:
@@ -220,29 +253,36 @@ def create_pack() -> Response:
     return _accepted(job)
 
 
-def _finished_pack(pack_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The pack's job and its puzzles in order; 404, 409 (not ready) or 410 otherwise."""
+def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The pack's job and its puzzles in order (those made so far unless
+    `finished`); 404, 409 (not ready) or 410 otherwise."""
     stores = _required_stores()
     job = stores.job(pack_id) if len(pack_id) <= 64 else None
     if job is None or job["kind"] != "pack":
         raise Problem(404, "Not Found", f"no pack {pack_id!r}: packs are kept for a week")
-    if job["state"] != "succeeded":
+    if finished and job["state"] != "succeeded" or job["state"] in ("failed", "cancelled"):
         raise Problem(409, "Not ready", f"the pack is {job['state']}; follow its job",
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
-    puzzles = stores.pack_items(pack_id, job["request"]["count"])
-    if puzzles is None:
+    if job["state"] == "succeeded" and not stores.pack_exists(pack_id):
         raise Problem(410, "Gone", "the pack has expired; create it again (same seed, same puzzles)")
-    return job, puzzles
+    return job, stores.pack_items(pack_id, job["request"]["count"])
 
 
 @api.get("/v1/packs/<pack_id>")
 def get_pack(pack_id: str) -> Response:
-    job, puzzles = _finished_pack(pack_id)
     wants_lines = request.args.get("format") == "ndjson" or \
         request.accept_mimetypes.best == "application/x-ndjson"
+    # NDJSON streams the puzzles made so far, also while the pack is still running.
+    job, puzzles = _pack(pack_id, finished=not wants_lines)
     if wants_lines:
-        return Response((json.dumps(p) + "\n" for p in puzzles), mimetype="application/x-ndjson")
-    return jsonify({"pack_id": pack_id, "count": len(puzzles), "request": job["request"], "puzzles": puzzles})
+        response = Response((json.dumps(p) + "\n" for p in puzzles), mimetype="application/x-ndjson")
+        response.headers["X-Pack-State"] = job["state"]
+    else:
+        failed = (job.get("result") or {}).get("failed", [])
+        response = jsonify({"pack_id": pack_id, "count": len(puzzles), "request": job["request"],
+                            "puzzles": puzzles, "failed": failed})
+    response.headers["Vary"] = "Accept"
+    return response
 
 
 SHEET_SIZE = 24  # puzzles per SVG sheet
@@ -251,7 +291,7 @@ SHEET_SIZE = 24  # puzzles per SVG sheet
 @api.get("/v1/packs/<pack_id>.svg")
 def pack_sheet(pack_id: str) -> Response:
     query = load(SHEET_QUERY, request.args.to_dict())
-    _, puzzles = _finished_pack(pack_id)
+    _, puzzles = _pack(pack_id)
     pages = (len(puzzles) + SHEET_SIZE - 1) // SHEET_SIZE
     if query["page"] > pages:
         raise Problem(404, "Not Found", f"the pack has {pages} sheet(s) of {SHEET_SIZE} puzzles", field="page")
@@ -271,6 +311,17 @@ def pack_sheet(pack_id: str) -> Response:
 def job(job_id: str) -> Response:
     stores = _stores()
     found = stores.job(job_id) if stores is not None and len(job_id) <= 64 else None
+    if found is None:
+        raise Problem(404, "Not Found", f"no job {job_id!r}: jobs are kept for a week")
+    return jsonify(_job_view(found))
+
+
+@api.delete("/v1/jobs/<job_id>")
+def cancel_job(job_id: str) -> Response:
+    """Cancel a pending or running job: its workers stop within about a second.
+    A settled job answers as it stands (cancelling twice is harmless)."""
+    stores = _required_stores()
+    found = stores.cancel_job(job_id) if len(job_id) <= 64 else None
     if found is None:
         raise Problem(404, "Not Found", f"no job {job_id!r}: jobs are kept for a week")
     return jsonify(_job_view(found))
@@ -306,7 +357,7 @@ def random_puzzle() -> Response:
         raise Problem(422, "Out of range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
                       f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
     if length is not None:
-        g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET)
+        g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET, pools=_pools())
     else:
         lo, hi = GRADE_LENGTHS[grade]
         deadline = time.monotonic() + RANDOM_TIME_BUDGET
@@ -315,7 +366,7 @@ def random_puzzle() -> Response:
             if remaining <= 0:
                 raise Problem(422, "Not found", f"no {grade} puzzle found in time for this seed; try another seed")
             g = generate(min_length=lo, max_length=hi, board=board, robots=robots, seed=f"{seed}:{attempt}",
-                         time_budget=remaining)
+                         time_budget=remaining, pools=_pools())
             if g.difficulty["grade"] == grade:
                 break
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
+from solver.production.difficulty import GRADES
 
 
 class VerifyRequest(Schema):

@@ -49,6 +49,8 @@ typedef struct {
     uint8_t order[MAX_ROBOTS];    /* move order in deepening: robots that may finish first */
     const uint8_t *lb[MAX_ROBOTS]; /* moves a lone robot needs if it could stop anywhere */
     int single_finisher;          /* the one robot that may finish, or -1 */
+    const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
+    uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
 } Board;
 
 /* Limits, shared by every strategy. */
@@ -140,7 +142,11 @@ static inline int robot_bound(const Board *b, const Pos *p, int r) {
     return h == 0 && b->ricochet && p->status[r] != TURNED ? 2 : h;
 }
 
-/* Lower bound on the moves still needed from p. */
+/* Lower bound on the moves still needed from p: the best lone-robot bound,
+ * or, with an analysis of the board and goal at hand, the position's exact
+ * plain-rule length where that is larger (the ricochet rule only takes
+ * finishing moves away, so it is a lower bound under either rule, and a
+ * consistent one: a move changes it by at most one). */
 static inline int heuristic(const Board *b, const Pos *p) {
     int best = 255;
     for (int r = 0; r < b->nrobots; r++) {
@@ -148,7 +154,20 @@ static inline int heuristic(const Board *b, const Pos *p) {
         int h = robot_bound(b, p, r);
         if (h < best) best = h;
     }
+    if (b->exact && best != 255) {
+        uint64_t idx = 0;
+        for (int r = 0; r < b->nrobots; r++) idx += (uint64_t)p->pos[r] * b->exact_stride[r];
+        int v = b->exact[idx];
+        if (v > best) best = v; /* 255: unreachable under any rule */
+    }
     return best;
+}
+
+/* Whether a helper's move may still fit in `rem` moves from a position whose
+ * bound is h: the lone-robot bound does not move when a helper moves, an
+ * exact table's length drops by at most one. */
+static inline int helper_fits(const Board *b, int h, int rem) {
+    return b->exact ? h - 1 <= rem : h <= rem;
 }
 
 /* The state as one integer: robots' cells (and the ricochet status of tracked
@@ -424,7 +443,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
     int child_rem = bound - g - 1;
     /* A helper's move leaves the bound where it is, so helpers move only when
      * the bound leaves room for it after their move (and never as the last move). */
-    int helpers_useful = child_rem > 0 && h_here <= child_rem;
+    int helpers_useful = child_rem > 0 && helper_fits(b, h_here, child_rem);
     for (int i = 0; i < n; i++) {
         int r = b->order[i];
         int eligible = (b->eligible >> r) & 1;
@@ -477,7 +496,8 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
                 if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, end, d)) continue;
                 s->cur.pos[r] = (int16_t)end;
                 s->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
-                res = ida_child(s, g, bound, r, start, end, d, h_here); /* helpers leave the bound as it is */
+                /* Helpers leave the lone-robot bound as it is; an exact table's may drop. */
+                res = ida_child(s, g, bound, r, start, end, d, b->exact ? heuristic(b, &s->cur) : h_here);
             }
         }
         s->cur.pos[r] = (int16_t)start;
@@ -958,7 +978,7 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
      * last slide: it ends next to the target, or leaves the target's row or
      * column.  (Otherwise the finisher could finish a move sooner.) */
     int h_here = heuristic(b, &c->cur);
-    int helpers_useful = rem > 1 && h_here <= rem - 1;
+    int helpers_useful = rem > 1 && helper_fits(b, h_here, rem - 1);
     /* First every move worth following, with its memo slot fetched ahead (the
      * search waits on memory more than on anything else), then each in turn. */
     struct { uint64_t key; int16_t end; uint8_t r, status, goal; } next[MAX_ROBOTS * 4];
@@ -1374,6 +1394,8 @@ static int check_limits(int max_depth, Py_ssize_t state_budget) {
     return 0;
 }
 
+static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Setup *S);
+
 static PyObject *moves_list(const Setup *S, const Result *res) {
     PyObject *moves = PyList_New(res->length > 0 ? res->length : 0);
     if (!moves) return NULL;
@@ -1388,15 +1410,15 @@ static PyObject *moves_list(const Setup *S, const Result *res) {
 static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
                              "max_depth", "time_budget", "state_budget", "cancel", "strategy",
-                             "ida_nodes", NULL};
-    PyObject *capsule, *cells, *colours, *cancel = Py_None;
+                             "ida_nodes", "exact", NULL};
+    PyObject *capsule, *cells, *colours, *cancel = Py_None, *exact = Py_None;
     int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
     long long ida_nodes = 2000000;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiL", kwlist, &capsule, &cells, &colours,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiLO", kwlist, &capsule, &cells, &colours,
                                      &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
-                                     &state_budget, &cancel, &strategy, &ida_nodes))
+                                     &state_budget, &cancel, &strategy, &ida_nodes, &exact))
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
@@ -1405,6 +1427,9 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     Request q;
     Setup *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 1, 0, &q);
     if (!S) return NULL;
+    /* The lone-robot bound is reported as it is, whatever bound the search uses. */
+    int lone = S->board.eligible ? heuristic(&S->board, &S->start) : 255;
+    if (attach_exact(exact, L, &q, S) != 0) { free(S); return NULL; }
     Limits lim = {0};
     Py_buffer view;
     if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
@@ -1444,7 +1469,6 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *out = NULL;
     if (moves && reach) {
         for (int i = 0; i < q.nrobots; i++) PyTuple_SET_ITEM(reach, i, PyLong_FromLong(S->reach_dir[i]));
-        int lone = S->board.eligible ? heuristic(&S->board, &S->start) : 255;
         out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i,s:i}", "status", STATUS_NAMES[res->status],
                             "moves", moves, "lower_bound", res->status == ST_OPTIMAL ? res->length : res->lower_bound,
                             "states", (unsigned long long)res->states, "nodes", (unsigned long long)res->nodes,
@@ -1511,15 +1535,15 @@ static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
-                             "length", "cap", "time_budget", "state_budget", NULL};
-    PyObject *capsule, *cells, *colours;
+                             "length", "cap", "time_budget", "state_budget", "exact", NULL};
+    PyObject *capsule, *cells, *colours, *exact = Py_None;
     int target, candidates, sightline, ricochet, length;
     long long cap = 1000000;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 28;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|Ldn", kwlist, &capsule, &cells, &colours, &target,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|LdnO", kwlist, &capsule, &cells, &colours, &target,
                                      &candidates, &sightline, &ricochet, &length, &cap, &time_budget,
-                                     &state_budget))
+                                     &state_budget, &exact))
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
@@ -1532,6 +1556,7 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     /* No sorting of interchangeable robots: robot identities matter for the facts. */
     Setup *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 0, &q);
     if (!S) return NULL;
+    if (attach_exact(exact, L, &q, S) != 0) { free(S); return NULL; }
     Counter *c = calloc(1, sizeof(Counter));
     if (!c) { free(S); return PyErr_NoMemory(); }
     /* The memo starts small and grows sixteenfold when it fills, up to the state
@@ -1846,6 +1871,187 @@ static int retro_descend(const Retro *R, uint64_t idx, int8_t *robot, int8_t *di
     return len;
 }
 
+/* Check the arguments of an analysis and set R up (no table yet).  Needs the GIL. */
+static int retro_prepare(Retro *R, Layout *L, PyObject *colours, int target, int threads, const char *free_cells,
+                         Py_ssize_t free_len, Py_ssize_t state_budget) {
+    if (L->has_openings) { PyErr_SetString(PyExc_ValueError, "boards with edge openings are not supported"); return -1; }
+    if (free_len != L->ncells) { PyErr_SetString(PyExc_ValueError, "free must hold one byte per cell"); return -1; }
+    if (target < 0 || target >= L->ncells) { PyErr_SetString(PyExc_ValueError, "target is off the board"); return -1; }
+    if (threads < 1 || threads > RETRO_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be from 1 to %d", RETRO_MAX_THREADS);
+        return -1;
+    }
+    memset(R, 0, sizeof *R);
+    R->L = L;
+    R->n = L->ncells;
+    R->free = (const uint8_t *)free_cells;
+    PyObject *cl = PySequence_Fast(colours, "colours must be a sequence of colour indices");
+    if (!cl) return -1;
+    R->nrobots = (int)PySequence_Fast_GET_SIZE(cl);
+    if (R->nrobots < 1 || R->nrobots > RETRO_MAX_ROBOTS) {
+        Py_DECREF(cl);
+        PyErr_Format(PyExc_ValueError, "need 1 to %d robots", RETRO_MAX_ROBOTS);
+        return -1;
+    }
+    R->board.ncells = L->ncells;
+    R->board.nrobots = R->nrobots;
+    R->board.width = L->width;
+    R->board.step = (const int16_t (*)[MAX_CELLS])L->step;
+    R->board.barrier = L->barrier;
+    R->board.has_barriers = L->has_barriers;
+    R->board.loops_possible = L->loops_possible;
+    for (int r = 0; r < R->nrobots; r++) {
+        long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cl, r));
+        if (k < 0 || k > 4) {
+            Py_DECREF(cl);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "robot %d: colour %ld unknown", r, k);
+            return -1;
+        }
+        R->board.colour[r] = (uint8_t)k;
+    }
+    Py_DECREF(cl);
+    R->size = 1;
+    for (int r = 0; r < R->nrobots; r++) {
+        R->stride[r] = R->size;
+        R->size *= (uint64_t)R->n;
+    }
+    if (R->size > (uint64_t)state_budget) {
+        PyErr_Format(PyExc_MemoryError, "%d robots on %d cells need %llu bytes, over the state budget",
+                     R->nrobots, R->n, (unsigned long long)R->size);
+        return -1;
+    }
+    return 0;
+}
+
+/* Fill R->dist (allocated, R->size bytes): layer 0, then one layer at a time
+ * until no position is new; then count positions per length into hist.
+ * Runs without the GIL.  Returns ST_OPTIMAL, or ST_TIME when out of time. */
+static int retro_run(Retro *R, int target, int candidates, int threads, double time_budget, RetroSlice *slices,
+                     uint64_t hist[256], int *layers) {
+    double t0 = now_seconds();
+    int status = ST_OPTIMAL;
+    memset(R->dist, RETRO_UNSEEN, R->size);
+    /* Layer 0: a robot that may finish stands on the target, the others anywhere free. */
+    for (int r = 0; r < R->nrobots; r++) {
+        if (!((candidates >> r) & 1)) continue;
+        uint64_t rest = R->size / (uint64_t)R->n;
+        for (uint64_t k = 0; k < rest; k++) {
+            int pos[RETRO_MAX_ROBOTS], ok = 1;
+            uint64_t x = k, idx = 0;
+            for (int s = 0; s < R->nrobots; s++) {
+                if (s == r) { pos[s] = target; }
+                else { pos[s] = (int)(x % (uint64_t)R->n); x /= (uint64_t)R->n; }
+                idx += (uint64_t)pos[s] * R->stride[s];
+            }
+            for (int s = 0; s < R->nrobots && ok; s++) {
+                if (!R->free[pos[s]]) ok = 0;
+                for (int u = 0; u < s && ok; u++) if (pos[u] == pos[s]) ok = 0;
+            }
+            if (ok) R->dist[idx] = 0;
+        }
+    }
+    *layers = 0;
+    for (int layer = 0; layer < 254; layer++) {
+        if (time_budget > 0 && now_seconds() - t0 > time_budget) { status = ST_TIME; break; }
+        retro_parallel(R, threads, layer, retro_expand, slices);
+        uint64_t marked = 0;
+        for (int t = 0; t < threads; t++) marked += slices[t].marked;
+        *layers = layer + 1;
+        if (!marked) break;
+    }
+    retro_parallel(R, threads, 0, retro_count, slices);
+    memset(hist, 0, 256 * sizeof(uint64_t));
+    for (int t = 0; t < threads; t++) for (int v = 0; v < 256; v++) hist[v] += slices[t].hist[v];
+    return status;
+}
+
+static PyObject *counts_list(const uint64_t hist[256]) {
+    int longest = -1;
+    for (int v = 0; v < 255; v++) if (hist[v]) longest = v;
+    PyObject *counts = PyList_New(0);
+    for (int v = 0; counts && v <= longest; v++) {
+        PyObject *x = PyLong_FromUnsignedLongLong((unsigned long long)hist[v]);
+        if (!x || PyList_Append(counts, x) != 0) { Py_XDECREF(x); Py_CLEAR(counts); break; }
+        Py_DECREF(x);
+    }
+    return counts;
+}
+
+/* A tuple of robot cells, or NULL. */
+static PyObject *cells_tuple(const int *pos, int n) {
+    PyObject *cells = PyTuple_New(n);
+    if (!cells) return NULL;
+    for (int r = 0; r < n; r++) {
+        PyObject *x = PyLong_FromLong(pos[r]);
+        if (!x) { Py_DECREF(cells); return NULL; }
+        PyTuple_SET_ITEM(cells, r, x);
+    }
+    return cells;
+}
+
+/* (length, cells, moves) for a position, its moves read off the table. */
+static PyObject *retro_row(const Retro *R, uint64_t idx) {
+    int pos[RETRO_MAX_ROBOTS];
+    int8_t robot[256], dir[256];
+    retro_decode(R, idx, pos);
+    int len = retro_descend(R, idx, robot, dir);
+    if (len < 0) { PyErr_SetString(PyExc_RuntimeError, "analysis: the table disagrees with the moves"); return NULL; }
+    PyObject *cells = cells_tuple(pos, R->nrobots), *moves = PyTuple_New(len);
+    if (!cells || !moves) { Py_XDECREF(cells); Py_XDECREF(moves); return NULL; }
+    for (int k = 0; k < len; k++) {
+        PyObject *m = Py_BuildValue("(ii)", robot[k], dir[k]);
+        if (!m) { Py_DECREF(cells); Py_DECREF(moves); return NULL; }
+        PyTuple_SET_ITEM(moves, k, m);
+    }
+    return Py_BuildValue("(iNN)", len, cells, moves);
+}
+
+/* Positions as sequences of cells -> table indices; -1 with an error set. */
+static int probe_indices(const Retro *R, PyObject *probes, uint64_t **out, Py_ssize_t *count) {
+    *out = NULL;
+    *count = 0;
+    if (probes == Py_None) return 0;
+    PyObject *list = PySequence_Fast(probes, "probes must be a sequence of positions");
+    if (!list) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(list);
+    uint64_t *idx = malloc(sizeof(uint64_t) * (size_t)(n + 1));
+    if (!idx) { Py_DECREF(list); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *cells = PySequence_Fast(PySequence_Fast_GET_ITEM(list, i), "a probe is a sequence of cells");
+        if (!cells) { free(idx); Py_DECREF(list); return -1; }
+        uint64_t x = 0;
+        int ok = PySequence_Fast_GET_SIZE(cells) == R->nrobots;
+        for (int r = 0; r < R->nrobots && ok; r++) {
+            long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cells, r));
+            ok = c >= 0 && c < R->n;
+            x += (uint64_t)(ok ? c : 0) * R->stride[r];
+        }
+        Py_DECREF(cells);
+        if (!ok) {
+            free(idx); Py_DECREF(list);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "probe %zd: one cell per robot, on the board", i);
+            return -1;
+        }
+        idx[i] = x;
+    }
+    Py_DECREF(list);
+    *out = idx;
+    *count = n;
+    return 0;
+}
+
+static PyObject *probe_lengths(const Retro *R, const uint64_t *idx, Py_ssize_t n) {
+    PyObject *probed = PyList_New(n);
+    if (!probed) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t v = R->dist[idx[i]];
+        PyObject *x = v == RETRO_UNSEEN ? Py_NewRef(Py_None) : PyLong_FromLong(v);
+        if (!x) { Py_DECREF(probed); return NULL; }
+        PyList_SET_ITEM(probed, i, x);
+    }
+    return probed;
+}
+
 static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "min_length", "limit",
                              "probes", "threads", "state_budget", "time_budget", NULL};
@@ -1861,87 +2067,15 @@ static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs)
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
-    if (L->has_openings) { PyErr_SetString(PyExc_ValueError, "boards with edge openings are not supported"); return NULL; }
-    if (free_len != L->ncells) { PyErr_SetString(PyExc_ValueError, "free must hold one byte per cell"); return NULL; }
-    if (target < 0 || target >= L->ncells) { PyErr_SetString(PyExc_ValueError, "target is off the board"); return NULL; }
-    if (threads < 1 || threads > RETRO_MAX_THREADS) {
-        PyErr_Format(PyExc_ValueError, "threads must be from 1 to %d", RETRO_MAX_THREADS);
-        return NULL;
-    }
     if (min_length < 0 || min_length > 254 || limit < 0) {
         PyErr_SetString(PyExc_ValueError, "min_length must be from 0 to 254 and limit not negative");
         return NULL;
     }
     Retro R;
-    memset(&R, 0, sizeof R);
-    R.L = L;
-    R.n = L->ncells;
-    R.free = (const uint8_t *)free_cells;
-    PyObject *cl = PySequence_Fast(colours, "colours must be a sequence of colour indices");
-    if (!cl) return NULL;
-    R.nrobots = (int)PySequence_Fast_GET_SIZE(cl);
-    if (R.nrobots < 1 || R.nrobots > RETRO_MAX_ROBOTS) {
-        Py_DECREF(cl);
-        PyErr_Format(PyExc_ValueError, "need 1 to %d robots", RETRO_MAX_ROBOTS);
-        return NULL;
-    }
-    R.board.ncells = L->ncells;
-    R.board.nrobots = R.nrobots;
-    R.board.width = L->width;
-    R.board.step = (const int16_t (*)[MAX_CELLS])L->step;
-    R.board.barrier = L->barrier;
-    R.board.has_barriers = L->has_barriers;
-    R.board.loops_possible = L->loops_possible;
-    for (int r = 0; r < R.nrobots; r++) {
-        long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cl, r));
-        if (k < 0 || k > 4) {
-            Py_DECREF(cl);
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "robot %d: colour %ld unknown", r, k);
-            return NULL;
-        }
-        R.board.colour[r] = (uint8_t)k;
-    }
-    Py_DECREF(cl);
-    R.size = 1;
-    for (int r = 0; r < R.nrobots; r++) {
-        R.stride[r] = R.size;
-        R.size *= (uint64_t)R.n;
-    }
-    if (R.size > (uint64_t)state_budget) {
-        PyErr_Format(PyExc_MemoryError, "%d robots on %d cells need %llu bytes, over the state budget",
-                     R.nrobots, R.n, (unsigned long long)R.size);
-        return NULL;
-    }
-    /* Probes: positions whose lengths the caller wants (tests compare them with the solver). */
-    PyObject *probe_list = NULL;
+    if (retro_prepare(&R, L, colours, target, threads, free_cells, free_len, state_budget) != 0) return NULL;
     uint64_t *probe_idx = NULL;
     Py_ssize_t nprobes = 0;
-    if (probes != Py_None) {
-        probe_list = PySequence_Fast(probes, "probes must be a sequence of positions");
-        if (!probe_list) return NULL;
-        nprobes = PySequence_Fast_GET_SIZE(probe_list);
-        probe_idx = malloc(sizeof(uint64_t) * (size_t)(nprobes + 1));
-        if (!probe_idx) { Py_DECREF(probe_list); return PyErr_NoMemory(); }
-        for (Py_ssize_t i = 0; i < nprobes; i++) {
-            PyObject *cells = PySequence_Fast(PySequence_Fast_GET_ITEM(probe_list, i), "a probe is a sequence of cells");
-            if (!cells) { free(probe_idx); Py_DECREF(probe_list); return NULL; }
-            uint64_t idx = 0;
-            int ok = PySequence_Fast_GET_SIZE(cells) == R.nrobots;
-            for (int r = 0; r < R.nrobots && ok; r++) {
-                long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cells, r));
-                ok = c >= 0 && c < R.n;
-                idx += (uint64_t)(ok ? c : 0) * R.stride[r];
-            }
-            Py_DECREF(cells);
-            if (!ok) {
-                free(probe_idx); Py_DECREF(probe_list);
-                if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "probe %zd: one cell per robot, on the board", i);
-                return NULL;
-            }
-            probe_idx[i] = idx;
-        }
-        Py_DECREF(probe_list);
-    }
+    if (probe_indices(&R, probes, &probe_idx, &nprobes) != 0) return NULL;
     R.dist = table_alloc(R.size);
     RetroSlice *slices = calloc((size_t)threads, sizeof(RetroSlice));
     if (!R.dist || !slices) {
@@ -1949,48 +2083,18 @@ static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs)
         return PyErr_NoMemory();
     }
     double t0 = now_seconds();
-    int status = ST_OPTIMAL, layers = 0;
-    uint64_t *found = NULL;
+    int status, layers = 0;
+    uint64_t hist[256], *found = NULL;
     size_t nfound = 0;
     int threshold = 255;
     uint64_t total = 0, wanted = 0;
     Py_BEGIN_ALLOW_THREADS
-    memset(R.dist, RETRO_UNSEEN, R.size);
-    /* Layer 0: a robot that may finish stands on the target, the others anywhere free. */
-    for (int r = 0; r < R.nrobots; r++) {
-        if (!((candidates >> r) & 1)) continue;
-        uint64_t rest = R.size / (uint64_t)R.n;
-        for (uint64_t k = 0; k < rest; k++) {
-            int pos[RETRO_MAX_ROBOTS], ok = 1;
-            uint64_t x = k, idx = 0;
-            for (int s = 0; s < R.nrobots; s++) {
-                if (s == r) { pos[s] = target; }
-                else { pos[s] = (int)(x % (uint64_t)R.n); x /= (uint64_t)R.n; }
-                idx += (uint64_t)pos[s] * R.stride[s];
-            }
-            for (int s = 0; s < R.nrobots && ok; s++) {
-                if (!free_cells[pos[s]]) ok = 0;
-                for (int u = 0; u < s && ok; u++) if (pos[u] == pos[s]) ok = 0;
-            }
-            if (ok) R.dist[idx] = 0;
-        }
-    }
-    for (int layer = 0; layer < 254; layer++) {
-        if (time_budget > 0 && now_seconds() - t0 > time_budget) { status = ST_TIME; break; }
-        retro_parallel(&R, threads, layer, retro_expand, slices);
-        uint64_t marked = 0;
-        for (int t = 0; t < threads; t++) marked += slices[t].marked;
-        layers = layer + 1;
-        if (!marked) break;
-    }
-    retro_parallel(&R, threads, 0, retro_count, slices);
+    status = retro_run(&R, target, candidates, threads, time_budget, slices, hist, &layers);
     /* The longest lengths first, whole lengths only, within the limit. */
     for (int v = 254; v >= min_length; v--) {
-        uint64_t h = 0;
-        for (int t = 0; t < threads; t++) h += slices[t].hist[v];
-        wanted += h;
-        if (total + h > (uint64_t)limit || total < wanted - h) continue;
-        total += h;
+        wanted += hist[v];
+        if (total + hist[v] > (uint64_t)limit || total < wanted - hist[v]) continue;
+        total += hist[v];
         threshold = v;
     }
     found = total ? malloc(sizeof(uint64_t) * total) : NULL;
@@ -2000,37 +2104,17 @@ static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs)
             if (v != RETRO_UNSEEN && v >= threshold) found[nfound++] = idx;
         }
     Py_END_ALLOW_THREADS
-    uint64_t hist[256] = {0};
-    for (int t = 0; t < threads; t++) for (int v = 0; v < 256; v++) hist[v] += slices[t].hist[v];
     int longest = -1;
     for (int v = 0; v < 255; v++) if (hist[v]) longest = v;
-    PyObject *out = NULL, *counts = PyList_New(0), *positions = PyList_New(0), *probed = PyList_New(0);
-    if (!counts || !positions || !probed || (total && !found)) goto fail;
-    for (int v = 0; v <= longest; v++) {
-        PyObject *x = PyLong_FromUnsignedLongLong((unsigned long long)hist[v]);
-        if (!x || PyList_Append(counts, x) != 0) { Py_XDECREF(x); goto fail; }
-        Py_DECREF(x);
-    }
+    PyObject *out = NULL, *counts = counts_list(hist), *positions = PyList_New(0), *probed = NULL;
+    if (!counts || !positions || (total && !found)) goto fail;
     for (size_t i = 0; i < nfound; i++) {
-        int pos[RETRO_MAX_ROBOTS];
-        int8_t robot[256], dir[256];
-        retro_decode(&R, found[i], pos);
-        int len = retro_descend(&R, found[i], robot, dir);
-        if (len < 0) { PyErr_SetString(PyExc_RuntimeError, "exhaustive: the table disagrees with the moves"); goto fail; }
-        PyObject *cells = PyTuple_New(R.nrobots), *moves = PyTuple_New(len);
-        if (!cells || !moves) { Py_XDECREF(cells); Py_XDECREF(moves); goto fail; }
-        for (int r = 0; r < R.nrobots; r++) PyTuple_SET_ITEM(cells, r, PyLong_FromLong(pos[r]));
-        for (int k = 0; k < len; k++) PyTuple_SET_ITEM(moves, k, Py_BuildValue("(ii)", robot[k], dir[k]));
-        PyObject *item = Py_BuildValue("(iNN)", len, cells, moves);
+        PyObject *item = retro_row(&R, found[i]);
         if (!item || PyList_Append(positions, item) != 0) { Py_XDECREF(item); goto fail; }
         Py_DECREF(item);
     }
-    for (Py_ssize_t i = 0; i < nprobes; i++) {
-        uint8_t v = R.dist[probe_idx[i]];
-        PyObject *x = v == RETRO_UNSEEN ? Py_NewRef(Py_None) : PyLong_FromLong(v);
-        if (!x || PyList_Append(probed, x) != 0) { Py_XDECREF(x); goto fail; }
-        Py_DECREF(x);
-    }
+    probed = probe_lengths(&R, probe_idx, nprobes);
+    if (!probed) goto fail;
     out = Py_BuildValue("{s:s,s:O,s:K,s:i,s:O,s:O,s:O,s:i,s:d}", "status", STATUS_NAMES[status],
                         "counts", counts, "unsolvable", (unsigned long long)hist[255], "layers", layers,
                         "positions", positions, "capped", total < wanted ? Py_True : Py_False,
@@ -2040,6 +2124,284 @@ fail:
     table_release(R.dist, R.size);
     free(slices); free(found); free(probe_idx);
     return out;
+}
+
+/* ------------------------------------------------ an analysis kept in memory */
+
+/* The table of one analysis, kept for as long as Python holds it: the exact
+ * plain-rule length of every position, a perfect lower bound for the solver
+ * (under the ricochet rule too) while pools are drawn from it. */
+typedef struct {
+    Retro R;
+    PyObject *layout;             /* the layout capsule, kept alive */
+    uint8_t free[MAX_CELLS];
+    int target, candidates, status, layers;
+    uint64_t hist[256];
+    double seconds;
+} Analysis;
+
+static const char *ANALYSIS_NAME = "ricochet.analysis";
+
+static void analysis_free(PyObject *capsule) {
+    Analysis *A = PyCapsule_GetPointer(capsule, ANALYSIS_NAME);
+    if (!A) return;
+    table_release(A->R.dist, A->R.size);
+    Py_XDECREF(A->layout);
+    free(A);
+}
+
+static Analysis *get_analysis(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, ANALYSIS_NAME)) {
+        PyErr_SetString(PyExc_TypeError, "exact must come from analyse()");
+        return NULL;
+    }
+    Analysis *A = PyCapsule_GetPointer(capsule, ANALYSIS_NAME);
+    if (!A->R.dist) { PyErr_SetString(PyExc_ValueError, "the analysis was released"); return NULL; }
+    return A;
+}
+
+static PyObject *py_analyse(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "threads", "state_budget",
+                             "time_budget", NULL};
+    PyObject *capsule, *colours;
+    const char *free_cells;
+    Py_ssize_t free_len, state_budget = (Py_ssize_t)5 << 30;
+    int target, candidates, threads = 2;
+    double time_budget = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOiiy#|ind", kwlist, &capsule, &colours, &target,
+                                     &candidates, &free_cells, &free_len, &threads, &state_budget, &time_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    Analysis *A = calloc(1, sizeof(Analysis));
+    if (!A) return PyErr_NoMemory();
+    if (retro_prepare(&A->R, L, colours, target, threads, free_cells, free_len, state_budget) != 0) {
+        free(A);
+        return NULL;
+    }
+    memcpy(A->free, free_cells, (size_t)L->ncells);
+    A->R.free = A->free;
+    A->target = target;
+    A->candidates = candidates & ((1 << A->R.nrobots) - 1);
+    A->R.dist = table_alloc(A->R.size);
+    RetroSlice *slices = calloc((size_t)threads, sizeof(RetroSlice));
+    if (!A->R.dist || !slices) {
+        table_release(A->R.dist, A->R.size); free(slices); free(A);
+        return PyErr_NoMemory();
+    }
+    double t0 = now_seconds();
+    Py_BEGIN_ALLOW_THREADS
+    A->status = retro_run(&A->R, target, A->candidates, threads, time_budget, slices, A->hist, &A->layers);
+    Py_END_ALLOW_THREADS
+    free(slices);
+    A->seconds = now_seconds() - t0;
+    if (A->status != ST_OPTIMAL) {
+        table_release(A->R.dist, A->R.size); free(A);
+        PyErr_SetString(PyExc_TimeoutError, "the analysis ran out of its time budget");
+        return NULL;
+    }
+    A->layout = Py_NewRef(capsule);
+    PyObject *out = PyCapsule_New(A, ANALYSIS_NAME, analysis_free);
+    if (!out) { table_release(A->R.dist, A->R.size); Py_DECREF(A->layout); free(A); }
+    return out;
+}
+
+/* Lengths per position count, layers and time of an analysis. */
+static PyObject *py_analysis_info(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    PyObject *counts = counts_list(A->hist);
+    if (!counts) return NULL;
+    return Py_BuildValue("{s:N,s:K,s:i,s:d,s:K}", "counts", counts, "unsolvable", (unsigned long long)A->hist[255],
+                         "layers", A->layers, "seconds", A->seconds, "bytes", (unsigned long long)A->R.size);
+}
+
+/* Free the table now rather than when the capsule goes (4 GiB for 4 robots). */
+static PyObject *py_analysis_release(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    table_release(A->R.dist, A->R.size);
+    A->R.dist = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_analysis_lengths(PyObject *self, PyObject *args) {
+    PyObject *capsule, *probes;
+    if (!PyArg_ParseTuple(args, "OO", &capsule, &probes)) return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    uint64_t *idx;
+    Py_ssize_t n;
+    if (probe_indices(&A->R, probes, &idx, &n) != 0) return NULL;
+    PyObject *out = probe_lengths(&A->R, idx, n);
+    free(idx);
+    return out;
+}
+
+static inline uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Calls visit(ctx, idx, length) for every position of at least min_length
+ * moves whose robots all stand on distinct cells where `start` allows, in
+ * index order (the first robot's cell varies fastest). */
+typedef void (*RetroVisit)(void *ctx, uint64_t idx, int length);
+
+static void retro_each_start(const Retro *R, const uint8_t *start, int min_length, RetroVisit visit, void *ctx) {
+    int n = R->n, k = R->nrobots;
+    int pos[RETRO_MAX_ROBOTS] = {0};
+    /* An odometer over the outer robots; the first robot's cells run in the inner loop. */
+    for (;;) {
+        int ok = 1;
+        uint64_t base = 0;
+        for (int r = 1; r < k && ok; r++) {
+            if (!start[pos[r]]) ok = 0;
+            for (int s = 1; s < r && ok; s++) if (pos[s] == pos[r]) ok = 0;
+            base += (uint64_t)pos[r] * R->stride[r];
+        }
+        if (ok) {
+            for (int c = 0; c < n; c++) {
+                uint8_t v = R->dist[base + (uint64_t)c];
+                if (v == RETRO_UNSEEN || v < min_length || !start[c]) continue;
+                int clash = 0;
+                for (int r = 1; r < k; r++) clash |= pos[r] == c;
+                if (!clash) visit(ctx, base + (uint64_t)c, v);
+            }
+        }
+        int r = 1;
+        while (r < k && ++pos[r] == n) pos[r++] = 0;
+        if (r >= k) break;
+    }
+}
+
+typedef struct {
+    uint64_t count[256];          /* positions met so far per length */
+    uint64_t *ranks[256];         /* per length: the sorted ranks wanted */
+    uint64_t nranks[256], next[256];
+    uint64_t *picked[256];
+} Sampler;
+
+static void sample_count(void *ctx, uint64_t idx, int v) { ((Sampler *)ctx)->count[v]++; }
+
+static void sample_pick(void *ctx, uint64_t idx, int v) {
+    Sampler *S = ctx;
+    uint64_t rank = S->count[v]++;
+    if (S->next[v] < S->nranks[v] && S->ranks[v][S->next[v]] == rank) S->picked[v][S->next[v]++] = idx;
+}
+
+/* A seeded uniform sample of the fair positions at each length from
+ * min_length: up to per_length positions per length, robots on distinct
+ * cells that `start` allows (cells without a chip, for a fair round).  Two
+ * passes over the table: count, then pick the drawn ranks. */
+static PyObject *py_analysis_sample(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"analysis", "start", "min_length", "per_length", "seed", NULL};
+    PyObject *capsule;
+    const char *start;
+    Py_ssize_t start_len;
+    int min_length;
+    long long per_length;
+    unsigned long long seed;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy#iLK", kwlist, &capsule, &start, &start_len, &min_length,
+                                     &per_length, &seed))
+        return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    if (start_len != A->R.n) { PyErr_SetString(PyExc_ValueError, "start must hold one byte per cell"); return NULL; }
+    if (min_length < 0 || min_length > 254 || per_length < 1 || per_length > 10000000) {
+        PyErr_SetString(PyExc_ValueError, "min_length must be from 0 to 254 and per_length from 1 to 10^7");
+        return NULL;
+    }
+    Sampler *S = calloc(1, sizeof(Sampler));
+    if (!S) return PyErr_NoMemory();
+    int nomem = 0;
+    Py_BEGIN_ALLOW_THREADS
+    retro_each_start(&A->R, (const uint8_t *)start, min_length, sample_count, S);
+    uint64_t rng = seed;
+    for (int v = min_length; v < 255 && !nomem; v++) {
+        uint64_t c = S->count[v], k = c < (uint64_t)per_length ? c : (uint64_t)per_length;
+        if (!k) continue;
+        S->ranks[v] = malloc(sizeof(uint64_t) * k);
+        S->picked[v] = malloc(sizeof(uint64_t) * k);
+        if (!S->ranks[v] || !S->picked[v]) { nomem = 1; break; }
+        if (k == c) {
+            for (uint64_t i = 0; i < k; i++) S->ranks[v][i] = i;
+        } else {
+            /* k distinct ranks out of c: a partial shuffle when c is small, rejection otherwise. */
+            uint64_t got = 0;
+            while (got < k) {
+                uint64_t x = splitmix64(&rng) % c, dup = 0;
+                for (uint64_t j = 0; j < got && !dup; j++) dup = S->ranks[v][j] == x;
+                if (!dup) S->ranks[v][got++] = x;
+            }
+            qsort(S->ranks[v], k, sizeof(uint64_t), cmp_u64);
+        }
+        S->nranks[v] = k;
+    }
+    if (!nomem) {
+        uint64_t fair[256];
+        memcpy(fair, S->count, sizeof fair);
+        memset(S->count, 0, sizeof S->count);
+        retro_each_start(&A->R, (const uint8_t *)start, min_length, sample_pick, S);
+        memcpy(S->count, fair, sizeof fair);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL, *counts = NULL, *rows = NULL;
+    if (nomem) { PyErr_NoMemory(); goto done; }
+    counts = PyDict_New();
+    rows = PyList_New(0);
+    if (!counts || !rows) goto done;
+    for (int v = min_length; v < 255; v++) {
+        if (!S->count[v]) continue;
+        PyObject *key = PyLong_FromLong(v), *val = PyLong_FromUnsignedLongLong((unsigned long long)S->count[v]);
+        int bad = !key || !val || PyDict_SetItem(counts, key, val) != 0;
+        Py_XDECREF(key); Py_XDECREF(val);
+        if (bad) goto done;
+        for (uint64_t i = 0; i < S->next[v]; i++) {
+            PyObject *row = retro_row(&A->R, S->picked[v][i]);
+            if (!row || PyList_Append(rows, row) != 0) { Py_XDECREF(row); goto done; }
+            Py_DECREF(row);
+        }
+    }
+    out = Py_BuildValue("{s:O,s:O}", "counts", counts, "positions", rows);
+done:
+    Py_XDECREF(counts); Py_XDECREF(rows);
+    for (int v = 0; v < 256; v++) { free(S->ranks[v]); free(S->picked[v]); }
+    free(S);
+    return out;
+}
+
+/* Give a search the analysis of its board and goal as its bound.  The table
+ * must be of the same layout and target, with the robots in the caller's
+ * order and colours, and a finisher set that includes the search's. */
+static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Setup *S) {
+    if (capsule == Py_None) return 0;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return -1;
+    const Retro *R = &A->R;
+    int same = R->L == L && A->target == q->target && R->nrobots == q->nrobots &&
+               (q->candidates & ~A->candidates) == 0;
+    for (int i = 0; same && i < q->nrobots; i++) same = R->board.colour[i] == q->colours[i];
+    if (!same) {
+        PyErr_SetString(PyExc_ValueError, "the analysis is of another board, target or set of robots");
+        return -1;
+    }
+    Board *b = &S->board;
+    b->exact = R->dist;
+    for (int r = 0; r < b->nrobots; r++) b->exact_stride[r] = R->stride[S->perm[r]];
+    b->single_finisher = -1; /* its sharper bound assumes the lone-robot bound */
+    return 0;
 }
 
 static PyMethodDef core_methods[] = {
@@ -2056,6 +2418,14 @@ static PyMethodDef core_methods[] = {
     {"exhaustive", (PyCFunction)(void (*)(void))py_exhaustive, METH_VARARGS | METH_KEYWORDS,
      "exhaustive(layout, colours, target, candidates, free, min_length, limit=100000, probes=None, threads=2, "
      "...) -> dict: plain-rule lengths of every position of a board and goal"},
+    {"analyse", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
+     "analyse(layout, colours, target, candidates, free, threads=2, ...) -> analysis capsule kept in memory"},
+    {"analysis_info", py_analysis_info, METH_VARARGS, "analysis_info(analysis) -> dict of counts per length"},
+    {"analysis_release", py_analysis_release, METH_VARARGS, "analysis_release(analysis): free its table now"},
+    {"analysis_lengths", py_analysis_lengths, METH_VARARGS,
+     "analysis_lengths(analysis, positions) -> plain-rule length of each (None: unreachable)"},
+    {"analysis_sample", (PyCFunction)(void (*)(void))py_analysis_sample, METH_VARARGS | METH_KEYWORDS,
+     "analysis_sample(analysis, start, min_length, per_length, seed) -> dict: counts and sampled positions"},
     {NULL, NULL, 0, NULL},
 };
 

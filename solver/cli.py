@@ -81,7 +81,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
     p.set_defaults(run=_generate)
 
-    p = sub.add_parser("bank", help="grow the bank of verified long puzzles (solver/data/bank.jsonl)")
+    p = sub.add_parser("bank", help="grow the bank of verified long puzzles (maintainers, in a checkout)")
+    p.add_argument("--bank", default="solver/production/data/bank.jsonl",
+                   help="the bank file to grow (default: the checkout's, relative to the current folder)")
     p.add_argument("--min-length", type=int, default=16)
     p.add_argument("--robots", type=int, choices=(4, 5), default=4)
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
@@ -89,7 +91,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--seed", default="0")
     p.add_argument("--edition", choices=("2013", "1999"), default="2013")
     p.add_argument("--threads", type=int, default=2, help="solver threads (default 2)")
-    p.add_argument("--output", help="append here instead of solver/data/bank.jsonl")
+    p.add_argument("--output", help="append finds here instead of to --bank")
     p.add_argument("--merge", nargs="+", metavar="FILE",
                    help="append the new entries of FILEs (from --output runs) to the bank, then stop")
     p.add_argument("--walk", action="store_true",
@@ -219,17 +221,19 @@ if __name__ == "__main__":
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from .generate import NoPuzzleFound, generate
+    from .production.generate import NoPuzzleFound, generate
+    from .production.pools import Library, packaged
     from .puzzle import Rules
 
     if args.count < 1 or args.count > 100_000:
         raise InputError("--count must be from 1 to 100000")
     show_progress = args.count > 1 and sys.stderr.isatty()
+    library = Library([packaged()])  # the starter set of pools shipped with the package
     for i in range(args.count):
         try:
             g = generate(args.length, min_length=args.min_length, max_length=args.max_length, board=args.board,
                          robots=args.robots, target=args.target, rules=Rules(args.ricochet),
-                         seed=f"{args.seed}:{i}")
+                         seed=f"{args.seed}:{i}", pools=library)
         except (InvalidInput, NoPuzzleFound) as e:
             raise InputError(str(e)) from None
         print(json.dumps(g.to_json()), flush=True)
@@ -255,11 +259,11 @@ def _board_and_target(spec: str, target: str) -> tuple[Board, Goal]:
 
 
 def _bank(args: argparse.Namespace) -> int:
-    from .bank import BANK, exhaustive_search, merge, search
+    from .production.maintain import exhaustive_search, merge, search
 
     if args.merge:
-        added = merge([Path(f) for f in args.merge])
-        print(f"ricochet: {len(added)} new puzzles appended to {BANK}", file=sys.stderr)
+        added = merge([Path(f) for f in args.merge], Path(args.bank))
+        print(f"ricochet: {len(added)} new puzzles appended to {args.bank}", file=sys.stderr)
         return EXIT_OK
 
     if args.exhaustive:
@@ -270,7 +274,7 @@ def _bank(args: argparse.Namespace) -> int:
         finds = search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60,
                        edition=args.edition, threads=args.threads, walk=args.walk)
     found = 0
-    path = args.output or BANK
+    path = args.output or args.bank
     with open(path, "a", encoding="utf-8") as f:
         for entry in finds:
             f.write(json.dumps(entry) + "\n")

@@ -21,8 +21,8 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from . import bank
-from .generate import Generated, from_bank_entry, generate
+from .production import bank
+from .production.generate import Generated, generate
 
 SCHEDULE_VERSION = 1
 # The bank only grows (lines are appended); the daily draws on its first lines
@@ -45,7 +45,7 @@ def daily_puzzle(day: dt.date) -> Generated:
         pool = [e for e in bank.entries()[:DAILY_BANK_ENTRIES]
                 if lo <= e["length"] <= hi and e["robots"] == 4 and e["ricochet"] == "turn"]
         if pool:
-            return from_bank_entry(random.Random(seed).choice(pool))
+            return bank.generated(random.Random(seed).choice(pool))
     # No walk from bank puzzles: the bank grows between releases, the day must not change.
     return generate(min_length=lo, max_length=hi, board="random-2013", robots=4, seed=seed, bank_seeds=False)
 

@@ -66,19 +66,22 @@ def solve(
     state_budget: int = DEFAULT_STATE_BUDGET,
     cancel: Cancel | None = None,
     strategy: str = "auto",
+    exact: Analysis | None = None,
 ) -> Solution:
     """An optimal solution of `puzzle`, or the reason the search stopped.
 
     `time_budget` is in seconds; `state_budget` bounds the search's tables in
     bytes; `strategy` is `auto` (iterative deepening, handing deep puzzles to A*),
-    `ida` or `astar` (for tests and benchmarks)."""
+    `ida` or `astar` (for tests and benchmarks).  `exact`, an analysis of the
+    puzzle's board and goal with its robots, is the search's lower bound: the
+    proof then follows the table (under the ricochet rule too)."""
     layout, cells, colours, target, mask = _request(puzzle)
     raw = _core.solve(
         layout, cells, colours, target, mask, puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
         puzzle.rules.ricochet == "turn",
         max_depth=max_depth, time_budget=time_budget or 0.0, state_budget=state_budget,
         cancel=cancel.buffer if cancel else None,
-        strategy={"auto": 0, "ida": 1, "astar": 2}[strategy],
+        strategy={"auto": 0, "ida": 1, "astar": 2}[strategy], exact=_exact(exact, puzzle),
     )
     return _solution(puzzle, raw)
 
@@ -153,10 +156,11 @@ def upper_bound(puzzle: Puzzle, *, helper_moves: int = 1) -> int | None:
 
 
 def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_budget: float | None = None,
-                   state_budget: int = 256 << 20) -> dict[str, Any] | None:
+                   state_budget: int = 256 << 20, exact: Analysis | None = None) -> dict[str, Any] | None:
     """Facts over every optimal solution of `length` moves: how many (up to `cap`),
     the fewest robots moved (and which) and the fewest robot switches.
-    None when the search ran out of its budgets."""
+    None when the search ran out of its budgets.  With `exact` (see solve) only
+    states that lie on optimal paths are walked."""
     if length == 0:
         return {"solutions": 1, "capped": False, "fewest_robots": 0, "fewest_robots_moved": [],
                 "fewest_switches": 0}
@@ -164,7 +168,7 @@ def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_bu
     raw = _core.facts(layout, cells, colours, target, mask,
                       puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
                       puzzle.rules.ricochet == "turn", length, cap=cap, time_budget=time_budget or 0.0,
-                      state_budget=state_budget)
+                      state_budget=state_budget, exact=_exact(exact, puzzle))
     if raw is None or raw["status"] != "optimal":
         return None
     names = puzzle.colours
@@ -218,3 +222,79 @@ def exhaustive(board: Board, colours: Iterable[str], goal: Goal, *, min_length: 
                  for n, cells, path in sorted(raw["positions"], key=lambda row: -row[0])]
     return Exhaustive(tuple(raw["counts"]), raw["unsolvable"], positions, raw["capped"], raw["probes"],
                       raw["seconds"])
+
+
+class Analysis:
+    """The plain-rule length of every position of one board and goal with the
+    given robots, kept in memory (cells^robots bytes: 4 GiB for 4 robots on a
+    16 x 16 board) until `release()` or the end of a `with` block.
+
+    While it is held, `solve(..., exact=analysis)` and
+    `solution_facts(..., exact=analysis)` take it as their lower bound: exact
+    under the plain rule, and a lower bound under the ricochet rule (that rule
+    only takes finishing moves away).  `sample()` draws fair positions by length."""
+
+    def __init__(self, board: Board, colours: tuple[str, ...], goal: Goal, capsule: Any) -> None:
+        self.board, self.colours, self.goal = board, colours, goal
+        self._capsule = capsule
+        info = _core.analysis_info(capsule)
+        self.counts: tuple[int, ...] = tuple(info["counts"])
+        self.unsolvable: int = info["unsolvable"]
+        self.seconds: float = info["seconds"]
+        self.bytes: int = info["bytes"]
+
+    @property
+    def longest(self) -> int | None:
+        return len(self.counts) - 1 if self.counts else None
+
+    def lengths(self, positions: Iterable[dict[str, Cell]]) -> list[int | None]:
+        """The plain-rule length of each position (None: the goal cannot be reached)."""
+        return _core.analysis_lengths(self._capsule, [[self.board.index(p[c]) for c in self.colours]
+                                                      for p in positions])
+
+    def sample(self, per_length: int, *, min_length: int = 0, seed: int = 0,
+               cells: Iterable[Cell] | None = None) -> tuple[dict[int, int], list[tuple[int, dict[str, Cell],
+                                                                                       list[Move]]]]:
+        """Up to `per_length` positions drawn uniformly (by `seed`) at each length
+        from `min_length`, robots on distinct `cells` (default: the board's start
+        cells, where a fair round begins), each with one optimal plain-rule
+        solution read off the table; and how many such positions each length has."""
+        allowed = set(self.board.start_cells() if cells is None else cells)
+        start = bytes(int(self.board.cell(i) in allowed) for i in range(self.board.cells))
+        raw = _core.analysis_sample(self._capsule, start, min_length, per_length, seed & (2**64 - 1))
+        names = self.colours
+        rows = [(n, {c: self.board.cell(i) for c, i in zip(names, cells)},
+                 [Move(names[r], DIRECTIONS[d]) for r, d in path]) for n, cells, path in raw["positions"]]
+        return dict(raw["counts"]), rows
+
+    def capsule_for(self, puzzle: Puzzle) -> Any:
+        if puzzle.board != self.board or puzzle.goal.cell != self.goal.cell or puzzle.colours != self.colours:
+            raise ValueError("the analysis is of another board, target or set of robots")
+        return self._capsule
+
+    def release(self) -> None:
+        """Free the table now."""
+        _core.analysis_release(self._capsule)
+
+    def __enter__(self) -> Analysis:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def analyse(board: Board, colours: Iterable[str], goal: Goal, *, threads: int = 2,
+            state_budget: int = 5 << 30, time_budget: float | None = None) -> Analysis:
+    """The retrograde analysis of one board and goal (see `exhaustive`), kept in
+    memory as an `Analysis`.  At most 4 robots; no edge openings."""
+    names = tuple(colours)
+    free = bytes(int(c not in board.blocked and board.diagonal_at(c) is None)
+                 for c in (board.cell(i) for i in range(board.cells)))
+    mask = sum(1 << i for i, c in enumerate(names) if goal.colour in (None, c))
+    capsule = _core.analyse(compiled(board), [ROBOT_COLOURS.index(c) for c in names], board.index(goal.cell), mask,
+                            free, threads=threads, state_budget=state_budget, time_budget=time_budget or 0.0)
+    return Analysis(board, names, goal, capsule)
+
+
+def _exact(analysis: Analysis | None, puzzle: Puzzle) -> Any:
+    return None if analysis is None else analysis.capsule_for(puzzle)

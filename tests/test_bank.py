@@ -8,10 +8,10 @@ from collections import Counter
 
 import pytest
 
-from solver import bank
 from solver.daily import DAILY_BANK_ENTRIES
-from solver.generate import BANK_FROM, generate
 from solver.geometry import ROBOT_COLOURS
+from solver.production import bank, maintain
+from solver.production.generate import BANK_FROM, generate
 from solver.puzzle import Puzzle
 from solver.rules import check, round_of
 from solver.solve import solve
@@ -44,13 +44,13 @@ def test_entries_are_optimal():
 @pytest.mark.slow
 def test_the_longest_found_is_optimal():
     """The maximum the README records (4 robots, 2013 boards) is proven again."""
-    e = max(bank.matching(0, bank.MAX_BANK_LENGTH, 4, "turn"), key=lambda e: e["length"])
-    assert solve(Puzzle.from_code(e["code"]), state_budget=bank.BANK_STATE_BUDGET).length == e["length"]
+    e = max(bank.matching(0, maintain.MAX_BANK_LENGTH, 4, "turn"), key=lambda e: e["length"])
+    assert solve(Puzzle.from_code(e["code"]), state_budget=maintain.BANK_STATE_BUDGET).length == e["length"]
 
 
 def test_twenty_distinct_puzzles_for_every_length_from_16_to_the_longest():
     """The generator's acceptance: 4 robots, 2013 boards, the ricochet rule."""
-    lengths = Counter(e["length"] for e in bank.matching(0, bank.MAX_BANK_LENGTH, 4, "turn"))
+    lengths = Counter(e["length"] for e in bank.matching(0, maintain.MAX_BANK_LENGTH, 4, "turn"))
     assert {n: lengths[n] for n in range(16, max(lengths) + 1) if lengths[n] < 20} == {}
 
 
@@ -68,7 +68,7 @@ def test_long_lengths_are_served_from_the_bank_at_once():
 def test_the_bank_obeys_its_variety_rule():
     """New positions only; no two entries on one board and target share their
     optimal solution; below CLUSTER_FROM moves at most PER_GOAL per board and target."""
-    v = bank.Variety()
+    v = maintain.Variety()
     for e in ENTRIES:
         p = Puzzle.from_code(e["code"])
         assert v.admits(p, e["length"], e["solution"]), e["code"]
@@ -76,52 +76,47 @@ def test_the_bank_obeys_its_variety_rule():
 
 
 def test_variety_refuses_repeats_and_caps_short_lengths():
-    e = next(e for e in ENTRIES if e["length"] < bank.CLUSTER_FROM and e["robots"] == 4)
+    e = next(e for e in ENTRIES if e["length"] < maintain.CLUSTER_FROM and e["robots"] == 4)
     p = Puzzle.from_code(e["code"])
-    v = bank.Variety([e])
+    v = maintain.Variety([e])
     assert not v.admits(p, e["length"], e["solution"])  # the same position
     other = [{"robot": "red", "direction": "N"}]
     moved = Puzzle.create(p.board, {**dict(p.robots), p.colours[-1]: next(
         c for c in p.board.start_cells() if c not in dict(p.robots).values())}, p.goal, p.rules)
     assert not v.admits(moved, e["length"], e["solution"])  # another position, the same solution
     assert v.admits(moved, e["length"], other)
-    for i in range(bank.PER_GOAL - 1):
+    for i in range(maintain.PER_GOAL - 1):
         v.add(Puzzle.create(p.board, dict(p.robots), p.goal, p.rules), e["length"], [*other] * (i + 2))
     assert not v.admits(moved, e["length"], other)  # PER_GOAL entries on this board and target
-    assert v.admits(moved, bank.CLUSTER_FROM, other)  # long puzzles cluster: no cap
+    assert v.admits(moved, maintain.CLUSTER_FROM, other)  # long puzzles cluster: no cap
     taken = set(dict(moved.robots).values())
     fifth = next(c for c in p.board.start_cells() if c not in taken)
     more = Puzzle.create(p.board, {**dict(moved.robots), ROBOT_COLOURS[len(taken)]: fifth}, p.goal, p.rules)
     assert v.admits(more, e["length"], other)  # with another robot count the cap starts again
 
 
-def test_merge_appends_only_new_fair_entries(tmp_path, monkeypatch):
-    """`ricochet bank --merge`: parallel runs' files join the bank; lines never move."""
+def test_merge_appends_only_new_fair_entries(tmp_path):
+    """`ricochet bank --merge`: parallel runs' files join the bank file given; lines never move."""
     bank_file = tmp_path / "bank.jsonl"
     first = [json.dumps(e) for e in ENTRIES[:3]]
     bank_file.write_text("\n".join(first) + "\n")
-    monkeypatch.setattr(bank, "BANK", bank_file)
-    bank.entries.cache_clear()
-    try:
-        extra = tmp_path / "run.jsonl"
-        lines = [json.dumps(e) for e in ENTRIES[2:6]]  # one already banked
-        extra.write_text("\n".join(lines) + "\n")
-        added = bank.merge([extra])
-        assert added and {e["code"] for e in added} <= {e["code"] for e in ENTRIES[3:6]}
-        text = bank_file.read_text().splitlines()
-        assert text[:3] == first and len(text) == 3 + len(added)
-        broken = tmp_path / "broken.jsonl"
-        wrong = {**ENTRIES[10], "length": ENTRIES[10]["length"] + 1}
-        broken.write_text(json.dumps(wrong) + "\n")
-        if wrong["code"] not in {json.loads(t)["code"] for t in text}:
-            with pytest.raises(ValueError, match="does not replay"):
-                bank.merge([broken])
-    finally:
-        bank.entries.cache_clear()
+    extra = tmp_path / "run.jsonl"
+    lines = [json.dumps(e) for e in ENTRIES[2:6]]  # one already banked
+    extra.write_text("\n".join(lines) + "\n")
+    added = maintain.merge([extra], bank_file)
+    assert added and {e["code"] for e in added} <= {e["code"] for e in ENTRIES[3:6]}
+    text = bank_file.read_text().splitlines()
+    assert text[:3] == first and len(text) == 3 + len(added)
+    broken = tmp_path / "broken.jsonl"
+    wrong = {**ENTRIES[10], "length": ENTRIES[10]["length"] + 1}
+    broken.write_text(json.dumps(wrong) + "\n")
+    if wrong["code"] not in {json.loads(t)["code"] for t in text}:
+        with pytest.raises(ValueError, match="does not replay"):
+            maintain.merge([broken], bank_file)
 
 
 def test_lengths_beyond_the_bank_are_refused_at_once():
-    from solver.generate import MAX_LENGTH, NoPuzzleFound
+    from solver.production.generate import MAX_LENGTH, NoPuzzleFound
 
     longest = max(e["length"] for e in ENTRIES if e["robots"] == 4 and e["ricochet"] == "turn")
     with pytest.raises(NoPuzzleFound, match=f"the longest banked is {longest}"):
@@ -129,14 +124,12 @@ def test_lengths_beyond_the_bank_are_refused_at_once():
 
 
 def test_five_robot_walks_start_from_four_robot_entries_with_a_fifth_robot():
-    four = bank.matching(16, 17, 4, "turn")[:10]
-    starts = bank.with_fifth_robot(four, random.Random(1))
-    assert len(starts) == len(four)
-    assert starts == bank.with_fifth_robot(four, random.Random(1))  # deterministic per seed
-    by_code = {e["code"]: e for e in four}
-    for p, length in starts:
+    four = [Puzzle.from_code(e["code"]) for e in bank.matching(16, 17, 4, "turn")[:10]]
+    starts = [bank.with_fifth_robot(p, random.Random(i)) for i, p in enumerate(four)]
+    assert starts == [bank.with_fifth_robot(p, random.Random(i)) for i, p in enumerate(four)]  # per seed
+    for p, original in zip(starts, four):
         assert p.colours == ROBOT_COLOURS[:5]
         fifth = p.robot(ROBOT_COLOURS[4])
-        original = Puzzle.create(p.board, {c: cell for c, cell in p.robots if c != ROBOT_COLOURS[4]}, p.goal, p.rules)
-        assert by_code[original.code()]["length"] == length
+        assert Puzzle.create(p.board, {c: cell for c, cell in p.robots if c != ROBOT_COLOURS[4]}, p.goal,
+                             p.rules) == original
         assert fifth in p.board.start_cells() and fifth not in {cell for c, cell in original.robots}

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from solver.errors import InvalidInput
-from solver.generate import generate
+from solver.production.generate import generate
 from solver.puzzle import Puzzle, Rules
 from solver.reference import reference_solve
 from solver.rules import check, round_of
@@ -39,7 +39,7 @@ def test_generated_long_puzzles(length):
     assert check(g.puzzle, g.solution.moves).solved
     assert not round_of(g.puzzle).void
     assert all(g.puzzle.board.target_at(cell) is None for _, cell in g.puzzle.robots)
-    from solver import bank
+    from solver.production import bank
 
     assert g.puzzle.code() not in {e["code"] for e in bank.entries()}, "a new position, not a bank entry"
 
@@ -67,7 +67,8 @@ def test_min_robots_moved():
 
 def test_same_seed_same_puzzle_in_another_process():
     here = [generate(n, seed="s").puzzle.code() for n in (3, 7, 9)]
-    code = "from solver.generate import generate; print([generate(n, seed='s').puzzle.code() for n in (3, 7, 9)])"
+    code = ("from solver.production.generate import generate; "
+            "print([generate(n, seed='s').puzzle.code() for n in (3, 7, 9)])")
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert there.strip() == str(here)
     assert generate(7, seed="t").puzzle.code() != here[1]
@@ -109,7 +110,7 @@ def test_cli_generate_json_lines():
 
 
 def test_time_budget_ends_a_hopeless_search():
-    from solver.generate import NoPuzzleFound
+    from solver.production.generate import NoPuzzleFound
 
     with pytest.raises(NoPuzzleFound, match="pack"):
         generate(16, seed="budget", time_budget=0.2, board="green-A,yellow-B,red-B,blue-B")

@@ -30,11 +30,13 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     assert pack["count"] == 12 and len(pack["puzzles"]) == 12
     request = pack_request(body)
     for i, item in enumerate(pack["puzzles"]):
+        assert item.pop("index") == i
         assert json.dumps(item, sort_keys=True) == json.dumps(pack_item(request, i), sort_keys=True)
         assert 5 <= solve(Puzzle.from_json(item)).length == item["optimal_length"] <= 7
     lines = client.get(f"/v1/packs/{job['pack_id']}?format=ndjson")
     assert lines.mimetype == "application/x-ndjson"
-    assert [json.loads(x) for x in lines.data.decode().splitlines()] == pack["puzzles"]
+    assert [json.loads(x) for x in lines.data.decode().splitlines()] == [{**p, "index": i} for i, p in
+                                                                          enumerate(pack["puzzles"])]
     sheet = client.get(f"/v1/packs/{job['pack_id']}.svg?solution=true")
     assert sheet.status_code == 200 and sheet.mimetype == "image/svg+xml"
     assert sheet.data.count(b"<svg") == 13 and sheet.data.count(b"polyline") >= 12

@@ -120,7 +120,7 @@ def test_verify_knows_the_optimum_of_published_and_solved_puzzles(redis_url):
     r = client.post("/v1/verify", json={"puzzle": puzzle, "moves": moves}).json
     assert r["solved"] and r["optimal"] and r["optimality"] == "proven" and r["optimal_length"] == len(moves)
     # Not known, and no time to search: the verdict says so instead of guessing.
-    from solver import bank
+    from solver.production import bank
 
     entry = max(bank.entries(), key=lambda e: e["length"])
     other = Puzzle.from_code(entry["code"]).to_json()

@@ -10,7 +10,8 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from solver.errors import InvalidInput
 
 MAX_PACK = 1000
-MAX_PACK_LENGTH = 20
+MAX_PACK_LENGTH = 30  # what pools and the bank hold decides what a pack can have (API: 422 beyond)
+BOARD_KINDS = ("random-2013", "random-beginner", "random-1999")
 MAX_SEED = 100
 MAX_TIME_BUDGET = 600.0  # seconds a queued solve may search
 
@@ -54,11 +55,26 @@ class PackRequest(Schema):
                           error_messages={"invalid": "must be a board spec or random-2013, random-1999, "
                                                      "random-beginner"})
     robots = StrictInt(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"))
+    ricochet = fields.String(load_default="turn", validate=validate.OneOf(["turn", "none"],
+                                                                        error="must be turn or none"))
 
     @validates_schema
     def _lengths(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data["min_length"] > data["max_length"]:
             raise ValidationError("must not exceed max_length", "min_length")
+
+    @validates_schema
+    def _board(self, data: dict[str, Any], **kwargs: Any) -> None:
+        board = data.get("board")
+        if board in BOARD_KINDS:
+            return
+        from solver.board import real_board
+
+        try:
+            real_board(board)
+        except InvalidInput as e:
+            raise ValidationError(f"must be {', '.join(BOARD_KINDS)} or a real board spec like "
+                                  f"'green-A,red-B,blue-C,yellow-D': {e.message}", "board") from None
 
 
 class SolveTask(Schema):

@@ -17,7 +17,7 @@ import redis
 FORMAT = 1
 SOLVE_TTL = 30 * 24 * 3600   # solved answers: a month
 JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
-JOB_STATES = ("pending", "running", "succeeded", "failed")
+JOB_STATES = ("pending", "running", "succeeded", "failed", "cancelled")
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
 IDEMPOTENCY_TTL = 24 * 3600
 GAME_TTL = 7 * 24 * 3600     # games: a week after their last change
@@ -73,22 +73,61 @@ class Stores:
         return self.daily(key) or daily
 
     # -- packs: one hash field per puzzle index, so a repeated write changes nothing ------
+    # pack:<id>:items  index -> puzzle JSON;  pack:<id>:failed  index -> reason;
+    # pack:<id>:keys   what no two puzzles share (board, target, optimal solution)
 
-    def save_pack_item(self, pack_id: str, index: int, item: dict[str, Any]) -> int:
-        """Store puzzle `index` of a pack; returns how many the pack holds now."""
-        key = f"pack:{pack_id}:items"
-        self._record_generated(item, PACK_TTL)
+    def save_pack_items(self, pack_id: str, items: list[tuple[int, dict[str, Any]]], keys: list[str]) -> None:
+        """Store puzzles of a pack by index (and claim their variety keys)."""
+        if not items:
+            return
+        for _, item in items:
+            self._record_generated(item, PACK_TTL)
         with self.redis.pipeline() as pipe:
-            pipe.hset(key, str(index), json.dumps(item))
-            pipe.expire(key, PACK_TTL)
-            pipe.hlen(key)
-            return pipe.execute()[-1]
+            pipe.hset(f"pack:{pack_id}:items", mapping={str(i): json.dumps(item) for i, item in items})
+            if keys:
+                pipe.sadd(f"pack:{pack_id}:keys", *keys)
+            for suffix in ("items", "keys"):
+                pipe.expire(f"pack:{pack_id}:{suffix}", PACK_TTL)
+            pipe.execute()
 
-    def pack_items(self, pack_id: str, count: int) -> list[dict[str, Any]] | None:
+    def claim_variety(self, pack_id: str, key: str) -> bool:
+        """Whether no other puzzle of the pack has this board, target and solution (and now none may)."""
+        with self.redis.pipeline() as pipe:
+            pipe.sadd(f"pack:{pack_id}:keys", key)
+            pipe.expire(f"pack:{pack_id}:keys", PACK_TTL)
+            return bool(pipe.execute()[0])
+
+    def save_pack_failure(self, pack_id: str, index: int, reason: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.hset(f"pack:{pack_id}:failed", str(index), reason)
+            pipe.expire(f"pack:{pack_id}:failed", PACK_TTL)
+            pipe.execute()
+
+    def pack_item_settled(self, pack_id: str, index: int) -> bool:
+        with self.redis.pipeline() as pipe:
+            pipe.hexists(f"pack:{pack_id}:items", str(index))
+            pipe.hexists(f"pack:{pack_id}:failed", str(index))
+            return any(pipe.execute())
+
+    def pack_counts(self, pack_id: str) -> tuple[int, int]:
+        """How many puzzles the pack holds, and how many could not be made."""
+        with self.redis.pipeline() as pipe:
+            pipe.hlen(f"pack:{pack_id}:items")
+            pipe.hlen(f"pack:{pack_id}:failed")
+            made, failed = pipe.execute()
+        return made, failed
+
+    def pack_failures(self, pack_id: str) -> list[dict[str, Any]]:
+        raw = self.redis.hgetall(f"pack:{pack_id}:failed")
+        return sorted(({"index": int(k), "error": v.decode()} for k, v in raw.items()), key=lambda f: f["index"])
+
+    def pack_items(self, pack_id: str, count: int) -> list[dict[str, Any]]:
+        """The puzzles a pack holds so far, in order, each with its `index`."""
         raw = self.redis.hmget(f"pack:{pack_id}:items", [str(i) for i in range(count)])
-        if any(r is None for r in raw):
-            return None
-        return [json.loads(r) for r in raw]
+        return [{**json.loads(r), "index": i} for i, r in enumerate(raw) if r is not None]
+
+    def pack_exists(self, pack_id: str) -> bool:
+        return bool(self.redis.exists(f"pack:{pack_id}:items", f"pack:{pack_id}:failed"))
 
     def job_for_key(self, idempotency_key: str, job_id: str) -> str:
         """The job an Idempotency-Key names: the first one registered under it."""
@@ -96,6 +135,11 @@ class Stores:
         if self.redis.set(key, job_id, nx=True, ex=IDEMPOTENCY_TTL):
             return job_id
         return self.redis.get(key).decode()
+
+    # -- pools: immutable once written, so every process may keep what it loaded ----------
+
+    def pools(self) -> RedisPools:
+        return RedisPools(self.redis)
 
     # -- jobs -----------------------------------------------------------------------
 
@@ -110,8 +154,26 @@ class Stores:
         raw = self.redis.get(f"job:{job_id}")
         return json.loads(raw) if raw is not None else None
 
-    def update_job(self, job_id: str, **fields: Any) -> dict[str, Any] | None:
-        """Change a job record atomically (optimistic locking against concurrent writers)."""
+    def start_job(self, job_id: str) -> bool:
+        """Mark a job running, unless it was cancelled (then False: do nothing)."""
+        job = self.update_job(job_id, when=lambda j: j["state"] in ("pending", "running"), state="running",
+                              started=time.time())
+        return job is not None and job["state"] == "running"
+
+    def finish_job(self, job_id: str, **fields: Any) -> dict[str, Any] | None:
+        """Settle a job unless it was cancelled meanwhile."""
+        return self.update_job(job_id, when=lambda j: j["state"] != "cancelled", **fields)
+
+    def cancel_job(self, job_id: str) -> dict[str, Any] | None:
+        """Cancel a pending or running job (its workers stop within a second); a
+        settled job stays as it is.  Returns the job as it stands."""
+        return self.update_job(job_id, when=lambda j: j["state"] in ("pending", "running"), state="cancelled",
+                               finished=time.time(), error="cancelled by the client")
+
+    def update_job(self, job_id: str, when: Any = None, **fields: Any) -> dict[str, Any] | None:
+        """Change a job record atomically (optimistic locking against concurrent writers);
+        with `when`, only if `when(job)` holds (else the job is returned unchanged).
+        A cancelled job takes no more changes but through `when`."""
         key = f"job:{job_id}"
         with self.redis.pipeline() as pipe:
             while True:
@@ -121,7 +183,12 @@ class Stores:
                     if raw is None:
                         pipe.reset()
                         return None
-                    job = {**json.loads(raw), **fields}
+                    job = json.loads(raw)
+                    allowed = when(job) if when is not None else job["state"] != "cancelled"
+                    if not allowed:
+                        pipe.reset()
+                        return job
+                    job = {**job, **fields}
                     pipe.multi()
                     pipe.set(key, json.dumps(job), ex=JOB_TTL)
                     pipe.execute()
@@ -179,6 +246,30 @@ class Stores:
 
     def game_events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
         return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]
+
+
+class RedisPools:
+    """The deployment's pools (solver.production.pools format), in the Redis every
+    API and worker process already shares: `pool:v1:<id>` holds a pool's bytes,
+    the set `pools:v1` their ids.  Pools are written whole, once."""
+
+    PREFIX = "pool:v1:"
+    INDEX = "pools:v1"
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+
+    def ids(self) -> list[str]:
+        return sorted(i.decode() for i in self.redis.smembers(self.INDEX))
+
+    def read(self, pool: str) -> bytes | None:
+        return self.redis.get(self.PREFIX + pool)
+
+    def write(self, pool_id: str, data: bytes) -> None:
+        with self.redis.pipeline() as pipe:  # MULTI: the index never names a pool that is not there
+            pipe.set(self.PREFIX + pool_id, data)
+            pipe.sadd(self.INDEX, pool_id)
+            pipe.execute()
 
 
 def _answer(raw: bytes | None) -> dict[str, Any] | None:

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from solver.board import all_boards, real_board
 from solver.daily import DAYS_AHEAD, daily_json
 from solver.errors import InvalidInput
-from solver.generate import NoPuzzleFound, generate
-from solver.puzzle import Puzzle
-from solver.solve import solve
+from solver.production import pools
+from solver.production.generate import NoPuzzleFound, generate
+from solver.production.packs import plan, variety_key
+from solver.puzzle import Goal, Puzzle, Rules
+from solver.solve import Cancel, solve
 
 from .app import celery_app
 from .schemas import PackRequest, SolveTask, load
@@ -25,6 +32,30 @@ def _stores() -> Stores:
     return Stores.from_url(os.environ.get("REDIS_URL", celery_app.conf.broker_url))
 
 
+@contextmanager
+def watching(stores: Stores, job_id: str, every: float = 0.5) -> Iterator[Cancel]:
+    """A Cancel that is set, within `every` seconds, once the job is cancelled
+    (DELETE /v1/jobs/{id}): searches poll it and stop."""
+    cancel, done = Cancel(), threading.Event()
+
+    def poll() -> None:
+        while not done.wait(every):
+            try:
+                job = stores.job(job_id)
+            except Exception:  # Redis away for a moment: ask again next time
+                continue
+            if job is None or job["state"] == "cancelled":
+                cancel.set()
+                return
+
+    thread = threading.Thread(target=poll, name=f"cancel-{job_id}", daemon=True)
+    thread.start()
+    try:
+        yield cancel
+    finally:
+        done.set()
+
+
 @celery_app.task(name="ricochet.solve", acks_late=True)
 def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_depth: int = 64) -> dict[str, Any]:
     stores = _stores()
@@ -34,9 +65,13 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
     except InvalidInput as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
         return {"error": str(e)}
-    stores.update_job(job_id, state="running", started=time.time(), progress=0.0)
-    answer = solve(p, time_budget=time_budget, max_depth=max_depth).to_json()
+    if not stores.start_job(job_id):
+        return {"status": "cancelled"}
+    with watching(stores, job_id) as cancel:
+        answer = solve(p, time_budget=time_budget, max_depth=max_depth, cancel=cancel).to_json()
     answer["code"] = p.code()
+    if answer["status"] == "cancelled":
+        return {"status": "cancelled"}
     if answer["status"] in ("timeout", "state_limit"):
         # A clear end, and the worker is free again: what was proven goes with it.
         limit = f"its {time_budget:g} s budget" if answer["status"] == "timeout" else "its memory budget"
@@ -75,12 +110,121 @@ celery_app.conf.beat_schedule = {
 }
 
 
-def chunk_size(request: dict[str, Any]) -> int:
-    """Puzzles per chunk task: many cheap short puzzles per task, long ones one
-    by one so that every worker gets a share of even a small pack."""
-    return 10 if request["min_length"] <= 8 else 3 if request["min_length"] <= 12 else 1
 
 
+# -- pools ---------------------------------------------------------------------------------
+
+POOL_QUEUE = "analysis"  # one analysis needs about 4 GiB: its workers take one at a time
+
+
+@functools.cache
+def library() -> pools.Library:
+    """The pools this worker sees: the package's starter set, then the deployment's in Redis."""
+    return pools.Library([pools.packaged(), _stores().pools()])
+
+
+def pool_target(board: str, target: str) -> Goal:
+    """A board's chip named `colour-symbol` or `vortex` (as the command line names them)."""
+    b = real_board(board)
+    names = {(f"{t.colour}-{t.symbol}" if t.colour else t.symbol): t for t in b.targets}
+    if target not in names:
+        raise InvalidInput("target", f"{target!r} is not a chip of {board}; choose one of {', '.join(sorted(names))}")
+    t = names[target]
+    return Goal(t.cell, t.colour, t.symbol)
+
+
+@celery_app.task(name="ricochet.pool_build", acks_late=True, queue=POOL_QUEUE)
+def pool_build(job_id: str, board: str, target: str, per_length: int = pools.PER_LENGTH) -> dict[str, Any]:
+    """Analyse one board and target and store both ricochet options' pools.
+    Idempotent (the same pools come out again), so a redelivery after a lost
+    worker only repeats the work; progress is the job's heartbeat."""
+    stores = _stores()
+    try:
+        goal = pool_target(board, target)
+    except InvalidInput as e:
+        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        return {"error": str(e)}
+    if not stores.start_job(job_id):
+        return {"status": "cancelled"}
+    store = stores.pools()
+    stages = {"analysis": 0.0, "proofs (turn)": 0.5, "proofs (none)": 0.75}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        share = 0.5 if stage == "analysis" else 0.25
+        stores.update_job(job_id, progress=round(stages.get(stage, 0) + share * done / max(total, 1), 3),
+                          heartbeat=time.time(), stage=stage)
+
+    built = pools.build(board, goal, per_length=per_length, progress=progress,
+                        threads=int(os.environ.get("RICOCHET_POOL_THREADS", "2")))
+    for pool in built:
+        store.write(pool.id, pool.dumps())
+    result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
+    stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result)
+    return result
+
+
+def grow_plan(edition_kinds: tuple[str, ...] = ("2013", "beginner", "1999")) -> Iterator[tuple[str, str]]:
+    """The (board, target) pairs a deployment grows pools for, in a fixed order:
+    kinds take turns, boards and targets drawn from a fixed seed."""
+    import random
+
+    rng = random.Random("ricochet-pools")
+    specs = list(all_boards("2013"))
+    by_kind = {"2013": [s for s in specs if "D" in s],
+               "beginner": [s for s in specs if "D" not in s],
+               "1999": list(all_boards("1999"))}
+    for kind in by_kind.values():
+        rng.shuffle(kind)
+    for i in range(max(len(v) for v in by_kind.values())):
+        for kind in edition_kinds:
+            if i < len(by_kind[kind]):
+                spec = by_kind[kind][i]
+                t = rng.choice(real_board(spec).targets)
+                yield spec, (f"{t.colour}-{t.symbol}" if t.colour else t.symbol)
+
+
+@celery_app.task(name="ricochet.grow_pools")
+def grow_pools() -> str | None:
+    """Beat: while the deployment holds fewer than RICOCHET_POOLS pools (per
+    ricochet option, beyond the starter set), queue the next analysis, one at a
+    time.  A build whose heartbeat stopped (its worker died) is queued again."""
+    wanted = int(os.environ.get("RICOCHET_POOLS", "0"))
+    stores = _stores()
+    have = {i for i in stores.pools().ids()} | set(pools.packaged().ids())
+    building = stores.redis.get("pools:building")
+    if building is not None:
+        job = stores.job(building.decode())
+        alive = job is not None and job["state"] in ("pending", "running") and \
+            time.time() - (job.get("heartbeat") or job["created"]) < POOL_HEARTBEAT_TIMEOUT
+        if alive:
+            return None
+    grown = len([i for i in stores.pools().ids() if i.endswith("-turn")])
+    if grown >= wanted:
+        return None
+    for board, target in grow_plan():
+        goal = pool_target(board, target)
+        if pools.pool_id(board, goal, 4, "turn") not in have:
+            job = stores.create_job("pool", {"board": board, "target": target})
+            stores.redis.set("pools:building", job["id"], ex=24 * 3600)
+            pool_build.apply_async(args=[job["id"], board, target], queue=POOL_QUEUE)
+            return job["id"]
+    return None
+
+
+POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
+
+
+celery_app.conf.beat_schedule["grow-pools"] = {"task": "ricochet.grow_pools", "schedule": 300.0}
+celery_app.conf.task_routes = {"ricochet.pool_build": {"queue": POOL_QUEUE}}
+
+
+# -- packs ---------------------------------------------------------------------------------
+
+
+def chunk_size(length: int) -> int:
+    """Searched puzzles per chunk task: many cheap short puzzles per task, long
+    ones one by one so that every worker gets a share of even a small pack."""
+    return 10 if length <= 8 else 3 if length <= 12 else 1
 
 
 def pack_request(body: Any) -> dict[str, Any]:
@@ -88,17 +232,33 @@ def pack_request(body: Any) -> dict[str, Any]:
     return load(PACK_REQUEST, body)
 
 
+def pack_plan(request: dict[str, Any]) -> list[Any]:
+    return plan(request["count"], request["min_length"], request["max_length"], board=request["board"],
+                robots=request["robots"], ricochet=request["ricochet"], seed=request["seed"], library=library())
+
+
 def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
-    """Puzzle `index` of a pack: a pure function of the request and the index."""
-    g = generate(min_length=request["min_length"], max_length=request["max_length"], board=request["board"],
-                 robots=request["robots"], seed=f"pack:{request['seed']}:{index}", max_evaluations=5000)
+    """Puzzle `index` of a pack as its plan has it (a searched item as its first try makes it)."""
+    planned = pack_plan(request)[index]
+    return planned.generated().to_json() if planned.pool is not None else \
+        searched_item(request, index, planned.length)
+
+
+def searched_item(request: dict[str, Any], index: int, length: int, cancel: Cancel | None = None,
+                  attempt: int = 0) -> dict[str, Any]:
+    """A pack item the pools could not fill: searched for, a pure function of the
+    request, the index and the attempt (a retry after a clash with another item)."""
+    suffix = f":{attempt}" if attempt else ""
+    g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(request["ricochet"]),
+                 seed=f"pack:{request['seed']}:{index}{suffix}", max_evaluations=5000, pools=library(),
+                 draw_from_pools=False, cancel=cancel)
     return g.to_json()
 
 
 @celery_app.task(name="ricochet.generate", acks_late=True)
 def generate_task(job_id: str) -> dict[str, Any]:
     """One generated puzzle for the job's request (min_length, max_length, seed,
-    board, robots): the same puzzle a pack with that seed holds first."""
+    board, robots, ricochet): the same puzzle a pack with that seed holds first."""
     stores = _stores()
     job = stores.job(job_id)
     try:
@@ -106,9 +266,12 @@ def generate_task(job_id: str) -> dict[str, Any]:
     except InvalidInput as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
         return {"error": str(e)}
-    stores.update_job(job_id, state="running", started=time.time())
+    if not stores.start_job(job_id):
+        return {"status": "cancelled"}
+    first = pack_plan(request)[0]
     try:
-        item = pack_item(request, 0)
+        with watching(stores, job_id) as cancel:
+            item = first.generated().to_json() if first.pool else searched_item(request, 0, first.length, cancel)
     except NoPuzzleFound as e:
         stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
         return {"error": str(e)}
@@ -116,9 +279,10 @@ def generate_task(job_id: str) -> dict[str, Any]:
     return {"code": item["code"]}
 
 
-@celery_app.task(name="ricochet.pack")
+@celery_app.task(name="ricochet.pack", acks_late=True)
 def pack_task(job_id: str) -> int:
-    """Fan a pack out in chunks; the job's progress counts the puzzles stored."""
+    """Plan a pack: the puzzles pools hold are stored at once, the rest are
+    fanned out in chunks; the job's progress counts the puzzles settled."""
     stores = _stores()
     job = stores.job(job_id)
     try:
@@ -126,29 +290,71 @@ def pack_task(job_id: str) -> int:
     except InvalidInput as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
         return 0
-    stores.update_job(job_id, state="running", started=time.time())
-    size = chunk_size(request)
-    for first in range(0, request["count"], size):
-        pack_chunk.delay(job_id, first, min(first + size, request["count"]))
+    if not stores.start_job(job_id):
+        return 0
+    planned = pack_plan(request)
+    from_pools = [(p.index, p.generated().to_json()) for p in planned if p.pool is not None]
+    stores.save_pack_items(job_id, from_pools, [variety_key(item) for _, item in from_pools])
+    searched = [(p.index, p.length) for p in planned if p.pool is None]
+    by_size: dict[int, list[tuple[int, int]]] = {}
+    for index, length in searched:
+        by_size.setdefault(chunk_size(length), []).append((index, length))
+    for size, items in sorted(by_size.items()):
+        for first in range(0, len(items), size):
+            pack_chunk.delay(job_id, items[first:first + size])
+    _settle(stores, job_id, request)
     return request["count"]
 
 
+CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
+
+
 @celery_app.task(name="ricochet.pack_chunk", acks_late=True)
-def pack_chunk(job_id: str, first: int, last: int) -> int:
+def pack_chunk(job_id: str, items: list[list[int]]) -> int:
+    """Search for some of a pack's items; an item that cannot be made is recorded
+    with the reason, and the rest go on."""
     stores = _stores()
     job = stores.job(job_id)
-    if job is None or job["state"] == "failed":
+    if job is None or job["state"] in ("failed", "cancelled", "succeeded"):
         return 0
     request = pack_request(job["request"])
-    held = 0
-    for index in range(first, last):
-        try:
-            item = pack_item(request, index)
-        except (InvalidInput, NoPuzzleFound) as e:
-            stores.update_job(job_id, state="failed", finished=time.time(), error=f"puzzle {index}: {e}")
-            return index - first
-        held = stores.save_pack_item(job_id, index, item)
-        stores.update_job(job_id, progress=round(held / request["count"], 4))
-    if held == request["count"] and stores.pack_items(job_id, request["count"]) is not None:
-        stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result={"pack_id": job_id})
-    return last - first
+    made = 0
+    with watching(stores, job_id) as cancel:
+        for index, length in items:
+            if cancel.is_set():
+                return made
+            if stores.pack_item_settled(job_id, index):
+                continue  # a redelivered chunk: this one is done
+            try:
+                for attempt in range(CLASH_RETRIES + 1):
+                    item = searched_item(request, index, length, cancel, attempt)
+                    if stores.claim_variety(job_id, variety_key(item)):
+                        break
+                else:
+                    raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
+            except (InvalidInput, NoPuzzleFound) as e:
+                if cancel.is_set():
+                    return made
+                stores.save_pack_failure(job_id, index, f"no puzzle of {length} moves: {e}")
+            else:
+                stores.save_pack_items(job_id, [(index, item)], [])
+                made += 1
+            _settle(stores, job_id, request)
+    return made
+
+
+def _settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
+    """Progress, and the end of the pack once every item is made or failed."""
+    made, failed = stores.pack_counts(job_id)
+    count = request["count"]
+    if made + failed < count:
+        stores.update_job(job_id, progress=round((made + failed) / count, 4), made=made, failed=failed)
+        return
+    failures = stores.pack_failures(job_id)
+    result = {"pack_id": job_id, "made": made, "failed": failures}
+    if made == 0:
+        stores.finish_job(job_id, state="failed", progress=1.0, finished=time.time(), result=result,
+                          error=f"no puzzle could be made: {failures[0]['error'] if failures else 'unknown'}")
+    else:
+        stores.finish_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result,
+                          made=made, failed=len(failures))

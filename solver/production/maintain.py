@@ -1,14 +1,14 @@
-"""The bank: verified long puzzles, too rare to find inside a request.
+"""Maintainers' tools: growing the bank and looking for records.  Never on the run-time path.
 
-Lines of `solver/data/bank.jsonl`, each a puzzle code with its proven optimal
-length and one optimal solution.  `ricochet bank` grows it: random fair
-positions and climbs on one target toward longer optima, every find proven by
-the solver before it is written.
+`ricochet bank` runs these for hours in a checkout and writes the bank file
+given to it; the service only reads the bank (`solver.production.bank`).
+Random fair positions and climbs toward longer optima, walks from the bank's
+own puzzles, and the retrograde analysis of one board and target; every find
+is proven by the solver before it is written.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import time
@@ -17,33 +17,19 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .board import Board, Cell, all_boards, real_board
-from .geometry import ROBOT_COLOURS
-from .puzzle import Goal, Move, Puzzle, Rules, moves_to_json
-from .solution import Solution
-from .solve import exhaustive, solve, solve_many, upper_bound
+from ..board import Board, Cell, all_boards, real_board
+from ..geometry import ROBOT_COLOURS
+from ..puzzle import Goal, Move, Puzzle, Rules, moves_to_json
+from ..rules import check, round_of
+from ..solution import Solution
+from ..solve import exhaustive, solve_many, upper_bound
+from . import bank
+from .difficulty import difficulty
+from .walk import walk
 
-BANK = Path(__file__).parent / "data" / "bank.jsonl"
 MAX_BANK_LENGTH = 40  # the climb never searches deeper than this
 BANK_STATE_BUDGET = 3 << 30  # bytes: deep 5-robot positions outgrow the solver's default 1 GiB
-
-
-@functools.cache
-def entries() -> tuple[dict[str, Any], ...]:
-    """The bank's entries, read on first use."""
-    if not BANK.exists():
-        return ()
-    with open(BANK, encoding="utf-8") as f:
-        return tuple(json.loads(line) for line in f if line.strip())
-
-
-def matching(lo: int, hi: int, robots: int, ricochet: str, edition: str = "2013") -> list[dict[str, Any]]:
-    return [e for e in entries() if lo <= e["length"] <= hi and e["robots"] == robots
-            and e["ricochet"] == ricochet and e["edition"] == edition]
-
-
-def solution_of(entry: dict[str, Any]) -> list[Move]:
-    return [Move.from_json(m) for m in entry["solution"]]
+WALK_STEPS = 12  # steps from one bank puzzle before the walk starts from another
 
 
 PER_GOAL = 3  # below CLUSTER_FROM moves, at most this many entries share a board and a target
@@ -89,7 +75,7 @@ def _banker(min_length: int, robots: int, ricochet: str, edition: str
             ) -> Callable[..., dict[str, Any] | None]:
     """The bank's gate for one search: a proven position at least `floor` moves long
     that the Variety rule admits becomes an entry (and counts for the next ones)."""
-    variety = Variety(entries())
+    variety = Variety(bank.entries())
 
     def bankable(p: Puzzle, answer: Solution, floor: int = min_length) -> dict[str, Any] | None:
         if answer.length is None or answer.length < floor or answer.round.void:
@@ -156,7 +142,7 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
         for p, length in finds[:CLIMBS_PER_BATCH]:
             if time.monotonic() >= deadline:
                 return
-            yield from _climb(p, length, free_cells(p.board.spec)[1], climb_steps, deadline, rng, bankable)
+            yield from _climb(p, length, climb_steps, deadline, rng, bankable)
 
 
 CLIMB_FROM_BELOW = 3  # climbs start from positions up to this many moves short of min_length
@@ -164,79 +150,36 @@ CLIMBS_PER_BATCH = 4
 WALK_KEEPS_FROM = 18  # a walk banks the positions it solves from this length on, even below min_length
 
 
-def with_fifth_robot(entries: list[dict[str, Any]], rng: random.Random) -> list[tuple[Puzzle, int]]:
-    """4-robot entries with a fifth robot added on a random free cell, each with
-    its 4-robot length.  5-robot puzzles this long are few, on few boards, and
-    a fifth robot is often out of the way, so these start 5-robot walks about
-    as long as wanted."""
-    starts = []
-    for e in sorted(entries, key=lambda e: e["code"]):
-        p = Puzzle.from_code(e["code"])
-        taken = {cell for _, cell in p.robots}
-        cell = rng.choice([c for c in p.board.start_cells() if c not in taken])
-        starts.append((Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules),
-                       e["length"]))
-    return starts
-
-
 def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: float, rng: random.Random,
            bankable: Callable[..., dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
-    """Walk from the bank's puzzles of at least min_length moves, one robot moved
-    to another free cell per step, staying among positions at least that long;
-    every bankable position met joins the starting points.  Longer starting
-    points are picked more often (twice as often per extra move)."""
-    from .generate import WALK_STEPS, _mutate
-
+    """Walk from the bank's puzzles of at least min_length moves, staying among
+    positions at least that long; every bankable position met joins the
+    starting points.  Longer starting points are picked more often (twice as
+    often per extra move)."""
     frontier = [(Puzzle.from_code(e["code"]), e["length"])
-                for e in matching(min_length, MAX_BANK_LENGTH, robots, ricochet, edition)]
+                for e in bank.matching(min_length, MAX_BANK_LENGTH, robots, ricochet, edition)]
     if robots == 5:
-        frontier += with_fifth_robot(matching(min_length, min_length + 2, 4, ricochet, edition), rng)
+        fours = sorted(bank.matching(min_length, min_length + 2, 4, ricochet, edition), key=lambda e: e["code"])
+        frontier += [(bank.with_fifth_robot(Puzzle.from_code(e["code"]), rng), e["length"]) for e in fours]
     while frontier and time.monotonic() < deadline:
         start, _ = rng.choices(frontier, weights=[2.0 ** (n - min_length) for _, n in frontier])[0]
-        free = start.board.start_cells()
-        current = dict(start.robots)
-        for _ in range(WALK_STEPS):
-            if time.monotonic() >= deadline:
-                return
-            placement = dict(current)
-            _mutate(placement, free, start.colours, rng)
-            p = Puzzle.create(start.board, placement, start.goal, start.rules)
-            if (ub := upper_bound(p)) is not None and ub < min_length:
-                continue
-            answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0, state_budget=BANK_STATE_BUDGET)
+        for p, answer in walk(start, rng, steps=WALK_STEPS, floor=min_length, depth=MAX_BANK_LENGTH,
+                              deadline=deadline, state_budget=BANK_STATE_BUDGET):
             # Solved anyway: a shorter position is banked too when long enough.
-            if (entry := bankable(p, answer, min(min_length, WALK_KEEPS_FROM))) is not None:
+            if answer is not None and (entry := bankable(p, answer, min(min_length, WALK_KEEPS_FROM))):
                 yield entry
-            if answer.length is None or answer.length < min_length:
-                continue
-            current = placement
-            if entry is not None:
-                frontier.append((p, answer.length))
+                if answer.length >= min_length:
+                    frontier.append((p, answer.length))
 
 
-def _climb(start: Puzzle, length: int, free: list[Cell], steps: int, deadline: float, rng: random.Random,
+def _climb(start: Puzzle, length: int, steps: int, deadline: float, rng: random.Random,
            bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
     """Hill-climb from a long puzzle: move one robot at a time, keep a move that
     does not shorten the optimum, yield every bankable position met."""
-    from .generate import _mutate
-
-    current, best = dict(start.robots), length
-    colours = start.colours
-    for _ in range(steps):
-        if time.monotonic() >= deadline:
-            return
-        placement = dict(current)
-        _mutate(placement, free, colours, rng)
-        p = Puzzle.create(start.board, placement, start.goal, start.rules)
-        if (ub := upper_bound(p)) is not None and ub < best:
-            continue  # certainly shorter: not worth a full search
-        answer = solve(p, max_depth=MAX_BANK_LENGTH, time_budget=60.0, state_budget=BANK_STATE_BUDGET)
-        if answer.length is None:
-            continue
-        if (entry := bankable(p, answer)) is not None:
+    for p, answer in walk(start, rng, steps=steps, floor=length, climb=True, depth=MAX_BANK_LENGTH,
+                          deadline=deadline, state_budget=BANK_STATE_BUDGET):
+        if answer is not None and answer.length is not None and (entry := bankable(p, answer)) is not None:
             yield entry
-        if answer.length >= best:
-            current, best = placement, answer.length
 
 
 # Positions the retrograde analysis hands back: whole lengths, longest first, so
@@ -264,7 +207,7 @@ def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, 
     for n, robots, path in analysis.positions:
         if all(cell in starts for cell in robots.values()):
             groups.setdefault(n, {}).setdefault(tuple(path), robots)
-    banked = Counter(e["length"] for e in matching(min_length, MAX_BANK_LENGTH, 4, ricochet, edition)
+    banked = Counter(e["length"] for e in bank.matching(min_length, MAX_BANK_LENGTH, 4, ricochet, edition)
                      if (p := Puzzle.from_code(e["code"])).board == board and p.goal.cell == goal.cell)
     for n in sorted(groups, reverse=True):
         todo = list(groups[n].values())
@@ -281,20 +224,18 @@ def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, 
 
 
 def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: str, edition: str) -> dict[str, Any]:
-    from .generate import difficulty
-
     return {"code": p.code(), "length": answer.length, "robots": robots, "ricochet": ricochet,
             "edition": edition, "solution": moves_to_json(answer.moves),
             "difficulty": difficulty(p, answer, time_budget=60.0)}
 
 
-def merge(paths: list[Path]) -> list[dict[str, Any]]:
-    """Append the entries of other bank files (from `ricochet bank --output`, run in
+def merge(paths: list[Path], into: Path) -> list[dict[str, Any]]:
+    """Append to the bank file `into` (in a checkout: solver/production/data/bank.jsonl)
+    the entries of other bank files (from `ricochet bank --output`, run in
     parallel) that are new, fair, replay to their length and pass the Variety
     rule.  The bank's existing lines never move.  Returns those added."""
-    from .rules import check, round_of
-
-    variety = Variety(entries())
+    existing = [json.loads(line) for line in Path(into).read_text(encoding="utf-8").splitlines() if line.strip()]
+    variety = Variety(existing)
     added = []
     for path in paths:
         for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -304,13 +245,13 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
             p = Puzzle.from_code(e["code"])
             if not variety.admits(p, e["length"], e["solution"]) or round_of(p).void:
                 continue
-            verdict = check(p, solution_of(e))
+            verdict = check(p, bank.solution_of(e))
             if not (verdict.legal and verdict.solved and verdict.length == e["length"]):
                 raise ValueError(f"{path}: {e['code']} does not replay to {e['length']} moves")
             variety.add(p, e["length"], e["solution"])
             added.append(e)
-    with open(BANK, "a", encoding="utf-8") as f:
+    with open(into, "a", encoding="utf-8") as f:
         for e in added:
             f.write(json.dumps(e) + "\n")
-    entries.cache_clear()
+    bank.entries.cache_clear()
     return added

@@ -1,0 +1,57 @@
+"""The bank: verified long puzzles, too rare to find inside a request (read-only data).
+
+Lines of `data/bank.jsonl`, each a puzzle code with its proven optimal length,
+one optimal solution and its difficulty report.  Maintainers grow it with
+`ricochet bank` (`solver.production.maintain`), in a checkout; nothing writes
+it at run time.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from ..geometry import ROBOT_COLOURS
+from ..puzzle import Move, Puzzle
+from ..rules import round_of
+from ..solution import Solution
+from .generated import Generated
+
+BANK = Path(__file__).parent / "data" / "bank.jsonl"
+
+
+@functools.cache
+def entries() -> tuple[dict[str, Any], ...]:
+    """The bank's entries, read on first use."""
+    if not BANK.exists():
+        return ()
+    with open(BANK, encoding="utf-8") as f:
+        return tuple(json.loads(line) for line in f if line.strip())
+
+
+def matching(lo: int, hi: int, robots: int, ricochet: str, edition: str = "2013") -> list[dict[str, Any]]:
+    return [e for e in entries() if lo <= e["length"] <= hi and e["robots"] == robots
+            and e["ricochet"] == ricochet and e["edition"] == edition]
+
+
+def solution_of(entry: dict[str, Any]) -> list[Move]:
+    return [Move.from_json(m) for m in entry["solution"]]
+
+
+def generated(entry: dict[str, Any]) -> Generated:
+    """An entry as a generated puzzle (its optimum was proven when it was banked)."""
+    p = Puzzle.from_code(entry["code"])
+    solution = Solution("optimal", solution_of(entry), entry["length"], round_of(p), {"source": "bank"})
+    return Generated(p, solution, entry["difficulty"])
+
+
+def with_fifth_robot(p: Puzzle, rng: random.Random) -> Puzzle:
+    """A 4-robot puzzle with a fifth robot added on a random free cell.  5-robot
+    puzzles this long are few, on few boards, and a fifth robot is often out of
+    the way, so these start 5-robot walks about as long as wanted."""
+    taken = {cell for _, cell in p.robots}
+    cell = rng.choice([c for c in p.board.start_cells() if c not in taken])
+    return Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules)

@@ -1,0 +1,281 @@
+"""The generator: puzzles of an exact optimal length, and where they come from.
+
+In order: a pool (proven, rated puzzles from a whole-board analysis) when the
+caller hands over a pool library and one fits; the bank (from BANK_FROM moves
+on); then search.  Short lengths are searched from random placements (every
+target of a placement is rated at once); longer ones by walks from long
+puzzles of the pools and the bank, then by climbs over robot placements
+toward longer optima, with restarts.  Every returned puzzle's length is
+proven by the solver; the same seed and arguments (and pool set) give the
+same puzzle on every machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from ..board import Board, random_board_spec, real_board
+from ..errors import InvalidInput
+from ..geometry import ROBOT_COLOURS
+from ..puzzle import Goal, Puzzle, Rules
+from ..rules import round_of
+from ..solution import Solution
+from ..solve import Cancel, solve
+from . import bank
+from .difficulty import difficulty
+from .generated import Generated, NoPuzzleFound
+from .pools import Library, draw
+from .walk import mutate, walk
+
+MAX_LENGTH = 30
+LONG = 12  # from this length on, climb on one target at a time
+BANK_FROM = 21  # from this length on, serve from the bank when it holds a match
+RANDOM_BOARDS = ("random-2013", "random-1999", "random-beginner")
+
+__all__ = ["BANK_FROM", "Generated", "MAX_LENGTH", "NoPuzzleFound", "generate"]
+
+
+def generate(
+    length: int | None = None,
+    *,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    board: str | Board = "random-2013",
+    robots: int = 4,
+    target: str = "any",
+    rules: Rules | None = None,
+    seed: int | str = 0,
+    min_robots_moved: int = 0,
+    max_evaluations: int = 20_000,
+    time_budget: float | None = None,
+    bank_seeds: bool = True,
+    pools: Library | None = None,
+    draw_from_pools: bool = True,
+    cancel: Cancel | None = None,
+) -> Generated:
+    """A puzzle whose optimal length is `length` (or within min..max), proven by the solver.
+
+    With `pools`, a fitting pool puzzle is drawn first (4 robots, any target,
+    standard vortex rule).  From LONG moves on, the search walks from verified
+    long puzzles (the bank's and, with `pools`, the pools'; for 5 robots,
+    4-robot ones with a fifth robot added) one robot at a time.  The walk
+    depends on the bank shipped with the package; `bank_seeds=False` searches
+    from random positions only (the daily puzzle does, so that a new release
+    changes no day).
+
+    `draw_from_pools=False` uses the pools only to start walks (a pack does, for
+    the items its plan could not fill from them).
+
+    Raises NoPuzzleFound when `max_evaluations` placements or `time_budget`
+    seconds pass without a fitting puzzle, or `cancel` is set; `time_budget`
+    bounds every solve."""
+    lo, hi = _length_range(length, min_length, max_length)
+    if hi < 2:
+        raise NoPuzzleFound("no fair puzzle has 1 move: a round solved in one move is void")
+    if robots not in (4, 5):
+        raise InvalidInput("robots", "must be 4 or 5")
+    rules = rules or Rules()
+    rng = random.Random(f"ricochet-generate:{seed}:{lo}:{hi}:{board if isinstance(board, str) else id(board)}:"
+                        f"{robots}:{target}:{rules.ricochet}:{rules.vortex_sightline}:{min_robots_moved}")
+    plain = target == "any" and not rules.vortex_sightline and not min_robots_moved and isinstance(board, str)
+    if pools is not None and draw_from_pools and plain and robots == 4:
+        drawn = draw(pools, lo, hi, board=board, robots=robots, ricochet=rules.ricochet,
+                     rng=random.Random(f"pool:{seed}:{lo}:{hi}:{board}:{rules.ricochet}"))
+        if drawn is not None:
+            return drawn
+    banked = _from_bank(lo, hi, board, robots, target, rules, min_robots_moved, rng)
+    if banked is not None:
+        return banked
+    if lo >= BANK_FROM and board in ("random-2013", "random-1999") and target == "any":
+        known = bank.matching(1, MAX_LENGTH, robots, rules.ricochet, _edition(board))
+        longest = max((e["length"] for e in known), default=None)
+        raise NoPuzzleFound(f"no puzzle of {lo}..{hi} moves is known for {robots} robots on {board} boards "
+                            f"(the longest banked is {longest}); from {BANK_FROM} moves on they come only from "
+                            "pools and the bank")
+    deadline = time.monotonic() + time_budget if time_budget else math.inf
+    evaluations = 0
+    if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
+        starts = _walk_starts(lo, hi, board, robots, rules, rng, pools)
+        found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
+                                        cancel)
+        if found is not None:
+            return found
+    colours = ROBOT_COLOURS[:robots]
+    restart_every = 60 + 20 * hi
+    live = (lambda: time.monotonic() < deadline) if cancel is None else \
+        (lambda: time.monotonic() < deadline and not cancel.is_set())
+    while evaluations < max_evaluations and live():
+        b = _pick_board(board, rng)
+        free = b.start_cells()
+        goals = _goals(b, target, robots)
+        placement = dict(zip(colours, rng.sample(free, robots)))
+        if lo >= LONG:
+            # Long optima are rare: climb on one target, keeping robot moves that
+            # do not shorten its optimum.
+            start = Puzzle.create(b, placement, rng.choice(goals), rules)
+            met = 0
+            for p, answer in walk(start, rng, steps=restart_every - 1, include_start=True, floor=-1, ceiling=hi,
+                                  want=lo, climb=True, depth=hi, deadline=deadline, cancel=cancel):
+                met += 1
+                evaluations += 1
+                if answer is not None and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
+                    return found
+            if met == restart_every:
+                mutate(dict(placement), free, colours, rng)  # the draw a climb makes after its last step
+            continue
+        best_score = -1
+        for _ in range(restart_every):
+            if not live():
+                break
+            evaluations += 1
+            found, score = _evaluate(b, placement, goals, rules, lo, hi, min_robots_moved, rng, deadline)
+            if found is not None:
+                return found
+            # Hill-climb toward longer optima: keep a move unless it made things worse.
+            if score >= best_score or rng.random() < 0.05:
+                best_score, current = score, dict(placement)
+            else:
+                placement = dict(current)
+            mutate(placement, free, colours, rng)
+    if cancel is not None and cancel.is_set():
+        raise NoPuzzleFound("cancelled")
+    raise NoPuzzleFound(f"no puzzle of optimal length {lo}..{hi} found within {evaluations} placements"
+                        + (f" and {time_budget:g} s" if time_budget else "")
+                        + "; long lengths come from pools and the bank, or ask for a pack (POST /v1/packs)")
+
+
+def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,
+               min_robots_moved: int, rng: random.Random) -> Generated | None:
+    """A verified long puzzle from the bank, chosen by the seed, when one fits."""
+    if lo < BANK_FROM or board not in ("random-2013", "random-1999") or target != "any" or min_robots_moved:
+        return None
+    if rules.vortex_sightline:
+        return None
+    found = bank.matching(lo, hi, robots, rules.ricochet, _edition(board))
+    if not found:
+        return None
+    return bank.generated(rng.choice(sorted(found, key=lambda e: e["code"])))
+
+
+SEED_SLACK = 2  # known puzzles up to this many moves longer than wanted start the walk
+WALK_STEPS = 12  # steps from one start before the walk starts from another
+POOL_STARTS = 200  # pool puzzles per length that may start a walk
+
+
+def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules, rng: random.Random,
+                 pools: Library | None) -> list[Puzzle]:
+    """Long puzzles to walk from: the bank's of lo..hi + SEED_SLACK moves and,
+    with pools, the pools' (for 5 robots: 4-robot ones with a fifth robot)."""
+    def near(n: int) -> list[dict[str, Any]]:
+        return sorted(bank.matching(lo, hi + SEED_SLACK, n, rules.ricochet, _edition(board)), key=lambda e: e["code"])
+
+    banked = board in ("random-2013", "random-1999")  # the bank holds no beginner boards apart
+    starts = [Puzzle.from_code(e["code"]) for e in near(robots)] if banked else []
+    four = [Puzzle.from_code(e["code"]) for e in near(4)] if robots == 5 and banked else []
+    if pools is not None:
+        for pool in pools.pools(board, 4, rules.ricochet):
+            by_length = pool.lengths()
+            rows = [i for n in range(lo, hi + SEED_SLACK + 1) for i in by_length.get(n, [])[:POOL_STARTS]]
+            (four if robots == 5 else starts).extend(pool.puzzle(i) for i in rows)
+    return starts + [bank.with_fifth_robot(p, rng) for p in four]
+
+
+def _walk_from(starts: list[Puzzle], lo: int, hi: int, rules: Rules, min_robots_moved: int, rng: random.Random,
+               max_evaluations: int, deadline: float, cancel: Cancel | None) -> tuple[Generated | None, int]:
+    """Walk from the starts, staying among positions at least `lo` moves long;
+    the first fair position of length lo..hi that is not itself a start (nor a
+    bank entry) is the answer."""
+    if not starts:
+        return None, 0
+    known = {e["code"] for e in bank.entries()} | {p.code() for p in starts}
+    evaluations = 0
+    while evaluations < max_evaluations and time.monotonic() < deadline and not (cancel and cancel.is_set()):
+        start = rng.choice(starts)
+        for p, answer in walk(Puzzle.create(start.board, dict(start.robots), start.goal, rules), rng,
+                              steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel):
+            evaluations += 1
+            if answer is not None and p.code() not in known \
+                    and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
+                return found, evaluations
+            if evaluations >= max_evaluations:
+                break
+    return None, evaluations
+
+
+def _length_range(length: int | None, min_length: int | None, max_length: int | None) -> tuple[int, int]:
+    if length is not None:
+        if min_length is not None or max_length is not None:
+            raise InvalidInput("length", "give either length or min_length/max_length, not both")
+        min_length = max_length = length
+    if min_length is None or max_length is None:
+        raise InvalidInput("length", "a length (or min_length and max_length) is required")
+    for name, v in (("min_length", min_length), ("max_length", max_length)):
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_LENGTH:
+            raise InvalidInput(name, f"must be an integer from 1 to {MAX_LENGTH}")
+    if min_length > max_length:
+        raise InvalidInput("min_length", "must not exceed max_length")
+    return min_length, max_length
+
+
+def _edition(board: str | Board) -> str:
+    """The edition of a random-board request (random-beginner boards are 2013 ones)."""
+    return "1999" if board == "random-1999" else "2013"
+
+
+def _pick_board(board: str | Board, rng: random.Random) -> Board:
+    if isinstance(board, Board):
+        return board
+    if board in ("random-2013", "random-1999", "random-beginner"):
+        return real_board(random_board_spec(rng, _edition(board), barriers=board != "random-beginner"))
+    return real_board(board)
+
+
+def _goals(board: Board, target: str, robots: int) -> list[Goal]:
+    if target == "any":
+        picked = list(board.targets)
+    elif target == "vortex":
+        picked = [t for t in board.targets if t.is_vortex]
+    elif target in ROBOT_COLOURS:
+        picked = [t for t in board.targets if t.colour == target]
+    else:
+        raise InvalidInput("target", "must be a colour, 'vortex' or 'any'")
+    if not picked:
+        raise InvalidInput("target", f"the board has no {target} target")
+    return [Goal(t.cell, t.colour) for t in picked]
+
+
+def _evaluate(board: Board, placement: dict, goals: list[Goal], rules: Rules, lo: int, hi: int,
+              min_robots_moved: int, rng: random.Random, deadline: float = math.inf) -> tuple[Generated | None, int]:
+    """Solve every goal for this placement; a fitting, fair one is returned.
+    The score (longest optimum, capped at hi + 1) guides the climb."""
+    order = list(goals)
+    rng.shuffle(order)
+    score = 0
+    for goal in order:
+        p = Puzzle.create(board, placement, goal, rules)
+        answer = solve(p, max_depth=hi, time_budget=min(60.0, max(deadline - time.monotonic(), 0.001)))
+        if answer.status == "depth_limit":
+            score = max(score, hi + 1)
+            continue
+        if answer.status != "optimal":
+            continue
+        score = max(score, answer.length)
+        found = _fits(p, answer, lo, hi, rules, min_robots_moved)
+        if found is not None:
+            return found, score
+    return None, score
+
+
+def _fits(p: Puzzle, answer: Solution, lo: int, hi: int, rules: Rules, min_robots_moved: int) -> Generated | None:
+    """The generated puzzle, if its proven optimum is in range and the round is fair."""
+    if answer.length is None or not lo <= answer.length <= hi or answer.round.void:
+        return None
+    if rules.ricochet == "none" and round_of(p).void:
+        return None
+    report = difficulty(p, answer)
+    if report["fewest_robots_moved"] < min_robots_moved:
+        return None
+    return Generated(p, answer, report)

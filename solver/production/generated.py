@@ -1,0 +1,25 @@
+"""What the producers hand back: a puzzle with its proven solution and report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..puzzle import Puzzle
+from ..solution import Solution
+
+
+class NoPuzzleFound(Exception):
+    """The search gave up: the request is valid but no fitting puzzle was found in time."""
+
+
+@dataclass
+class Generated:
+    puzzle: Puzzle
+    solution: Solution
+    difficulty: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """A FORMATS.md puzzle with its solution and difficulty report beside it."""
+        return {**self.puzzle.to_json(), "code": self.puzzle.code(), "optimal_length": self.solution.length,
+                "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty}

@@ -1,0 +1,325 @@
+"""Pools: thousands of proven, rated puzzles of every length from one analysis.
+
+A pool is one (board, target, robot count, ricochet option).  Its positions
+come from the retrograde analysis of the board and target
+(`solver.solve.analyse`: the plain-rule length of every position at once).
+While that table is in memory it is the solver's lower bound: exact under the
+plain rule, and a lower bound under the ricochet rule, which only takes
+finishing moves away.  So every position is proven under the rules in force
+by a search that follows the table, and its difficulty report (which counts
+every optimal solution) walks only states on optimal paths.  One analysis
+gives both ricochet options' pools.
+
+Only fair positions are kept: robots on cells without a chip, the round not
+void.  Within a pool no two positions share an optimal solution (positions
+that differ only where an idle robot stands look alike to a player).
+
+Storage format (version 1): gzip-compressed JSON,
+
+    {"format": "ricochet-pool", "version": 1, "id": ..., "board": spec,
+     "target": {"cell": [x, y], "colour": "red" | null, "symbol": ...},
+     "robots": ["red", "green", "blue", "yellow"], "ricochet": "turn" | "none",
+     "built": {"per_length": n, "min_length": m, "seed": s, "analysis_seconds": t,
+               "code": "<package version>"},
+     "fair_positions": {"<length>": count, ...},      # in the whole analysis
+     "columns": [...ROW_COLUMNS...],
+     "rows": [[cells, length, moves, fewest_robots, helper_moves, switches,
+               solutions, capped, lone_bound], ...]}
+
+`cells` are the robots' cell indices (y * width + x) in `robots` order;
+`moves` one integer per move, robot index * 4 + direction (N E S W); the last
+six columns are the facts `difficulty.rate` turns back into the report.  Rows
+are sorted by length, then by cells.  A reader refuses other formats and
+versions it does not know.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..board import Board, real_board
+from ..geometry import DIRECTIONS, ROBOT_COLOURS
+from ..puzzle import Goal, Move, Puzzle, Rules
+from ..rules import round_of
+from ..solution import Solution
+from ..solve import Analysis, analyse, solution_facts, solve
+from .difficulty import FACTS_CAP, rate
+from .generated import Generated
+
+FORMAT = "ricochet-pool"
+VERSION = 1
+ROW_COLUMNS = ("cells", "length", "moves", "fewest_robots", "helper_moves", "switches", "solutions", "capped",
+               "lone_bound")
+MIN_LENGTH = 8  # pools keep positions from this length on: shorter ones are cheap to search for
+PER_LENGTH = 2000  # positions drawn per length (before fairness and one per solution)
+RICOCHET_OPTIONS = ("turn", "none")
+PACKAGED = Path(__file__).parent / "data" / "pools"
+
+
+def pool_id(board: str, goal: Goal, robots: int, ricochet: str) -> str:
+    """A pool's name: board spec, target cell and colour, robots, ricochet option."""
+    x, y = goal.cell
+    return f"{board}@{x}-{y}-{goal.colour or 'any'}-{robots}-{ricochet}"
+
+
+@dataclass
+class Pool:
+    board: Board
+    goal: Goal
+    colours: tuple[str, ...]
+    ricochet: str
+    rows: list[tuple[Any, ...]]
+    fair_positions: dict[int, int] = field(default_factory=dict)
+    built: dict[str, Any] = field(default_factory=dict)
+    _by_length: dict[int, list[int]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def id(self) -> str:
+        return pool_id(self.board.spec, self.goal, len(self.colours), self.ricochet)
+
+    def lengths(self) -> dict[int, list[int]]:
+        """Row indices per optimal length (computed once: a pool never changes)."""
+        if self._by_length is None:
+            self._by_length = {}
+            for i, row in enumerate(self.rows):
+                self._by_length.setdefault(row[1], []).append(i)
+        return self._by_length
+
+    def puzzle(self, i: int) -> Puzzle:
+        cells = self.rows[i][0]
+        return Puzzle.create(self.board, {c: self.board.cell(k) for c, k in zip(self.colours, cells)}, self.goal,
+                             Rules(self.ricochet))
+
+    def generated(self, i: int) -> Generated:
+        """Row i as a generated puzzle: its proof and report were made when the pool was built."""
+        cells, length, moves, fewest, helpers, switches, solutions, capped, lone = self.rows[i]
+        p = self.puzzle(i)
+        path = [Move(self.colours[m >> 2], DIRECTIONS[m & 3]) for m in moves]
+        stats = {"source": "pool", "pool": self.id, "lone_bound": lone}
+        solution = Solution("optimal", path, length, round_of(p), stats)
+        report = rate(length, fewest_robots=fewest, helper_moves=helpers, switches=switches, solutions=solutions,
+                      capped=capped, lone_bound=lone, void=False, robots=len(self.colours), ricochet=self.ricochet)
+        return Generated(p, solution, report)
+
+    # -- storage --------------------------------------------------------------------
+
+    def dumps(self) -> bytes:
+        doc = {"format": FORMAT, "version": VERSION, "id": self.id, "board": self.board.spec,
+               "target": {"cell": list(self.goal.cell), "colour": self.goal.colour, "symbol": self.goal.symbol},
+               "robots": list(self.colours), "ricochet": self.ricochet, "built": self.built,
+               "fair_positions": {str(k): v for k, v in sorted(self.fair_positions.items())},
+               "columns": list(ROW_COLUMNS), "rows": [list(r) for r in self.rows]}
+        return gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=9, mtime=0)
+
+    @classmethod
+    def loads(cls, data: bytes) -> Pool:
+        try:
+            doc = json.loads(gzip.decompress(data))
+        except (OSError, ValueError) as e:
+            raise ValueError(f"not a pool file: {e}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ValueError("not a pool file")
+        if doc.get("version") != VERSION:
+            raise ValueError(f"pool format version {doc.get('version')} is not known here (this reads {VERSION})")
+        if tuple(doc["columns"]) != ROW_COLUMNS:
+            raise ValueError("pool columns differ from this version's")
+        t = doc["target"]
+        goal = Goal(tuple(t["cell"]), t["colour"], t.get("symbol"))
+        rows = [(tuple(r[0]), r[1], tuple(r[2]), *r[3:]) for r in doc["rows"]]
+        return cls(real_board(doc["board"]), goal, tuple(doc["robots"]), doc["ricochet"], rows,
+                   {int(k): v for k, v in doc["fair_positions"].items()}, doc.get("built", {}))
+
+
+# -- building ---------------------------------------------------------------------------
+
+
+def build(board: str | Board, goal: Goal, *, robots: int = 4, per_length: int = PER_LENGTH,
+          min_length: int = MIN_LENGTH, seed: int | str = 0, threads: int = 2,
+          ricochet: Iterable[str] = RICOCHET_OPTIONS,
+          progress: Callable[[str, int, int], None] | None = None) -> list[Pool]:
+    """The pools of one board and goal, one per ricochet option, from one analysis.
+
+    `progress(stage, done, total)` hears of the analysis and of each option's
+    proofs.  Needs cells^robots bytes while it runs (4 GiB for 4 robots on 16 x 16)."""
+    b = real_board(board) if isinstance(board, str) else board
+    colours = ROBOT_COLOURS[:robots]
+    report = progress or (lambda stage, done, total: None)
+    report("analysis", 0, 1)
+    with analyse(b, colours, goal, threads=threads) as table:
+        report("analysis", 1, 1)
+        digest = hashlib.sha256(f"pool:{seed}:{b.spec}:{goal.cell}:{goal.colour}:{robots}".encode()).digest()
+        fair, drawn = table.sample(per_length, min_length=min_length, seed=int.from_bytes(digest[:8], "little"))
+        built = {"per_length": per_length, "min_length": min_length, "seed": str(seed),
+                 "analysis_seconds": round(table.seconds, 1)}
+        return [_prove(b, goal, colours, option, drawn, fair, built, table, threads, report)
+                for option in ricochet]
+
+
+def _prove(board: Board, goal: Goal, colours: tuple[str, ...], ricochet: str,
+           drawn: list[tuple[int, dict[str, Any], list[Move]]], fair: dict[int, int], built: dict[str, Any],
+           table: Analysis, threads: int, report: Callable[[str, int, int], None]) -> Pool:
+    """Prove each drawn position under one ricochet option with the table as the
+    solver's bound; keep fair ones, one per optimal solution."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(item: tuple[int, dict[str, Any], list[Move]]) -> tuple[Any, ...] | None:
+        _, cells, _ = item
+        p = Puzzle.create(board, cells, goal, Rules(ricochet))
+        if round_of(p).void:
+            return None
+        answer = solve(p, exact=table)
+        if answer.status != "optimal" or answer.round.void or not answer.length:
+            return None
+        facts = solution_facts(p, answer.length, cap=FACTS_CAP, exact=table)
+        if facts is None:
+            return None
+        finisher = goal.colour or answer.finisher
+        moves = tuple(colours.index(m.robot) * 4 + DIRECTIONS.index(m.direction) for m in answer.moves)
+        return (tuple(board.index(cells[c]) for c in colours), answer.length, moves, facts["fewest_robots"],
+                sum(1 for m in answer.moves if m.robot != finisher), facts["fewest_switches"],
+                facts["solutions"], facts["capped"], answer.stats["lone_bound"])
+
+    rows: list[tuple[Any, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+    step = 256
+    with ThreadPoolExecutor(max_workers=threads) as workers:
+        for first in range(0, len(drawn), step):
+            for row in workers.map(one, drawn[first:first + step]):
+                if row is not None and row[2] not in seen:
+                    seen.add(row[2])
+                    rows.append(row)
+            report(f"proofs ({ricochet})", min(first + step, len(drawn)), len(drawn))
+    rows.sort(key=lambda r: (r[1], r[0]))
+    return Pool(board, goal, colours, ricochet, rows, fair, built)
+
+
+# -- where pools live -------------------------------------------------------------------
+
+
+class PoolSource(Protocol):
+    """Somewhere pools are kept: the package's starter set, a directory, Redis."""
+
+    def ids(self) -> list[str]: ...
+
+    def read(self, pool: str) -> bytes | None: ...
+
+
+class DirectorySource:
+    """Pools as files `<id>.pool.gz` in one directory."""
+
+    SUFFIX = ".pool.gz"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def ids(self) -> list[str]:
+        if not self.path.is_dir():
+            return []
+        return sorted(p.name[: -len(self.SUFFIX)] for p in self.path.glob(f"*{self.SUFFIX}"))
+
+    def read(self, pool: str) -> bytes | None:
+        path = self.path / f"{pool}{self.SUFFIX}"
+        return path.read_bytes() if path.exists() else None
+
+    def write(self, pool: Pool) -> Path:
+        """Write atomically (a reader never sees half a pool)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        final = self.path / f"{pool.id}{self.SUFFIX}"
+        tmp = final.with_suffix(".tmp")
+        tmp.write_bytes(pool.dumps())
+        tmp.replace(final)
+        return final
+
+
+def packaged() -> DirectorySource:
+    """The starter set shipped with the package (read-only)."""
+    return DirectorySource(PACKAGED)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a pool holds, known from its id without loading it."""
+
+    id: str
+    board: str
+    cell: tuple[int, int]
+    colour: str | None
+    robots: int
+    ricochet: str
+
+    @classmethod
+    def parse(cls, pool: str) -> Entry | None:
+        try:
+            spec, rest = pool.rsplit("@", 1)
+            x, y, colour, robots, ricochet = rest.split("-")
+            return cls(pool, spec, (int(x), int(y)), None if colour == "any" else colour, int(robots), ricochet)
+        except ValueError:
+            return None
+
+    def fits(self, board: str, robots: int, ricochet: str) -> bool:
+        """Whether a request for `board` (a spec or random-2013/-beginner/-1999) may draw on this pool."""
+        if self.robots != robots or self.ricochet != ricochet:
+            return False
+        sides = [part.rsplit("-", 1)[-1] for part in self.board.split(",")]
+        if board == "random-2013":
+            return True  # every real board is a 2013 board (the 1999 sides are its A and B)
+        if board == "random-beginner":
+            return "D" not in sides
+        if board == "random-1999":
+            return all(s in "AB" for s in sides)
+        return self.board == board
+
+
+class Library:
+    """Every pool a process can see, from several sources (the first that holds
+    an id wins), loaded on first use and kept: pools never change once written."""
+
+    def __init__(self, sources: Iterable[PoolSource]) -> None:
+        self.sources = list(sources)
+        self._loaded: dict[str, Pool] = {}
+
+    def entries(self) -> list[Entry]:
+        ids = sorted({i for s in self.sources for i in s.ids()})
+        return [e for i in ids if (e := Entry.parse(i)) is not None]
+
+    def fitting(self, board: str, robots: int, ricochet: str) -> list[Entry]:
+        return [e for e in self.entries() if e.fits(board, robots, ricochet)]
+
+    def load(self, pool: str) -> Pool | None:
+        if pool not in self._loaded:
+            for source in self.sources:
+                data = source.read(pool)
+                if data is not None:
+                    self._loaded[pool] = Pool.loads(data)
+                    break
+            else:
+                return None
+        return self._loaded[pool]
+
+    def pools(self, board: str, robots: int, ricochet: str) -> Iterator[Pool]:
+        for e in self.fitting(board, robots, ricochet):
+            if (p := self.load(e.id)) is not None:
+                yield p
+
+
+def draw(library: Library, lo: int, hi: int, *, board: str, robots: int, ricochet: str,
+         rng: random.Random) -> Generated | None:
+    """One pool puzzle of lo..hi moves fitting the request, chosen by `rng`: a
+    length first (each held length alike), then a pool holding it, then a row."""
+    by_length: dict[int, list[tuple[Pool, list[int]]]] = {}
+    for pool in library.pools(board, robots, ricochet):
+        for n, rows in pool.lengths().items():
+            if lo <= n <= hi:
+                by_length.setdefault(n, []).append((pool, rows))
+    if not by_length:
+        return None
+    n = rng.choice(sorted(by_length))
+    pool, rows = rng.choice(by_length[n])
+    return pool.generated(rng.choice(rows))

@@ -1,0 +1,121 @@
+"""The package's import graph: no circles, and the layers point one way.
+
+Every import counts, also those inside functions: a lazy import that closes a
+circle is still a circle, only one that fails later."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("solver", "workers", "service")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+        for path in (ROOT / package).glob("*.c"):  # C extensions import nothing of ours
+            out[f"{package}.{path.stem}"] = path
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    if path.suffix == ".c":
+        return set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            module = ".".join(p for p in (base if node.level else "", node.module or "") if p)
+            # `from a import b` imports module a.b when there is one, else a name of a.
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module for a in node.names]
+        else:
+            continue
+        for target in targets:
+            # The module itself, or the nearest package of ours that holds it.
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    modules = _modules()
+    edges = {name: _imports(name, path, modules) for name, path in modules.items()}
+    # A package's __init__ runs before its modules: importing a.b imports a too, but that
+    # edge is not a circle of the code's making, so it is left out.
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    assert _cycles(graph()) == []
+
+
+def test_the_layers_point_one_way():
+    """solver knows nothing of workers or service; workers nothing of service;
+    production is imported by the game only for the daily puzzle and the CLI."""
+    edges = graph()
+    for module, targets in edges.items():
+        if module.startswith("solver"):
+            assert not any(t.startswith(("workers", "service")) for t in targets), module
+        if module.startswith("workers"):
+            assert not any(t.startswith("service") for t in targets), module
+        if module.startswith("solver.production"):
+            assert not any(t in ("solver.cli", "solver.daily") for t in targets), module
+
+
+def test_the_walk_loop_is_written_once():
+    """Every long search walks through solver.production.walk.walk: no other
+    module moves robots one at a time on its own."""
+    for path in (ROOT / "solver").rglob("*.py"):
+        if path.name == "walk.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "def _mutate" not in text and "def mutate" not in text, path
