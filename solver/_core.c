@@ -1738,6 +1738,7 @@ typedef struct {
     Board board;                  /* for forward slides (slide()) */
     int nrobots, n;
     uint64_t stride[RETRO_MAX_ROBOTS], size;
+    int shift;                    /* log2(n) when n is a power of two, else 0 */
     const uint8_t *free;          /* per cell: a robot may stand there */
     uint8_t *dist;
 } Retro;
@@ -1751,7 +1752,19 @@ typedef struct {
 } RetroSlice;
 
 static inline void retro_decode(const Retro *R, uint64_t idx, int *pos) {
+    if (R->shift) { /* a power-of-two board (16 x 16): shifts, not divisions */
+        const uint64_t mask = (uint64_t)R->n - 1;
+        for (int r = 0; r < R->nrobots; r++) { pos[r] = (int)(idx & mask); idx >>= R->shift; }
+        return;
+    }
     for (int r = 0; r < R->nrobots; r++) { pos[r] = (int)(idx % (uint64_t)R->n); idx /= (uint64_t)R->n; }
+}
+
+/* Whether any of the 8 bytes of x equals b. */
+static inline int has_byte(uint64_t x, uint8_t b) {
+    const uint64_t ones = 0x0101010101010101ULL;
+    uint64_t v = x ^ (ones * b);
+    return ((v - ones) & ~v & (ones << 7)) != 0;
 }
 
 static inline uint8_t retro_get(const Retro *R, uint64_t i) { return __atomic_load_n(&R->dist[i], __ATOMIC_RELAXED); }
@@ -1771,6 +1784,13 @@ static void *retro_expand(void *arg) {
     const uint8_t layer = (uint8_t)S->layer, next = (uint8_t)(S->layer + 1);
     const int limit = 4 * L->ncells;
     for (uint64_t idx = S->begin; idx < S->end; idx++) {
+        /* Most of the table is at other lengths: skip 8 positions at a time.  Other
+         * threads only turn unseen bytes into layer + 1 meanwhile, never into layer. */
+        if ((idx & 7) == 0 && idx + 8 <= S->end &&
+            !has_byte(__atomic_load_n((const uint64_t *)(R->dist + idx), __ATOMIC_RELAXED), layer)) {
+            idx += 7;
+            continue;
+        }
         if (retro_get(R, idx) != layer) continue;
         int pos[RETRO_MAX_ROBOTS];
         retro_decode(R, idx, pos);
@@ -1915,6 +1935,9 @@ static int retro_prepare(Retro *R, Layout *L, PyObject *colours, int target, int
         R->stride[r] = R->size;
         R->size *= (uint64_t)R->n;
     }
+    R->shift = 0;
+    if ((R->n & (R->n - 1)) == 0 && R->n > 1)
+        while ((1 << R->shift) < R->n) R->shift++;
     if (R->size > (uint64_t)state_budget) {
         PyErr_Format(PyExc_MemoryError, "%d robots on %d cells need %llu bytes, over the state budget",
                      R->nrobots, R->n, (unsigned long long)R->size);

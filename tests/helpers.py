@@ -100,10 +100,10 @@ def random_custom_puzzle(rng: random.Random) -> Puzzle:
 
 
 def wait_for_job(client: Any, location: str, timeout: float = 180) -> dict:
-    """Poll a job (GET location) until it succeeded or failed, or the timeout passed."""
+    """Poll a job (GET location) until it succeeded, failed or was cancelled, or the timeout passed."""
     deadline = time.monotonic() + timeout
     while True:
         job = client.get(location).json
-        if job["state"] in ("succeeded", "failed") or time.monotonic() > deadline:
+        if job["state"] in ("succeeded", "failed", "cancelled") or time.monotonic() > deadline:
             return job
         time.sleep(0.1)

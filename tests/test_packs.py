@@ -61,10 +61,80 @@ def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
     ({"count": 5, "min_length": 8, "max_length": 6}, "min_length"),
     ({"count": 5, "min_length": 5}, "max_length"),
     ({"count": 5, "min_length": 5, "max_length": 6, "colour": "red"}, "colour"),
+    ({"count": 5, "min_length": 5, "max_length": 6, "board": "nope"}, "board"),
+    ({"count": 5, "min_length": 5, "max_length": 6, "ricochet": "sometimes"}, "ricochet"),
+    ({"count": 5, "min_length": 5, "max_length": 31}, "max_length"),
 ])
 def test_bad_pack_requests(redis_url, body, field):
     r = create_app({"REDIS_URL": redis_url}).test_client().post("/v1/packs", json=body)
     assert r.status_code == 400 and r.json["field"] == field
+
+
+def test_lengths_no_pool_holds_are_refused_at_once(redis_url):
+    r = create_app({"REDIS_URL": redis_url}).test_client().post(
+        "/v1/packs", json={"count": 5, "min_length": 29, "max_length": 30})
+    assert r.status_code == 422 and r.json["field"] == "min_length" and "longest" in r.json["detail"]
+
+
+def test_long_packs_come_from_pools_at_once_and_spread_over_them(redis_url, celery_worker):
+    """Lengths beyond 20 from the starter set's pools, no two puzzles alike."""
+    from solver.production.packs import variety_key
+
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    r = client.post("/v1/packs", json={"count": 60, "min_length": 18, "max_length": 23, "seed": "long"})
+    job = wait_for_job(client, r.headers["Location"], timeout=60)
+    assert job["state"] == "succeeded", job
+    puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
+    assert len(puzzles) == 60 and {p["optimal_length"] for p in puzzles} == set(range(18, 24))
+    assert len({variety_key(p) for p in puzzles}) == 60
+    for p in puzzles[:3]:
+        assert solve(Puzzle.from_json(p), state_budget=3 << 30).length == p["optimal_length"]
+
+
+def test_a_pack_with_impossible_items_finishes_the_rest(redis_url, celery_worker):
+    """No fair puzzle has one move: those items are recorded as failed, with the
+    reason, and the other items are made."""
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    r = client.post("/v1/packs", json={"count": 6, "min_length": 1, "max_length": 3, "seed": "miss"})
+    job = wait_for_job(client, r.headers["Location"])
+    assert job["state"] == "succeeded", job
+    failed = job["result"]["failed"]
+    assert len(failed) == 2 and all("1 move" in f["error"] for f in failed)
+    pack = client.get(f"/v1/packs/{job['pack_id']}").json
+    assert pack["count"] == 4 and pack["failed"] == failed
+    assert {p["index"] for p in pack["puzzles"]} | {f["index"] for f in failed} == set(range(6))
+    assert all(2 <= p["optimal_length"] <= 3 for p in pack["puzzles"])
+
+
+def test_a_cancelled_pack_stops_its_worker_within_seconds(redis_url, celery_worker):
+    """Long searched items on a custom-spec board no pool holds: cancel, then
+    the worker is free for the next job within seconds; NDJSON streams what
+    was made before."""
+    from solver.board import all_boards
+    from solver.production.pools import Entry, packaged
+
+    held = {Entry.parse(i).board for i in packaged().ids()}
+    spec = next(s for s in all_boards("1999") if s not in held)
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    body = {"count": 4, "min_length": 19, "max_length": 19, "seed": "cancel", "board": spec}
+    r = client.post("/v1/packs", json=body)
+    location = r.headers["Location"]
+    deadline = time.monotonic() + 30
+    while client.get(location).json["state"] != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    partial = client.get(f"/v1/packs/{r.json['id']}?format=ndjson")
+    assert partial.status_code == 200 and partial.headers["X-Pack-State"] == "running"
+    cancelled = client.delete(location)
+    assert cancelled.status_code == 200 and cancelled.json["state"] == "cancelled"
+    assert client.delete(location).json["state"] == "cancelled"  # twice is harmless
+    assert client.get(f"/v1/packs/{r.json['id']}").status_code == 409
+    started = time.monotonic()
+    quick = client.post("/v1/packs", json={"count": 1, "min_length": 3, "max_length": 3, "seed": "after"})
+    job = wait_for_job(client, quick.headers["Location"], timeout=30)
+    assert job["state"] == "succeeded" and time.monotonic() - started < 15
+    assert client.get(location).json["state"] == "cancelled"
+    assert client.delete("/v1/jobs/nope").status_code == 404
 
 
 def test_pack_not_ready_and_unknown(redis_url):
