@@ -100,10 +100,10 @@ def test_docs_cors_and_contract(client):
 
 
 def test_validation_names_every_bad_field(client):
-    r = client.post("/v1/packs", json={"count": "3", "min_length": 30, "colour": "red"})
+    r = client.post("/v1/packs", json={"count": "3", "min_length": 31, "colour": "red"})
     assert r.status_code == 400 and r.json["field"] == "count"
     fields = {e["field"]: e["message"] for e in r.json["errors"]}
-    assert fields == {"count": "must be an integer", "min_length": "must be an integer from 1 to 20",
+    assert fields == {"count": "must be an integer", "min_length": "must be an integer from 1 to 30",
                       "max_length": "is required", "colour": fields["colour"]}
     assert "unknown field" in fields["colour"]
     r = client.post("/v1/verify", json={"puzzle": {"code": "AQ2VAA8uIr0PAAk"}, "moves": "N"})

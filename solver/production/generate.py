@@ -27,6 +27,7 @@ from ..solve import Cancel, solve
 from . import bank
 from .difficulty import difficulty
 from .generated import Generated, NoPuzzleFound
+from .pools import MIN_LENGTH as POOL_MIN_LENGTH
 from .pools import Library, draw
 from .walk import mutate, walk
 
@@ -81,7 +82,9 @@ def generate(
     rng = random.Random(f"ricochet-generate:{seed}:{lo}:{hi}:{board if isinstance(board, str) else id(board)}:"
                         f"{robots}:{target}:{rules.ricochet}:{rules.vortex_sightline}:{min_robots_moved}")
     plain = target == "any" and not rules.vortex_sightline and not min_robots_moved and isinstance(board, str)
-    if pools is not None and draw_from_pools and plain and robots == 4:
+    # Pools hold lengths from MIN_LENGTH on: a range reaching below is searched, so
+    # that its short lengths (and the grades they bring) stay as likely as before.
+    if pools is not None and draw_from_pools and plain and robots == 4 and lo >= POOL_MIN_LENGTH:
         drawn = draw(pools, lo, hi, board=board, robots=robots, ricochet=rules.ricochet,
                      rng=random.Random(f"pool:{seed}:{lo}:{hi}:{board}:{rules.ricochet}"))
         if drawn is not None:
