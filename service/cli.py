@@ -23,7 +23,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--instance", default="instance", help="folder for the private Redis's files")
     p.set_defaults(run=_serve)
     p = sub.add_parser("worker", help="run a Celery worker (REDIS_URL names the Redis)")
-    p.add_argument("--concurrency", type=int, default=None)
+    p.add_argument("--concurrency", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument("--queues", default="ricochet",
+                   help="queues to take work from: ricochet (solves, packs, the daily) and/or analysis (pool "
+                        "builds, about 4 GiB each: give those workers --concurrency 1)")
     p.set_defaults(run=_worker)
     p = sub.add_parser("beat", help="run the Celery beat scheduler: daily puzzles published ahead, pools grown")
     p.set_defaults(run=_beat)
@@ -131,9 +134,9 @@ def _pool_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _worker_command(concurrency: int | None, beat: bool = False) -> list[str]:
+def _worker_command(concurrency: int | None, beat: bool = False, queues: str = "ricochet") -> list[str]:
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-           "--without-gossip", "--without-mingle"]
+           "--without-gossip", "--without-mingle", "--queues", queues]
     if beat:  # the embedded default: one process also schedules the daily precompute
         cmd += ["--beat", "--schedule", str(Path("instance") / "celerybeat-schedule")]
     return cmd + (["--concurrency", str(concurrency)] if concurrency else [])
@@ -152,7 +155,7 @@ def _worker(args: argparse.Namespace) -> int:
     if not os.environ.get("REDIS_URL"):
         print("ricochet: set REDIS_URL to the Redis the API uses", file=sys.stderr)
         return 2
-    cmd = _worker_command(args.concurrency)
+    cmd = _worker_command(args.concurrency, queues=args.queues)
     os.execv(cmd[0], cmd)  # become the worker: signals reach Celery itself
     return 0
 
@@ -174,7 +177,7 @@ def _serve(args: argparse.Namespace) -> int:
 
             embedded = EmbeddedRedis(Path(args.instance) / "redis").start()
             os.environ["REDIS_URL"] = embedded.url
-            worker = subprocess.Popen(_worker_command(1, beat=True))
+            worker = subprocess.Popen(_worker_command(1, beat=True, queues="ricochet,analysis"))
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
         print(f"ricochet: serving on http://{args.host}:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
         run_simple(args.host, args.port, create_app(), threaded=True)

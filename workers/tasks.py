@@ -133,19 +133,26 @@ def pool_target(board: str, target: str) -> Goal:
     return Goal(t.cell, t.colour, t.symbol)
 
 
-@celery_app.task(name="ricochet.pool_build", acks_late=True, queue=POOL_QUEUE)
-def pool_build(job_id: str, board: str, target: str, per_length: int = pools.PER_LENGTH) -> dict[str, Any]:
-    """Analyse one board and target and store both ricochet options' pools.
-    Idempotent (the same pools come out again), so a redelivery after a lost
-    worker only repeats the work; progress is the job's heartbeat."""
+@celery_app.task(name="ricochet.pool_build", acks_late=False, queue=POOL_QUEUE)
+def pool_build(job_id: str) -> dict[str, Any]:
+    """Analyse one board and target (the job's request: board, target, robots,
+    per_length) and store both ricochet options' pools.  Acknowledged at once:
+    an analysis outlasts the broker's visibility timeout, so a lost worker is
+    noticed by its silent heartbeat instead (grow_pools queues it again), and
+    the same pools come out again."""
     stores = _stores()
+    job = stores.job(job_id)
+    request = job["request"] if job else {}
     try:
+        board, target = request["board"], request["target"]
         goal = pool_target(board, target)
-    except InvalidInput as e:
-        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        robots, per_length = int(request.get("robots", 4)), int(request.get("per_length", pools.PER_LENGTH))
+    except (InvalidInput, KeyError, TypeError, ValueError) as e:
+        stores.update_job(job_id, state="failed", finished=time.time(), error=f"bad pool request: {e}")
         return {"error": str(e)}
     if not stores.start_job(job_id):
         return {"status": "cancelled"}
+    stores.update_job(job_id, heartbeat=time.time())
     store = stores.pools()
     stages = {"analysis": 0.0, "proofs (turn)": 0.5, "proofs (none)": 0.75}
 
@@ -154,12 +161,12 @@ def pool_build(job_id: str, board: str, target: str, per_length: int = pools.PER
         stores.update_job(job_id, progress=round(stages.get(stage, 0) + share * done / max(total, 1), 3),
                           heartbeat=time.time(), stage=stage)
 
-    built = pools.build(board, goal, per_length=per_length, progress=progress,
+    built = pools.build(board, goal, robots=robots, per_length=per_length, progress=progress,
                         threads=int(os.environ.get("RICOCHET_POOL_THREADS", "2")))
     for pool in built:
         store.write(pool.id, pool.dumps())
     result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
-    stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result)
+    stores.finish_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result)
     return result
 
 
@@ -185,32 +192,36 @@ def grow_plan(edition_kinds: tuple[str, ...] = ("2013", "beginner", "1999")) -> 
 
 @celery_app.task(name="ricochet.grow_pools")
 def grow_pools() -> str | None:
-    """Beat: while the deployment holds fewer than RICOCHET_POOLS pools (per
-    ricochet option, beyond the starter set), queue the next analysis, one at a
-    time.  A build whose heartbeat stopped (its worker died) is queued again."""
+    """Beat: while the deployment holds fewer than RICOCHET_POOLS pools per
+    ricochet option (beyond the starter set), queue the next analysis, one at a
+    time.  A build whose heartbeat has been silent for POOL_HEARTBEAT_TIMEOUT
+    (its worker died) is queued again.  Returns the job it queued, if any."""
     wanted = int(os.environ.get("RICOCHET_POOLS", "0"))
     stores = _stores()
-    have = {i for i in stores.pools().ids()} | set(pools.packaged().ids())
-    building = stores.redis.get("pools:building")
+    building = stores.redis.get(BUILDING)
     if building is not None:
         job = stores.job(building.decode())
-        alive = job is not None and job["state"] in ("pending", "running") and \
-            time.time() - (job.get("heartbeat") or job["created"]) < POOL_HEARTBEAT_TIMEOUT
-        if alive:
-            return None
-    grown = len([i for i in stores.pools().ids() if i.endswith("-turn")])
-    if grown >= wanted:
+        if job is not None and job["state"] in ("pending", "running"):
+            if time.time() - (job.get("heartbeat") or job["created"]) < POOL_HEARTBEAT_TIMEOUT:
+                return None
+            stores.update_job(job["id"], state="pending", heartbeat=time.time(), restarts=job.get("restarts", 0) + 1)
+            pool_build.apply_async(args=[job["id"]], queue=POOL_QUEUE)
+            return job["id"]
+    grown = stores.pools().ids()
+    if len([i for i in grown if i.endswith("-turn")]) >= wanted:
         return None
+    have = set(grown) | set(pools.packaged().ids())
     for board, target in grow_plan():
-        goal = pool_target(board, target)
-        if pools.pool_id(board, goal, 4, "turn") not in have:
-            job = stores.create_job("pool", {"board": board, "target": target})
-            stores.redis.set("pools:building", job["id"], ex=24 * 3600)
-            pool_build.apply_async(args=[job["id"], board, target], queue=POOL_QUEUE)
+        if pools.pool_id(board, pool_target(board, target), 4, "turn") not in have:
+            job = stores.create_job("pool", {"board": board, "target": target, "robots": 4,
+                                             "per_length": pools.PER_LENGTH})
+            stores.redis.set(BUILDING, job["id"], ex=24 * 3600)
+            pool_build.apply_async(args=[job["id"]], queue=POOL_QUEUE)
             return job["id"]
     return None
 
 
+BUILDING = "pools:building"  # the pool job in flight, if any
 POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
 
 
