@@ -1,7 +1,9 @@
 """Pack benchmark: puzzles per minute per worker process, by optimal-length band,
-and the speed-up from one to two worker processes.
+and the speed-up from one to two worker processes; with --pools, long packs
+drawn from pools, measured through a fresh `ricochet serve`.
 
     .venv/bin/python bench/packs.py [--scale 1.0]
+    .venv/bin/python bench/packs.py --pools [--five-robots]
 
 Starts a private Redis and real Celery worker processes (concurrency 1 each),
 asks the API (in-process test client) for one pack per band and times it from
@@ -65,10 +67,99 @@ def run_pack(client, count: int, lo: int, hi: int, seed: str) -> float:
         time.sleep(0.1)
 
 
+POOL_PACKS = [(1000, 20, 20), (1000, 16, 16), (100, 22, 22), (100, 24, 24), (100, 25, 25)]
+
+
+def _http(method: str, url: str, body: dict | None = None) -> tuple[int, dict, dict]:
+    import json
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, dict(r.headers), json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), json.loads(e.read() or b"null")
+
+
+def pool_packs(five_robots: bool) -> None:
+    """`ricochet serve` as a fresh install runs it (private Redis, one worker), then
+    packs of long puzzles through HTTP, timed from the POST to the last puzzle."""
+    import socket
+    import statistics
+
+    from solver.production.packs import variety_key
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env["RICOCHET_RATE_LIMITS"] = "off"
+        serve = subprocess.Popen([str(Path(sys.executable).parent / "ricochet"), "serve", "--port", str(port),
+                                  "--instance", tmp], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    if _http("GET", base + "/readyz")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("ricochet serve did not become ready")
+                time.sleep(0.5)
+            print(f"{'pack':>18} {'seconds':>8} {'made':>5} {'failed':>6} {'pairs':>6} {'distinct':>8}")
+            for count, lo, hi in POOL_PACKS:
+                started = time.perf_counter()
+                status, headers, job = _http("POST", base + "/v1/packs",
+                                             {"count": count, "min_length": lo, "max_length": hi, "seed": "bench"})
+                if status != 202:
+                    print(f"{count} x {lo}-{hi}: {status} {job.get('detail')}")
+                    continue
+                while job["state"] in ("pending", "running"):
+                    time.sleep(0.2)
+                    job = _http("GET", base + headers["Location"])[2]
+                took = time.perf_counter() - started
+                pack = _http("GET", f"{base}/v1/packs/{job['id']}")[2] if job["state"] == "succeeded" else {}
+                puzzles = pack.get("puzzles", [])
+                pairs = len({(p["board"]["spec"] if isinstance(p["board"], dict) else p["board"],
+                              str(p["target"])) for p in puzzles})
+                distinct = len({variety_key(p) for p in puzzles})
+                label = f"{count} x {lo}" if lo == hi else f"{count} x {lo}-{hi}"
+                print(f"{label:>18} {took:>8.1f} {len(puzzles):>5} {len(pack.get('failed', [])):>6} {pairs:>6} "
+                      f"{distinct:>8}", flush=True)
+        finally:
+            os.killpg(serve.pid, signal.SIGTERM)
+            serve.wait(timeout=60)
+    if five_robots:
+        from solver.production.generate import generate
+        from solver.production.pools import Library, packaged
+
+        library = Library([packaged()])
+        print(f"\n{'5 robots':>8} {'seconds per puzzle (seeds 0-2)':>32} {'median':>7}")
+        for n in range(16, 21):
+            times = []
+            for seed in range(3):
+                t0 = time.perf_counter()
+                generate(n, robots=5, seed=seed, pools=library)
+                times.append(time.perf_counter() - t0)
+            print(f"{n:>8} {' '.join(f'{t:6.1f}' for t in times):>32} {statistics.median(times):>7.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--pools", action="store_true", help="long packs from pools through `ricochet serve`")
+    parser.add_argument("--five-robots", action="store_true", help="with --pools: 5-robot puzzles of 16-20 moves")
     args = parser.parse_args()
+    if args.pools:
+        pool_packs(args.five_robots)
+        return
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp), persist=False) as redis:
         client = create_app({"REDIS_URL": redis.url, "RATE_LIMITS_ENABLED": False}).test_client()
         seconds: dict[tuple[str, int], float] = {}

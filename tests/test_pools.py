@@ -187,14 +187,16 @@ def test_a_pack_plan_is_deterministic_varied_and_spread():
     library = _starter()
     first = plan(300, 12, 16, board="random-2013", robots=4, ricochet="turn", seed="p", library=library)
     again = plan(300, 12, 16, board="random-2013", robots=4, ricochet="turn", seed="p", library=library)
-    assert [(p.index, p.length, p.pool and p.pool.id, p.row) for p in first] == \
-        [(p.index, p.length, p.pool and p.pool.id, p.row) for p in again]
-    made = [p.generated().to_json() for p in first if p.pool is not None]
+    assert [(p.index, p.length, p.pool and p.pool.id, p.row, p.entry) for p in first] == \
+        [(p.index, p.length, p.pool and p.pool.id, p.row, p.entry) for p in again]
+    made = [p.generated().to_json() for p in first if p.drawn]
     assert len(made) == 300  # the starter set holds plenty of 12-16 moves
     assert len({variety_key(item) for item in made}) == len(made)
     assert sorted({p.length for p in first}) == [12, 13, 14, 15, 16]
     pairs = {(item["board"], str(item["target"])) for item in made}
-    assert len(pairs) == len(library.fitting("random-2013", 4, "turn"))  # every fitting pool takes a turn
+    pooled = {(p.pool.board.spec, p.pool.goal.cell) for p in first if p.pool is not None}
+    assert len(pooled) == len(library.fitting("random-2013", 4, "turn"))  # every fitting pool takes a turn
+    assert len(pairs) > len(pooled)  # and the bank's 16-move puzzles too
     other = plan(300, 12, 16, board="random-2013", robots=4, ricochet="turn", seed="q", library=library)
     assert [p.row for p in other] != [p.row for p in first]
 

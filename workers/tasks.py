@@ -133,7 +133,7 @@ def pool_target(board: str, target: str) -> Goal:
     return Goal(t.cell, t.colour, t.symbol)
 
 
-@celery_app.task(name="ricochet.pool_build", acks_late=False, queue=POOL_QUEUE)
+@celery_app.task(name="ricochet.pool_build", acks_late=False)
 def pool_build(job_id: str) -> dict[str, Any]:
     """Analyse one board and target (the job's request: board, target, robots,
     per_length) and store both ricochet options' pools.  Acknowledged at once:
@@ -251,7 +251,7 @@ def pack_plan(request: dict[str, Any]) -> list[Any]:
 def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
     """Puzzle `index` of a pack as its plan has it (a searched item as its first try makes it)."""
     planned = pack_plan(request)[index]
-    return planned.generated().to_json() if planned.pool is not None else \
+    return planned.generated().to_json() if planned.drawn else \
         searched_item(request, index, planned.length)
 
 
@@ -282,7 +282,7 @@ def generate_task(job_id: str) -> dict[str, Any]:
     first = pack_plan(request)[0]
     try:
         with watching(stores, job_id) as cancel:
-            item = first.generated().to_json() if first.pool else searched_item(request, 0, first.length, cancel)
+            item = first.generated().to_json() if first.drawn else searched_item(request, 0, first.length, cancel)
     except NoPuzzleFound as e:
         stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
         return {"error": str(e)}
@@ -304,9 +304,9 @@ def pack_task(job_id: str) -> int:
     if not stores.start_job(job_id):
         return 0
     planned = pack_plan(request)
-    from_pools = [(p.index, p.generated().to_json()) for p in planned if p.pool is not None]
+    from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
     stores.save_pack_items(job_id, from_pools, [variety_key(item) for _, item in from_pools])
-    searched = [(p.index, p.length) for p in planned if p.pool is None]
+    searched = [(p.index, p.length) for p in planned if not p.drawn]
     by_size: dict[int, list[tuple[int, int]]] = {}
     for index, length in searched:
         by_size.setdefault(chunk_size(length), []).append((index, length))

@@ -186,19 +186,26 @@ def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules, rng: r
     return starts + [bank.with_fifth_robot(p, rng) for p in four]
 
 
+
+
+
 def _walk_from(starts: list[Puzzle], lo: int, hi: int, rules: Rules, min_robots_moved: int, rng: random.Random,
                max_evaluations: int, deadline: float, cancel: Cancel | None) -> tuple[Generated | None, int]:
     """Walk from the starts, staying among positions at least `lo` moves long;
-    the first fair position of length lo..hi that is not itself a start (nor a
-    bank entry) is the answer."""
+    the first fair position of length lo..hi that is not a known puzzle (a bank
+    entry, a 4-robot start) is the answer."""
     if not starts:
         return None, 0
-    known = {e["code"] for e in bank.entries()} | {p.code() for p in starts}
+    # Known puzzles are never the answer; a start with a fifth robot added is new,
+    # and a candidate itself before the walk moves anything.
+    known = {e["code"] for e in bank.entries()} | {p.code() for p in starts if len(p.robots) == 4}
+    fresh = {p.code() for p in starts if len(p.robots) == 5} - known
     evaluations = 0
     while evaluations < max_evaluations and time.monotonic() < deadline and not (cancel and cancel.is_set()):
         start = rng.choice(starts)
         for p, answer in walk(Puzzle.create(start.board, dict(start.robots), start.goal, rules), rng,
-                              steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel):
+                              steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
+                              include_start=start.code() in fresh):
             evaluations += 1
             if answer is not None and p.code() not in known \
                     and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:

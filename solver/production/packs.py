@@ -1,12 +1,12 @@
-"""A pack's plan: which puzzles come from pools, and which are searched for.
+"""A pack's plan: which puzzles come from pools (and the bank), and which are searched for.
 
 A pure function of the request, its seed and the pool set.  Lengths take
 turns (lo..hi in an order drawn from the seed), and for each length the
-(board, target) pairs whose pools hold it take turns too, so a pack spreads
-over every fitting pool before it repeats one.  No two planned puzzles share
-a board, target and optimal solution (a pool keeps one position per solution,
-and a pack draws each row at most once).  Items the pools cannot fill (no
-pool holds the length, or its rows are used up) are searched for.
+(board, target) pairs that hold it take turns too: every fitting pool, and
+the bank's proven long puzzles grouped by board and target.  So a pack
+spreads over every source before it repeats one.  No two planned puzzles
+share a board, target and optimal solution.  Items no source can fill (no
+pool holds the length, or its puzzles are used up) are searched for.
 """
 
 from __future__ import annotations
@@ -16,22 +16,31 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..puzzle import Puzzle
+from . import bank
 from .generated import Generated
-from .pools import Library, Pool
+from .pools import Entry, Library, Pool
 
 
 @dataclass(frozen=True)
 class Planned:
-    """Item `index`: a pool row, or (pool None) a search for `length` moves."""
+    """Item `index`: a pool row, a bank entry, or (neither) a search for `length` moves."""
 
     index: int
     length: int
     pool: Pool | None = None
     row: int = -1
+    entry: dict[str, Any] | None = None
+
+    @property
+    def drawn(self) -> bool:
+        return self.pool is not None or self.entry is not None
 
     def generated(self) -> Generated:
-        assert self.pool is not None
-        return self.pool.generated(self.row)
+        if self.pool is not None:
+            return self.pool.generated(self.row)
+        assert self.entry is not None
+        return bank.generated(self.entry)
 
 
 def variety_key(item: dict[str, Any]) -> str:
@@ -42,40 +51,76 @@ def variety_key(item: dict[str, Any]) -> str:
     return f"{board}|{target.get('cell')}|{target.get('colour')}|{moves}"
 
 
+Pick = tuple[Pool | None, int, dict[str, Any] | None]
+
+
 def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: str, seed: int | str,
          library: Library | None) -> list[Planned]:
     rng = random.Random(f"pack-plan:{seed}:{lo}:{hi}:{board}:{robots}:{ricochet}")
     lengths = list(range(lo, hi + 1))
     rng.shuffle(lengths)
-    queues: dict[int, Iterator[tuple[Pool, int]]] = {}
-    if library is not None and robots == 4:
-        pools = list(library.pools(board, robots, ricochet))
-        for n in lengths:
-            queues[n] = _turns([(p, p.lengths().get(n, [])) for p in pools], rng)
+    sources = _sources(lo, hi, board, robots, ricochet, library)
+    queues: dict[int, Iterator[Pick]] = {n: _turns(sources.get(n, {}), rng) for n in lengths}
+    taken: set[tuple[Any, ...]] = set()
     out = []
     for index in range(count):
         n = lengths[index % len(lengths)]
-        pick = next(queues[n], None) if n in queues else None
+        pick = None
+        for candidate in queues[n]:
+            key = _key(candidate)
+            if key not in taken:
+                taken.add(key)
+                pick = candidate
+                break
         out.append(Planned(index, n, *pick) if pick else Planned(index, n))
     return out
 
 
-def _turns(pools: list[tuple[Pool, list[int]]], rng: random.Random) -> Iterator[tuple[Pool, int]]:
-    """Rows of several pools, one pool after another in turn, each pool's rows
-    in an order drawn from rng."""
+def _sources(lo: int, hi: int, board: str, robots: int, ricochet: str,
+             library: Library | None) -> dict[int, dict[str, list[Pick]]]:
+    """Per length, per (board, target): the picks that source holds."""
+    out: dict[int, dict[str, list[Pick]]] = {}
+    if library is not None:
+        for pool in library.pools(board, robots, ricochet):
+            pair = f"{pool.board.spec}@{pool.goal.cell}"
+            for n, rows in pool.lengths().items():
+                if lo <= n <= hi:
+                    out.setdefault(n, {}).setdefault(pair, []).extend((pool, i, None) for i in rows)
+    if board in ("random-2013", "random-1999", "random-beginner") or "," in board:
+        for e in sorted(bank.entries(), key=lambda e: e["code"]):
+            if not lo <= e["length"] <= hi or e["robots"] != robots or e["ricochet"] != ricochet:
+                continue
+            p = Puzzle.from_code(e["code"])
+            entry = Entry(p.code(), p.board.spec or "", p.goal.cell, p.goal.colour, robots, ricochet)
+            if p.board.spec and entry.fits(board, robots, ricochet):
+                pair = f"{p.board.spec}@{p.goal.cell}"
+                out.setdefault(e["length"], {}).setdefault(pair, []).append((None, -1, e))
+    return out
+
+
+def _key(pick: Pick) -> tuple[Any, ...]:
+    pool, row, entry = pick
+    if pool is not None:
+        return (pool.board.spec, pool.goal.cell, tuple(pool.generated(row).solution.moves))
+    p = Puzzle.from_code(entry["code"])
+    return (p.board.spec, p.goal.cell, tuple(bank.solution_of(entry)))
+
+
+def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
+    """The picks of several (board, target) pairs, one pair after another in
+    turn, each pair's picks in an order drawn from rng."""
     queues = []
-    for pool, rows in pools:
-        if rows:
-            order = list(rows)
-            rng.shuffle(order)
-            queues.append((pool, order))
+    for pair in sorted(pairs):
+        order = list(pairs[pair])
+        rng.shuffle(order)
+        queues.append(order)
     rng.shuffle(queues)
     k = 0
     while queues:
         live = []
-        for pool, order in queues:
+        for order in queues:
             if k < len(order):
-                yield pool, order[k]
-                live.append((pool, order))
+                yield order[k]
+                live.append(order)
         queues = live
         k += 1
