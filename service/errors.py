@@ -23,10 +23,43 @@ class Problem(Exception):
         self.headers = headers or {}
 
 
+MAX_JSON_DEPTH = 32  # no request the API takes nests deeper; checked before the document is parsed
+
+
+def json_depth(raw: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text (strings skipped), in one
+    pass over the bytes: a deeply nested body is refused before the parser
+    recurses into it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 def json_body() -> Any:
     """The request's JSON document, or a 400 problem that says how to send one."""
     from flask import request
 
+    if json_depth(request.get_data(cache=True)) > MAX_JSON_DEPTH:
+        raise Problem(400, "Invalid JSON", f"the request body nests arrays and objects more than "
+                      f"{MAX_JSON_DEPTH} deep; no request of this API needs that")
     body = request.get_json(silent=True)
     if body is None:
         raise Problem(400, "Invalid JSON", "the request body must be a JSON document "

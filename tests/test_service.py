@@ -127,3 +127,14 @@ def test_verify_knows_the_optimum_of_published_and_solved_puzzles(redis_url):
     r = client.post("/v1/verify", json={"puzzle": other, "moves": entry["solution"]}).json
     assert r["solved"] and r["optimality"] == "unknown"
     assert r["optimal"] is False and r["optimal_length"] is None
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/v1/solve", b"[" * 100_000 + b"]" * 100_000),
+    ("/v1/verify", b'{"a":' * 50_000 + b"1" + b"}" * 50_000),
+    ("/v1/packs", b"[" * 40 + b"]" * 40),
+])
+def test_deeply_nested_json_is_refused_before_parsing(client, path, body):
+    r = client.post(path, data=body, content_type="application/json")
+    assert r.status_code == 400 and r.mimetype == "application/problem+json"
+    assert "nests" in r.json["detail"]
