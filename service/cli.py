@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="positions drawn per length before one per solution is kept (default 2000)")
     p.add_argument("--min-length", type=int, default=None, help="shortest length kept (default 8)")
     p.add_argument("--threads", type=int, default=2, help="threads for the analysis and the proofs (default 2)")
+    p.add_argument("--robots", type=int, choices=(2, 3, 4), default=4,
+                   help="robots (default 4, what requests draw on; fewer for quick experiments)")
     p.add_argument("--output", help="write <id>.pool.gz files into this folder instead of the Redis at REDIS_URL")
     p.set_defaults(run=_pool_build)
     p = verbs.add_parser("list", help="the pools the service sees: starter set, then REDIS_URL's")
@@ -84,7 +86,7 @@ def _pool_build(args: argparse.Namespace) -> int:
             bar.close()
 
     options = {k: v for k, v in (("per_length", args.per_length), ("min_length", args.min_length)) if v}
-    built = pools.build(args.board, goal, threads=args.threads, progress=progress, **options)
+    built = pools.build(args.board, goal, robots=args.robots, threads=args.threads, progress=progress, **options)
     for pool in built:
         if isinstance(store, pools.DirectorySource):
             where = store.write(pool)

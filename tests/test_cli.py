@@ -80,3 +80,25 @@ def test_unreadable_input_exits_2(tmp_path):
     (tmp_path / "x.json").write_text("{not json")
     out = run("check", str(tmp_path / "x.json"))
     assert out.returncode == 2 and "not valid JSON" in out.stderr
+
+
+def test_pool_build_writes_pools_that_load(tmp_path):
+    """`ricochet pool build` (3 robots keep it small), with its progress on standard error."""
+    from solver.production.pools import DirectorySource, Pool
+
+    out = run("pool", "build", "green-C,red-C,yellow-D,blue-B", "red-circle", "--robots", "3", "--per-length", "20",
+              "--output", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    source = DirectorySource(tmp_path)
+    assert [i.rsplit("-", 1)[-1] for i in source.ids()] == ["none", "turn"]
+    for pool_id in source.ids():
+        pool = Pool.loads(source.read(pool_id))
+        assert pool.rows and pool.id == pool_id and f"{pool_id}: {len(pool.rows)} puzzles" in out.stderr
+    bad = run("pool", "build", "green-C,red-C,yellow-D,blue-B", "purple-moon", "--output", str(tmp_path))
+    assert bad.returncode == 2 and "not a chip" in bad.stderr
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    nowhere = subprocess.run([*CMD, "pool", "build", "green-C,red-C,yellow-D,blue-B", "red-circle"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert nowhere.returncode == 2 and "REDIS_URL" in nowhere.stderr
