@@ -28,8 +28,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
+        # Proxies in front of the API whose X-Forwarded-For/-Proto/-Host are trusted
+        # (0: none, the socket's address is the client's, as without a proxy).
+        TRUSTED_PROXIES=int(os.environ.get("RICOCHET_TRUSTED_PROXIES", "0")),
     )
     app.config.update(config or {})
+    if app.config["TRUSTED_PROXIES"] > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     if app.config["REDIS_URL"]:
         from workers.app import make_celery
         from workers.stores import Stores

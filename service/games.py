@@ -116,7 +116,7 @@ def create_game() -> Response:
     board = body["board"]
     gid = uuid.uuid4().hex
     game = Game.create(gid, body["players"], None if board in ("random", "beginner") else board, options,
-                       body.get("seed") or gid, _now(), beginner=board == "beginner")
+                       body.get("seed") or secrets.token_hex(16), _now(), beginner=board == "beginner")
     tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
     _stores().create_game(game.state, game.events, tokens)
     response = jsonify({**_view(game.state), "tokens": tokens})

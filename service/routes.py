@@ -194,9 +194,11 @@ def solve_puzzle() -> Response:
     with SOLVE_SECONDS.time():
         answer = {**solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).to_json(), "code": p.code()}
     if answer["status"] == "timeout" and stores is not None:
-        job = stores.create_job("solve", {"puzzle": p.to_json()})
-        current_app.extensions["celery"].send_task(
-            "ricochet.solve", args=[job["id"], p.to_json(), current_app.config["JOB_TIME_BUDGET"]])
+        budget = current_app.config["JOB_TIME_BUDGET"]
+        # Identical work in flight (same puzzle, same budget) shares one job.
+        job, fresh = stores.shared_job("solve", f"{key}:{budget:g}", {"puzzle": p.to_json()}, ttl=budget + 60)
+        if fresh:
+            current_app.extensions["celery"].send_task("ricochet.solve", args=[job["id"], p.to_json(), budget])
         return _accepted(job)
     if stores is not None:
         stores.save_answer(key, answer)

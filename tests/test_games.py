@@ -284,3 +284,20 @@ def test_black_robot_and_a_chosen_board(redis_url):
     t.win_round("ann")
     t.win_round("ann")
     assert t.game["phase"] == "finished" and t.game["winners"] == ["ann"]
+
+
+def test_without_a_seed_the_deck_comes_from_a_secret(redis_url):
+    """The game id is public: the deck must not be derivable from it."""
+    from workers.stores import Stores
+
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    stores = Stores.from_url(redis_url)
+    decks = []
+    for _ in range(2):
+        r = client.post("/v1/games", json={"players": ["ann", "bob"], "board": "green-A,yellow-B,red-B,blue-B"})
+        assert r.status_code == 201, r.json
+        gid = r.json["game"]["id"]
+        state = stores.game(gid)
+        assert state["seed"] != gid and "seed" not in r.json["game"] and "deck" not in r.json["game"]
+        decks.append(state["deck"])
+    assert decks[0] != decks[1]

@@ -18,6 +18,8 @@ def test_slow_solve_becomes_a_job_then_a_cached_answer(redis_url, celery_worker)
     r = client.post("/v1/solve", json=HARD)
     assert r.status_code == 202 and r.headers["Location"].startswith("/v1/jobs/")
     assert r.json["state"] == "pending"
+    twice = client.post("/v1/solve", json=HARD)  # the same work in flight: the same job
+    assert twice.status_code == 202 and twice.json["id"] == r.json["id"]
     deadline = time.monotonic() + 120
     while True:
         job = client.get(r.headers["Location"]).json

@@ -154,6 +154,23 @@ class Stores:
         raw = self.redis.get(f"job:{job_id}")
         return json.loads(raw) if raw is not None else None
 
+    def shared_job(self, kind: str, work: str, request: dict[str, Any], ttl: float) -> tuple[dict[str, Any], bool]:
+        """The pending or running job doing `work` (a content hash with its limits),
+        or a new one; and whether it is new (then the caller queues it)."""
+        key = f"inflight:{kind}:{work}"
+        for _ in range(3):
+            current = self.redis.get(key)
+            if current is not None:
+                job = self.job(current.decode())
+                if job is not None and job["state"] in ("pending", "running"):
+                    return job, False
+                self.redis.delete(key)
+            job = self.create_job(kind, request)  # first the record, then the claim: no one sees a claim without one
+            if self.redis.set(key, job["id"], nx=True, ex=max(1, int(ttl))):
+                return job, True
+            self.redis.delete(f"job:{job['id']}")
+        return self.create_job(kind, request), True
+
     def start_job(self, job_id: str) -> bool:
         """Mark a job running, unless it was cancelled (then False: do nothing)."""
         job = self.update_job(job_id, when=lambda j: j["state"] in ("pending", "running"), state="running",
