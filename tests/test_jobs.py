@@ -86,7 +86,8 @@ def test_a_solve_over_its_budget_ends_clearly_and_frees_the_worker(redis_url, ce
     quick = stores.create_job("solve", {})
     celery.send_task("ricochet.solve", args=[quick["id"], {k: quick_puzzle[k] for k in
                                                           ("board", "robots", "target", "rules")}, 5.0])
-    assert wait_for_job(client, f"/v1/jobs/{quick['id']}", 30)["state"] == "succeeded"
+    done = wait_for_job(client, f"/v1/jobs/{quick['id']}", 30)
+    assert done["state"] == "succeeded", done
 
 
 def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker):
