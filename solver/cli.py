@@ -42,11 +42,12 @@ def main(argv: list[str] | None = None, parser: argparse.ArgumentParser | None =
 def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     """The parser and its subcommand group, for other packages to extend."""
     parser = argparse.ArgumentParser(prog="ricochet", description="Ricochet Robots puzzles: boards, solving, checking.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("board", help="draw a board (ASCII by default)")
-    p.add_argument("spec", help="a board spec like 'green-A,yellow-B,red-B,blue-B', or a JSON file "
-                   "(puzzle or custom board; '-' for standard input)")
+    p.add_argument("spec", nargs="?", help="a board spec like 'green-A,yellow-B,red-B,blue-B', or a JSON file "
+                   "(puzzle or custom board; '-' for standard input); not needed with --list")
     p.add_argument("--format", choices=("ascii", "svg", "json"), default="ascii")
     p.add_argument("--svg", dest="format", action="store_const", const="svg", help="same as --format svg")
     p.add_argument("--list", action="store_true", help="list every distinct board of --edition instead")
@@ -159,6 +160,8 @@ def _board(args: argparse.Namespace) -> int:
         for spec in all_boards(args.edition):
             print(spec)
         return EXIT_OK
+    if args.spec is None:
+        raise InputError("give a board spec (or --list)")
     puzzle = None
     if args.spec == "-" or args.spec.endswith(".json"):
         doc = next(_documents(args.spec, False))[1]
@@ -214,10 +217,6 @@ def _solve(args: argparse.Namespace) -> int:
         return out
 
     return _each(args.file, args.jsonl, judge)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -283,3 +282,16 @@ def _bank(args: argparse.Namespace) -> int:
             print(f"ricochet: banked {entry['code']} ({entry['length']} moves)", file=sys.stderr)
     print(f"ricochet: {found} new puzzles in {path}", file=sys.stderr)
     return EXIT_OK
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ricochet-service")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -25,7 +25,16 @@ def test_board_ascii_svg_json():
 
 
 def test_board_list_counts_the_editions():
-    assert len(run("board", "x", "--list", "--edition", "1999").stdout.split()) == 96
+    assert len(run("board", "--list", "--edition", "1999").stdout.split()) == 96  # as the README prints it
+    assert run("board").returncode == 2
+
+
+def test_python_m_solver_cli_and_version():
+    solver_cli = subprocess.run([sys.executable, "-m", "solver.cli", "board", "--list", "--edition", "1999"],
+                                capture_output=True, text=True, timeout=60)
+    assert solver_cli.returncode == 0 and len(solver_cli.stdout.split()) == 96
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.startswith("ricochet ")
 
 
 def test_bad_board_spec_exits_2_with_the_reason():
