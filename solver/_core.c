@@ -51,6 +51,8 @@ typedef struct {
     int single_finisher;          /* the one robot that may finish, or -1 */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
+    int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */
+    uint64_t exact_sym_stride[MAX_ROBOTS]; /* their slots' strides, ascending */
 } Board;
 
 /* Limits, shared by every strategy. */
@@ -156,7 +158,17 @@ static inline int heuristic(const Board *b, const Pos *p) {
     }
     if (b->exact && best != 255) {
         uint64_t idx = 0;
-        for (int r = 0; r < b->nrobots; r++) idx += (uint64_t)p->pos[r] * b->exact_stride[r];
+        int g[MAX_ROBOTS], k = 0;
+        for (int r = 0; r < b->nrobots; r++) {
+            if ((b->exact_sym >> r) & 1) g[k++] = p->pos[r];
+            else idx += (uint64_t)p->pos[r] * b->exact_stride[r];
+        }
+        for (int i = 1; i < k; i++) {
+            int x = g[i], j = i - 1;
+            while (j >= 0 && g[j] > x) { g[j + 1] = g[j]; j--; }
+            g[j + 1] = x;
+        }
+        for (int i = 0; i < k; i++) idx += (uint64_t)g[i] * b->exact_sym_stride[i];
         int v = b->exact[idx];
         if (v > best) best = v; /* 255: unreachable under any rule */
     }
@@ -1739,6 +1751,10 @@ typedef struct {
     int nrobots, n;
     uint64_t stride[RETRO_MAX_ROBOTS], size;
     int shift;                    /* log2(n) when n is a power of two, else 0 */
+    /* Interchangeable helpers (none may finish, no barrier has their colour): a
+     * position is stored once, their cells sorted into their slots (ascending);
+     * the other orders stay unseen.  sym_mask 0: every position is stored. */
+    int sym_mask, sym_n, sym_slot[RETRO_MAX_ROBOTS];
     const uint8_t *free;          /* per cell: a robot may stand there */
     uint8_t *dist;
 } Retro;
@@ -1758,6 +1774,38 @@ static inline void retro_decode(const Retro *R, uint64_t idx, int *pos) {
         return;
     }
     for (int r = 0; r < R->nrobots; r++) { pos[r] = (int)(idx % (uint64_t)R->n); idx /= (uint64_t)R->n; }
+}
+
+/* The table index of the position with robots on pos[] (interchangeable
+ * helpers' cells sorted into their slots). */
+static inline uint64_t retro_index(const Retro *R, const int *pos) {
+    uint64_t idx = 0;
+    int g[RETRO_MAX_ROBOTS], k = 0;
+    for (int r = 0; r < R->nrobots; r++) {
+        if ((R->sym_mask >> r) & 1) g[k++] = pos[r];
+        else idx += (uint64_t)pos[r] * R->stride[r];
+    }
+    for (int i = 1; i < k; i++) {
+        int x = g[i], j = i - 1;
+        while (j >= 0 && g[j] > x) { g[j + 1] = g[j]; j--; }
+        g[j + 1] = x;
+    }
+    for (int i = 0; i < k; i++) idx += (uint64_t)g[i] * R->stride[R->sym_slot[i]];
+    return idx;
+}
+
+/* Whether a position is stored as it is: its interchangeable helpers in order. */
+static inline int retro_canonical(const Retro *R, const int *pos) {
+    for (int i = 1; i < R->sym_n; i++)
+        if (pos[R->sym_slot[i - 1]] >= pos[R->sym_slot[i]]) return 0;
+    return 1;
+}
+
+/* How many real positions one stored position stands for. */
+static inline uint64_t retro_multiplicity(const Retro *R) {
+    uint64_t m = 1;
+    for (int i = 2; i <= R->sym_n; i++) m *= (uint64_t)i;
+    return m;
 }
 
 /* Whether any of the 8 bytes of x equals b. */
@@ -1809,7 +1857,14 @@ static void *retro_expand(void *arg) {
                     if (bar) {
                         if ((bar & 7) != colour1) dir = DEFLECT[bar >> 3][dir];
                     } else if (prev != p) {
-                        uint64_t j = (uint64_t)((int64_t)idx + (int64_t)(prev - p) * (int64_t)R->stride[r]);
+                        uint64_t j;
+                        if ((R->sym_mask >> r) & 1) {
+                            pos[r] = prev;
+                            j = retro_index(R, pos);
+                            pos[r] = p;
+                        } else {
+                            j = (uint64_t)((int64_t)idx + (int64_t)(prev - p) * (int64_t)R->stride[r]);
+                        }
                         if (retro_get(R, j) == RETRO_UNSEEN) {
                             __atomic_store_n(&R->dist[j], next, __ATOMIC_RELAXED);
                             S->marked++;
@@ -1835,6 +1890,7 @@ static void *retro_count(void *arg) {
         if (v != RETRO_UNSEEN) { S->hist[v]++; continue; }
         int pos[RETRO_MAX_ROBOTS], ok = 1;
         retro_decode(R, idx, pos);
+        if (!retro_canonical(R, pos)) continue; /* stands for another order of the helpers */
         for (int r = 0; r < R->nrobots && ok; r++) {
             if (!R->free[pos[r]]) ok = 0;
             for (int s = 0; s < r && ok; s++) if (pos[s] == pos[r]) ok = 0;
@@ -1871,19 +1927,23 @@ static int retro_descend(const Retro *R, uint64_t idx, int8_t *robot, int8_t *di
     uint8_t occ[MAX_CELLS];
     memset(occ, 0, sizeof occ);
     int len = R->dist[idx];
+    retro_decode(R, idx, pos); /* the robots' real cells from here on (helpers keep who they are) */
     for (int k = 0; k < len; k++) {
-        retro_decode(R, idx, pos);
         for (int r = 0; r < R->nrobots; r++) occ[pos[r]] = 1;
         int found = 0;
         for (int r = 0; r < R->nrobots && !found; r++) {
-            occ[pos[r]] = 0;
+            int from = pos[r];
+            occ[from] = 0;
             for (int d = 0; d < 4 && !found; d++) {
-                int deflected, to = slide(&R->board, occ, r, pos[r], d, &deflected);
+                int deflected, to = slide(&R->board, occ, r, from, d, &deflected);
                 if (to < 0) continue;
-                uint64_t j = (uint64_t)((int64_t)idx + (int64_t)(to - pos[r]) * (int64_t)R->stride[r]);
-                if (R->dist[j] == len - k - 1) { robot[k] = (int8_t)r; dir[k] = (int8_t)d; idx = j; found = 1; }
+                pos[r] = to;
+                uint64_t j = retro_index(R, pos);
+                if (R->dist[j] == len - k - 1) { robot[k] = (int8_t)r; dir[k] = (int8_t)d; found = 1; }
+                else pos[r] = from;
             }
-            occ[pos[r]] = 1;
+            occ[from] = 1;
+            if (found) occ[from] = 0;
         }
         for (int r = 0; r < R->nrobots; r++) occ[pos[r]] = 0;
         if (!found) return -1;
@@ -1970,7 +2030,7 @@ static int retro_run(Retro *R, int target, int candidates, int threads, double t
                 if (!R->free[pos[s]]) ok = 0;
                 for (int u = 0; u < s && ok; u++) if (pos[u] == pos[s]) ok = 0;
             }
-            if (ok) R->dist[idx] = 0;
+            if (ok && retro_canonical(R, pos)) R->dist[idx] = 0;
         }
     }
     *layers = 0;
@@ -1984,7 +2044,8 @@ static int retro_run(Retro *R, int target, int candidates, int threads, double t
     }
     retro_parallel(R, threads, 0, retro_count, slices);
     memset(hist, 0, 256 * sizeof(uint64_t));
-    for (int t = 0; t < threads; t++) for (int v = 0; v < 256; v++) hist[v] += slices[t].hist[v];
+    const uint64_t m = retro_multiplicity(R); /* counts are of real positions */
+    for (int t = 0; t < threads; t++) for (int v = 0; v < 256; v++) hist[v] += slices[t].hist[v] * m;
     return status;
 }
 
@@ -2042,13 +2103,14 @@ static int probe_indices(const Retro *R, PyObject *probes, uint64_t **out, Py_ss
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *cells = PySequence_Fast(PySequence_Fast_GET_ITEM(list, i), "a probe is a sequence of cells");
         if (!cells) { free(idx); Py_DECREF(list); return -1; }
-        uint64_t x = 0;
+        int pos[RETRO_MAX_ROBOTS] = {0};
         int ok = PySequence_Fast_GET_SIZE(cells) == R->nrobots;
         for (int r = 0; r < R->nrobots && ok; r++) {
             long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cells, r));
             ok = c >= 0 && c < R->n;
-            x += (uint64_t)(ok ? c : 0) * R->stride[r];
+            pos[r] = ok ? (int)c : 0;
         }
+        uint64_t x = retro_index(R, pos);
         Py_DECREF(cells);
         if (!ok) {
             free(idx); Py_DECREF(list);
@@ -2206,6 +2268,17 @@ static PyObject *py_analyse(PyObject *self, PyObject *args, PyObject *kwargs) {
     A->R.free = A->free;
     A->target = target;
     A->candidates = candidates & ((1 << A->R.nrobots) - 1);
+    /* Helpers that no barrier tells apart are interchangeable: each position of
+     * theirs is stored once (up to 6 times less work for 3 such helpers). */
+    int barrier_colours = 0;
+    for (int c = 0; c < L->ncells; c++) if (L->barrier[c]) barrier_colours |= 1 << ((L->barrier[c] & 7) - 1);
+    for (int r = 0; r < A->R.nrobots; r++)
+        if (!((A->candidates >> r) & 1) && !((barrier_colours >> A->R.board.colour[r]) & 1))
+            A->R.sym_slot[A->R.sym_n++] = r;
+    if (A->R.sym_n >= 2)
+        for (int i = 0; i < A->R.sym_n; i++) A->R.sym_mask |= 1 << A->R.sym_slot[i];
+    else
+        A->R.sym_n = 0;
     A->R.dist = table_alloc(A->R.size);
     RetroSlice *slices = calloc((size_t)threads, sizeof(RetroSlice));
     if (!A->R.dist || !slices) {
@@ -2422,7 +2495,12 @@ static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Se
     }
     Board *b = &S->board;
     b->exact = R->dist;
-    for (int r = 0; r < b->nrobots; r++) b->exact_stride[r] = R->stride[S->perm[r]];
+    b->exact_sym = 0;
+    for (int r = 0; r < b->nrobots; r++) {
+        b->exact_stride[r] = R->stride[S->perm[r]];
+        if ((R->sym_mask >> S->perm[r]) & 1) b->exact_sym |= 1 << r;
+    }
+    for (int i = 0; i < R->sym_n; i++) b->exact_sym_stride[i] = R->stride[R->sym_slot[i]];
     b->single_finisher = -1; /* its sharper bound assumes the lone-robot bound */
     return 0;
 }

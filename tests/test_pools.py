@@ -32,6 +32,7 @@ def _goal(board: Board, colour: str | None) -> Goal:
     (BARRIER_BOARD, "red", ("red", "green", "blue")),
     ("green-A,red-B,blue-A,yellow-B", None, ("red", "green", "yellow")),  # the vortex: any robot finishes
     ("green-D,blue-D,yellow-B,red-C", "yellow", ("red", "green", "yellow")),
+    ("green-A,red-B,blue-A,yellow-B", "red", ("red", "green", "blue")),  # two interchangeable helpers
 ])
 def test_the_analysis_as_bound_gives_the_same_optima_and_facts(spec, colour, robots):
     """Under both rules: the same optimal length as the search with the lone-robot
@@ -52,6 +53,27 @@ def test_the_analysis_as_bound_gives_the_same_optima_and_facts(spec, colour, rob
                 verdict = check(p, fast.moves)
                 assert verdict.legal and verdict.solved and verdict.length == fast.length
                 assert solution_facts(p, plain.length, exact=table) == solution_facts(p, plain.length)
+
+
+@pytest.mark.parametrize("spec,colour", [("green-A,red-B,blue-A,yellow-B", "red"), (BARRIER_BOARD, "blue")])
+def test_an_analysis_that_stores_interchangeable_helpers_once_counts_every_position(spec, colour):
+    """Helpers no barrier tells apart are stored once per set of cells; the
+    counts per length are still those of every position (the bank's analysis
+    stores every order)."""
+    from solver.solve import exhaustive
+
+    board = real_board(spec)
+    goal = _goal(board, colour)
+    robots = ("red", "green", "blue")
+    with analyse(board, robots, goal) as table:
+        assert table.counts == exhaustive(board, robots, goal, limit=0).counts
+        rng = random.Random(2)
+        free = board.start_cells()
+        positions = [dict(zip(robots, rng.sample(free, 3))) for _ in range(200)]
+        swapped = [{"red": p["red"], "green": p["blue"], "blue": p["green"]} for p in positions]
+        assert table.lengths(positions) == exhaustive(board, robots, goal, limit=0, probes=positions).probes
+        if colour == "red" and not board.has_barriers:
+            assert table.lengths(swapped) == table.lengths(positions)
 
 
 def _small_board(rng: random.Random) -> Board:
