@@ -48,10 +48,33 @@ def generated(entry: dict[str, Any]) -> Generated:
     return Generated(p, solution, entry["difficulty"])
 
 
-def with_fifth_robot(p: Puzzle, rng: random.Random) -> Puzzle:
+def with_fifth_robot(p: Puzzle, rng: random.Random, solution: list[Move] | None = None) -> Puzzle:
     """A 4-robot puzzle with a fifth robot added on a random free cell.  5-robot
     puzzles this long are few, on few boards, and a fifth robot is often out of
-    the way, so these start 5-robot walks about as long as wanted."""
+    the way, so these start 5-robot walks about as long as wanted.  Given an
+    optimal `solution`, the fifth robot stands where no move of it passes, so
+    the solution still replays: the 5-robot optimum is at most as long (and
+    equal unless the fifth robot opens a shortcut, which the solver rules out)."""
     taken = {cell for _, cell in p.robots}
-    cell = rng.choice([c for c in p.board.start_cells() if c not in taken])
+    free = [c for c in p.board.start_cells() if c not in taken]
+    if solution:
+        crossed = _crossed(p, solution)
+        free = [c for c in free if p.board.index(c) not in crossed] or free
+    cell = rng.choice(free)
     return Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules)
+
+
+def _crossed(p: Puzzle, solution: list[Move]) -> set[int]:
+    """Every cell a robot enters while the solution is played."""
+    from ..rules import State, try_slide
+
+    board, state, crossed = p.board, State.start(p), set()
+    colours = p.colours
+    for move in solution:
+        r = colours.index(move.robot)
+        path: list[int] = []
+        others = state.cells[:r] + state.cells[r + 1:]
+        try_slide(board, others, move.robot, state.cells[r], "NESW".index(move.direction), path)
+        crossed.update(path)
+        state = state.apply(move)
+    return crossed

@@ -177,13 +177,17 @@ def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules, rng: r
 
     banked = board in ("random-2013", "random-1999")  # the bank holds no beginner boards apart
     starts = [Puzzle.from_code(e["code"]) for e in near(robots)] if banked else []
-    four = [Puzzle.from_code(e["code"]) for e in near(4)] if robots == 5 and banked else []
+    four = [(Puzzle.from_code(e["code"]), None) for e in near(4)] if robots == 5 and banked else []
     if pools is not None:
         for pool in pools.pools(board, 4, rules.ricochet):
             by_length = pool.lengths()
-            rows = [i for n in range(lo, hi + SEED_SLACK + 1) for i in by_length.get(n, [])[:POOL_STARTS]]
-            (four if robots == 5 else starts).extend(pool.puzzle(i) for i in rows)
-    return starts + [bank.with_fifth_robot(p, rng) for p in four]
+            if robots == 5:  # as long as wanted, the fifth robot out of the solution's way
+                rows = [i for n in range(lo, hi + 1) for i in by_length.get(n, [])[:POOL_STARTS]]
+                four.extend((pool.puzzle(i), pool.moves(i)) for i in rows)
+            else:
+                rows = [i for n in range(lo, hi + SEED_SLACK + 1) for i in by_length.get(n, [])[:POOL_STARTS]]
+                starts.extend(pool.puzzle(i) for i in rows)
+    return starts + [bank.with_fifth_robot(p, rng, solution) for p, solution in four]
 
 
 

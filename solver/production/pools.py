@@ -97,11 +97,15 @@ class Pool:
         return Puzzle.create(self.board, {c: self.board.cell(k) for c, k in zip(self.colours, cells)}, self.goal,
                              Rules(self.ricochet))
 
+    def moves(self, i: int) -> list[Move]:
+        """Row i's optimal solution."""
+        return [Move(self.colours[m >> 2], DIRECTIONS[m & 3]) for m in self.rows[i][2]]
+
     def generated(self, i: int) -> Generated:
         """Row i as a generated puzzle: its proof and report were made when the pool was built."""
         cells, length, moves, fewest, helpers, switches, solutions, capped, lone = self.rows[i]
         p = self.puzzle(i)
-        path = [Move(self.colours[m >> 2], DIRECTIONS[m & 3]) for m in moves]
+        path = self.moves(i)
         stats = {"source": "pool", "pool": self.id, "lone_bound": lone}
         solution = Solution("optimal", path, length, round_of(p), stats)
         report = rate(length, fewest_robots=fewest, helper_moves=helpers, switches=switches, solutions=solutions,
