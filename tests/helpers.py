@@ -107,3 +107,11 @@ def wait_for_job(client: Any, location: str, timeout: float = 180) -> dict:
         if job["state"] in ("succeeded", "failed", "cancelled") or time.monotonic() > deadline:
             return job
         time.sleep(0.1)
+
+
+def unpooled_board() -> str:
+    """A real board no shipped pool is of: packs on it are searched for, not drawn."""
+    from solver.production.pools import Entry, packaged
+
+    held = {Entry.parse(i).board for i in packaged().ids()}
+    return next(s for s in all_boards("1999") if s not in held)

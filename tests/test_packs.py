@@ -14,7 +14,7 @@ import pytest
 from service.app import create_app
 from solver.puzzle import Puzzle
 from solver.solve import solve
-from tests.helpers import wait_for_job
+from tests.helpers import unpooled_board, wait_for_job
 from workers.embedded import EmbeddedRedis
 from workers.tasks import pack_item, pack_request
 
@@ -110,11 +110,7 @@ def test_a_cancelled_pack_stops_its_worker_within_seconds(redis_url, celery_work
     """Long searched items on a custom-spec board no pool holds: cancel, then
     the worker is free for the next job within seconds; NDJSON streams what
     was made before."""
-    from solver.board import all_boards
-    from solver.production.pools import Entry, packaged
-
-    held = {Entry.parse(i).board for i in packaged().ids()}
-    spec = next(s for s in all_boards("1999") if s not in held)
+    spec = unpooled_board()
     client = create_app({"REDIS_URL": redis_url}).test_client()
     body = {"count": 4, "min_length": 19, "max_length": 19, "seed": "cancel", "board": spec}
     r = client.post("/v1/packs", json=body)
@@ -158,7 +154,7 @@ def _start_worker(url: str) -> subprocess.Popen:
 def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
         client = create_app({"REDIS_URL": redis.url}).test_client()
-        body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "fault"}
+        body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "fault", "board": unpooled_board()}
         worker = _start_worker(redis.url)
         try:
             r = client.post("/v1/packs", json=body)
@@ -188,7 +184,7 @@ def test_redis_restarted_mid_pack(tmp_path):
     'succeeded' with puzzles missing."""
     redis = EmbeddedRedis(tmp_path / "redis", persist=True).start()
     client = create_app({"REDIS_URL": redis.url}).test_client()
-    body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart"}
+    body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart", "board": unpooled_board()}
     worker = _start_worker(redis.url)
     try:
         r = client.post("/v1/packs", json=body)
