@@ -96,6 +96,9 @@ def healthz() -> Response:
     return jsonify(status="ok")
 
 
+READY_FOR = 3.0  # seconds a worker's reply to the readiness ping is trusted
+
+
 @api.get("/readyz")
 def readyz() -> Response:
     """Ready when Redis answers and at least one worker replies to a ping."""
@@ -103,7 +106,15 @@ def readyz() -> Response:
     if stores is None:
         return jsonify(status="ready", redis="not configured", workers=0)
     stores.redis.ping()
-    workers = current_app.extensions["celery"].control.ping(timeout=1.0) or []
+    # One reply is enough (the broadcast ends at the first), and a reply is good
+    # for a few seconds in this process: a busy probe costs no worker a thing.
+    cached = current_app.extensions.get("ready_until", 0.0)
+    if cached > time.monotonic():
+        workers = [True]
+    else:
+        workers = current_app.extensions["celery"].control.ping(timeout=1.0, limit=1) or []
+        if workers:
+            current_app.extensions["ready_until"] = time.monotonic() + READY_FOR
     if not workers:
         response = problem_response(503, "Not ready", "no worker replied; start one with `ricochet worker`")
         response.headers["Retry-After"] = "5"
@@ -143,8 +154,7 @@ def board(spec: str) -> Response:
 def puzzle(code: str) -> Response:
     if code.endswith(".svg"):
         p = Puzzle.from_code(code[:-4])
-        solution = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).moves \
-            if request.args.get("solution") == "true" else None
+        solution = _known_solution(p) if request.args.get("solution") == "true" else None
         return Response(puzzle_svg(p, solution), mimetype=SVG)
     p = Puzzle.from_code(code)
     return jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash()})
@@ -152,6 +162,27 @@ def puzzle(code: str) -> Response:
 
 def _stores() -> Any:
     return current_app.extensions.get("stores")
+
+
+def _known_solution(p: Puzzle) -> list[Any] | None:
+    """An optimal solution to draw: a stored answer, else one search within the
+    request's budget (remembered either way); None when it is not known in time."""
+    stores = _stores()
+    key = p.content_hash()
+    budget = current_app.config["SOLVE_TIME_BUDGET"]
+    if stores is not None:
+        cached = stores.answer(key)
+        if cached is not None:
+            return moves_from_json(cached.get("moves") or [])
+        if stores.unsettled(key, budget) is not None:
+            return None
+    answer = solve(p, time_budget=budget)
+    if stores is not None:
+        if answer.status in ("optimal", "unsolvable"):
+            stores.save_answer(key, {**answer.to_json(), "code": p.code()})
+        else:
+            stores.save_unsettled(key, budget, answer.lower_bound)
+    return answer.moves if answer.status == "optimal" else None
 
 
 def _pools() -> Library:
@@ -384,16 +415,7 @@ def verify() -> Response:
     except InvalidInput as e:
         raise e.within("puzzle") from None
     verdict = check(p, moves_from_json(body["moves"])).to_json()
-    stores = _stores()
-    key = p.content_hash()
-    optimal_length = stores.optimum(key) if stores is not None else None
-    settled = optimal_length is not None
-    if not settled:
-        with SOLVE_SECONDS.time():
-            answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
-        optimal_length, settled = answer.length, answer.status in ("optimal", "unsolvable")
-        if stores is not None:
-            stores.save_answer(key, {**answer.to_json(), "code": p.code()})
+    optimal_length, settled = _optimum(p)
     verdict["optimal_length"] = optimal_length
     verdict["optimal"] = bool(verdict["solved"] and optimal_length is not None
                               and verdict["length"] == optimal_length)
@@ -401,6 +423,31 @@ def verify() -> Response:
     # (POST /v1/solve queues a longer search; verify then knows it).
     verdict["optimality"] = "proven" if settled else "unknown"
     return jsonify(verdict)
+
+
+def _optimum(p: Puzzle) -> tuple[int | None, bool]:
+    """A puzzle's optimal length and whether it is settled: from what is known
+    (a solved answer, a published or generated optimum), else from a search
+    within the request's budget.  A search that runs out of it is remembered
+    for an hour, so asking again costs no second search."""
+    stores = _stores()
+    key = p.content_hash()
+    budget = current_app.config["SOLVE_TIME_BUDGET"]
+    if stores is not None:
+        known = stores.optimum(key)
+        if known is not None:
+            return known, True
+        if stores.unsettled(key, budget) is not None:
+            return None, False
+    with SOLVE_SECONDS.time():
+        answer = solve(p, time_budget=budget)
+    settled = answer.status in ("optimal", "unsolvable")
+    if stores is not None:
+        if settled:
+            stores.save_answer(key, {**answer.to_json(), "code": p.code()})
+        else:
+            stores.save_unsettled(key, budget, answer.lower_bound)
+    return answer.length, settled
 
 
 # -- the daily puzzle ------------------------------------------------------------------

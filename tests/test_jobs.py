@@ -125,3 +125,24 @@ def test_generate_one_puzzle_task(redis_url, celery_worker):
     celery.send_task("ricochet.generate", args=[bad["id"]])
     failed = wait_for_job(client, f"/v1/jobs/{bad['id']}", 30)
     assert failed["state"] == "failed" and "max_length" in failed["error"]
+
+
+def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
+    """Verify and the solution picture of a puzzle too hard for the request's
+    budget search once; asked again, they answer from what is remembered."""
+    from workers.stores import Stores
+
+    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01}).test_client()
+    stores = Stores.from_url(redis_url)
+    from solver.puzzle import Puzzle
+
+    key = Puzzle.from_json(HARD).content_hash()
+    first = client.post("/v1/verify", json={"puzzle": HARD, "moves": []})
+    assert first.status_code == 200 and first.json["optimality"] == "unknown"
+    assert stores.unsettled(key, 0.01) is not None
+    again = client.post("/v1/verify", json={"puzzle": HARD, "moves": []})
+    assert again.json == first.json
+    code = Puzzle.from_json(HARD).code()
+    picture = client.get(f"/v1/puzzles/{code}.svg?solution=true")
+    plain = client.get(f"/v1/puzzles/{code}.svg")
+    assert picture.status_code == 200 and picture.data == plain.data  # not known in time: no route drawn

@@ -16,6 +16,7 @@ import redis
 
 FORMAT = 1
 SOLVE_TTL = 30 * 24 * 3600   # solved answers: a month
+UNSETTLED_TTL = 3600         # "not within this budget": an hour (a queued solve may settle it meanwhile)
 JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
 JOB_STATES = ("pending", "running", "succeeded", "failed", "cancelled")
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
@@ -40,6 +41,15 @@ class Stores:
         """Only settled answers (optimal, unsolvable) are kept: limits may differ next time."""
         if answer.get("status") in ("optimal", "unsolvable"):
             self.redis.set(f"solve:{puzzle_hash}", json.dumps({"v": FORMAT, "answer": answer}), ex=SOLVE_TTL)
+
+    def unsettled(self, puzzle_hash: str, budget: float) -> int | None:
+        """The lower bound a search within `budget` seconds proved when it ran out
+        of time, if one did lately: the same search is not repeated."""
+        raw = self.redis.get(f"unsettled:{puzzle_hash}:{budget:g}")
+        return int(raw) if raw is not None else None
+
+    def save_unsettled(self, puzzle_hash: str, budget: float, lower_bound: int) -> None:
+        self.redis.set(f"unsettled:{puzzle_hash}:{budget:g}", lower_bound, ex=UNSETTLED_TTL)
 
     def optimum(self, puzzle_hash: str) -> int | None:
         """A puzzle's proven optimal length, when known: from a solved answer, or
