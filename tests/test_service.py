@@ -138,3 +138,13 @@ def test_deeply_nested_json_is_refused_before_parsing(client, path, body):
     r = client.post(path, data=body, content_type="application/json")
     assert r.status_code == 400 and r.mimetype == "application/problem+json"
     assert "nests" in r.json["detail"]
+
+
+def test_a_search_in_a_request_ends_within_the_requests_budget(client):
+    """A 20-move 5-robot puzzle cannot be searched for within a request: every solve
+    of the walk gets what is left of the request's 10 s, so the request ends with
+    a clear 422 (it used to outlive gunicorn's timeout inside one 60 s solve)."""
+    r = client.get("/v1/puzzles/random?length=20&robots=5&seed=b")
+    assert r.status_code in (200, 422)
+    if r.status_code == 422:
+        assert "ask for a pack" in r.json["detail"]
