@@ -179,9 +179,9 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
 
 @pytest.mark.slow
 def test_redis_restarted_mid_pack(tmp_path):
-    """While Redis is down the API answers 503 with Retry-After; afterwards it
-    recovers by itself and the pack completes (or is reported failed), never
-    'succeeded' with puzzles missing."""
+    """While Redis is down the API answers 503 with Retry-After; the worker's
+    writes in the middle of the outage are retried until Redis is back, and the
+    pack completes with every puzzle."""
     redis = EmbeddedRedis(tmp_path / "redis", persist=True).start()
     client = create_app({"REDIS_URL": redis.url}).test_client()
     body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart", "board": unpooled_board()}
@@ -201,14 +201,11 @@ def test_redis_restarted_mid_pack(tmp_path):
         time.sleep(8)  # the worker meets the outage mid-chunk
         redis.start()
         job = wait_for_job(client, location, timeout=300)
-        assert job["state"] in ("succeeded", "failed"), job
-        if job["state"] == "succeeded":
-            puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
-            request = pack_request(body)
-            assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(20)]
-        else:
-            assert job["error"]
-            assert client.get(f"/v1/packs/{job['id']}").status_code == 409
+        # The workers' writes wait the outage out (a patient store): nothing is lost.
+        assert job["state"] == "succeeded", job
+        puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
+        request = pack_request(body)
+        assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(20)]
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=30)

@@ -22,6 +22,7 @@ JOB_STATES = ("pending", "running", "succeeded", "failed", "cancelled")
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
 IDEMPOTENCY_TTL = 24 * 3600
 GAME_TTL = 7 * 24 * 3600     # games: a week after their last change
+PATIENCE = 75                # a patient store's retries of one command (backoff to 5 s: about 6 minutes)
 
 
 class Stores:
@@ -29,8 +30,19 @@ class Stores:
         self.redis = client
 
     @classmethod
-    def from_url(cls, url: str) -> Stores:
-        return cls(redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30))
+    def from_url(cls, url: str, patient: bool = False) -> Stores:
+        """A store on the Redis at `url`.  `patient` (the workers): every command is
+        retried through an outage, with backoff up to 5 s, for about 6 minutes,
+        so a Redis restart in the middle of a write loses nothing.  The API is not
+        patient: it answers 503 at once."""
+        options: dict[str, Any] = {"socket_timeout": 5, "socket_connect_timeout": 2, "health_check_interval": 30}
+        if patient:
+            from redis.backoff import ExponentialBackoff
+            from redis.retry import Retry
+
+            options["retry"] = Retry(ExponentialBackoff(cap=5.0, base=0.25), retries=PATIENCE)
+            options["retry_on_error"] = [redis.ConnectionError, redis.TimeoutError]
+        return cls(redis.Redis.from_url(url, **options))
 
     # -- solved answers -------------------------------------------------------------
 

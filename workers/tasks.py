@@ -29,7 +29,8 @@ PACK_REQUEST = PackRequest()
 
 
 def _stores() -> Stores:
-    return Stores.from_url(os.environ.get("REDIS_URL", celery_app.conf.broker_url))
+    """The workers' store: patient, so that a write in the middle of a Redis restart is retried, not lost."""
+    return Stores.from_url(os.environ.get("REDIS_URL", celery_app.conf.broker_url), patient=True)
 
 
 @contextmanager
