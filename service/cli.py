@@ -167,31 +167,34 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import run_simple
-
-    from .app import create_app
-
-    embedded = worker = None
+    """gunicorn with the production settings (service/gunicorn_config.py); without
+    REDIS_URL, a private Redis and one worker (that also runs the beat) beside it."""
+    embedded = worker = web = None
     signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack as Ctrl-C does
+    env = dict(os.environ)
     try:
-        if not os.environ.get("REDIS_URL"):
+        if not env.get("REDIS_URL"):
             from workers.embedded import EmbeddedRedis
 
             embedded = EmbeddedRedis(Path(args.instance) / "redis").start()
-            os.environ["REDIS_URL"] = embedded.url
-            worker = subprocess.Popen(_worker_command(1, beat=True, queues="ricochet,analysis"))
+            env["REDIS_URL"] = embedded.url
+            worker = subprocess.Popen(_worker_command(1, beat=True, queues="ricochet,analysis"), env=env)
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
-        print(f"ricochet: serving on http://{args.host}:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
-        run_simple(args.host, args.port, create_app(), threaded=True)
+        env.setdefault("RICOCHET_ACCESS_LOG", "")
+        web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",
+                                "--bind", f"{args.host}:{args.port}", "service.app:create_app()"], env=env)
+        print(f"ricochet: serving on http://{args.host}:{args.port}/ with gunicorn (Ctrl-C stops)", file=sys.stderr)
+        web.wait()
     except KeyboardInterrupt:
         pass
     finally:
-        if worker is not None:
-            worker.terminate()
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+        for proc in (web, worker):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         if embedded is not None:
             embedded.stop()
     return 0

@@ -1,0 +1,27 @@
+"""gunicorn settings for production, in the package so that an installed service has
+them: `gunicorn -c python:service.gunicorn_config 'service.app:create_app()'`
+(deploy/gunicorn.conf.py takes them from here; `ricochet serve` runs them too)."""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("RICOCHET_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("RICOCHET_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+# One thread: gunicorn's sync worker, measured fastest here for the daily puzzle and
+# verify (bench/load.py); solves longer than a second move to the Celery workers.
+threads = int(os.environ.get("RICOCHET_WEB_THREADS", "1"))
+timeout = 30
+graceful_timeout = 20
+accesslog = os.environ.get("RICOCHET_ACCESS_LOG", "-") or None  # "" turns it off
+errorlog = "-"
+
+
+# Metrics from every worker process add up in one /metrics scrape.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", "/tmp/ricochet-metrics")
+os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
+
+def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
