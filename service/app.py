@@ -28,6 +28,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
+        # Event streams one process serves at once (each holds a thread); beyond, 503: poll instead.
+        GAME_STREAMS=int(os.environ.get("RICOCHET_GAME_STREAMS", "4")),
         # Proxies in front of the API whose X-Forwarded-For/-Proto/-Host are trusted
         # (0: none, the socket's address is the client's, as without a proxy).
         TRUSTED_PROXIES=int(os.environ.get("RICOCHET_TRUSTED_PROXIES", "0")),

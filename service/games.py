@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -163,9 +164,21 @@ def events(game_id: str) -> Response:
     if stores.game(game_id) is None:
         raise Problem(404, "Not Found", f"no game {game_id!r}")
     clock, seconds = current_app.config["CLOCK"], current_app.config["GAME_SSE_SECONDS"]
+    # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most
+    # of its threads for everything else, and a stream beyond its share is told to poll.
+    streams = current_app.extensions.setdefault(
+        "game_streams", threading.BoundedSemaphore(current_app.config["GAME_STREAMS"]))
+    if not streams.acquire(blocking=False):
+        raise Problem(503, "Service Unavailable", "too many event streams here now; poll "
+                      f"GET /v1/games/{game_id}?since=N instead, or retry", headers={"Retry-After": "2"})
 
     def stream() -> Iterator[str]:
-        seen = int(start)
+        try:
+            yield from events_since(int(start))
+        finally:
+            streams.release()
+
+    def events_since(seen: int) -> Iterator[str]:
         deadline = time.monotonic() + seconds
         yield "retry: 1000\n\n"
         while True:

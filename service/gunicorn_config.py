@@ -7,9 +7,11 @@ import os
 
 bind = os.environ.get("RICOCHET_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("RICOCHET_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
-# One thread: gunicorn's sync worker, measured fastest here for the daily puzzle and
-# verify (bench/load.py); solves longer than a second move to the Celery workers.
-threads = int(os.environ.get("RICOCHET_WEB_THREADS", "1"))
+# Threads per worker (gthread): a game's event stream holds one thread for up to
+# 25 s, and each process serves at most RICOCHET_GAME_STREAMS (4) of them, so
+# the other threads always answer everything else.  Solves longer than a second
+# move to the Celery workers.
+threads = int(os.environ.get("RICOCHET_WEB_THREADS", "8"))
 timeout = 30
 graceful_timeout = 20
 accesslog = os.environ.get("RICOCHET_ACCESS_LOG", "-") or None  # "" turns it off

@@ -301,3 +301,17 @@ def test_without_a_seed_the_deck_comes_from_a_secret(redis_url):
         assert state["seed"] != gid and "seed" not in r.json["game"] and "deck" not in r.json["game"]
         decks.append(state["deck"])
     assert decks[0] != decks[1]
+
+
+def test_event_streams_beyond_a_process_share_are_told_to_poll(redis_url):
+    """Each stream holds a thread: past GAME_STREAMS at once a process answers 503
+    with Retry-After (clients poll ?since= instead), so streams never take every thread."""
+    t = Table(redis_url, ["ann", "bob"], seed="streams")
+    t.client.application.config["GAME_STREAMS"] = 1
+    first = t.client.get(f"/v1/games/{t.id}/events", buffered=False)
+    next(first.response)  # the stream has started and holds its place
+    second = t.client.get(f"/v1/games/{t.id}/events")
+    assert second.status_code == 503 and second.headers["Retry-After"] and "poll" in second.json["detail"]
+    first.close()
+    third = t.client.get(f"/v1/games/{t.id}/events")
+    assert third.status_code == 200 and third.mimetype == "text/event-stream"
