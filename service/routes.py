@@ -276,11 +276,19 @@ def create_pack() -> Response:
         if not 1 <= len(key) <= 200:
             raise Problem(400, "Invalid header", "Idempotency-Key must be 1 to 200 characters",
                           field="Idempotency-Key")
-        existing = stores.job_for_key(key, job_id)
+        # Keys are the client's own (by address), and name one request: the same key
+        # with another body is refused, as the IETF Idempotency-Key draft has it.
+        fingerprint = hashlib.sha256(json.dumps(request_body, sort_keys=True).encode()).hexdigest()
+        existing, same = stores.job_for_key(f"{request.remote_addr}:{key}", job_id, fingerprint)
+        if not same:
+            raise Problem(422, "Unprocessable Content", "this Idempotency-Key was used with another request body; "
+                          "use a new key for a new pack", field="Idempotency-Key")
         if existing != job_id:
             found = stores.job(existing)
-            if found is not None:
-                return _accepted(found)
+            if found is None:
+                raise Problem(409, "Conflict", "the first request with this Idempotency-Key is still being "
+                              "created; retry in a moment", headers={"Retry-After": "1"}, field="Idempotency-Key")
+            return _accepted(found)
     job = stores.create_job("pack", request_body, job_id)
     current_app.extensions["celery"].send_task("ricochet.pack", args=[job["id"]])
     return _accepted(job)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -52,7 +53,18 @@ def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
     second = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "abc-123"})
     assert first.json["id"] == second.json["id"]
     assert client.post("/v1/packs", json=body).json["id"] != first.json["id"]
+    other = client.post("/v1/packs", json={**body, "count": 3}, headers={"Idempotency-Key": "abc-123"})
+    assert other.status_code == 422 and other.json["field"] == "Idempotency-Key"
+    elsewhere = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "abc-123"},
+                            environ_base={"REMOTE_ADDR": "10.9.8.7"})
+    assert elsewhere.status_code == 202 and elsewhere.json["id"] != first.json["id"]  # keys are per client
     wait_for_job(client, first.headers["Location"])
+    from workers.stores import Stores  # a first request caught between its key and its job: 409
+
+    fingerprint = hashlib.sha256(json.dumps(pack_request(body), sort_keys=True).encode()).hexdigest()
+    Stores.from_url(redis_url).job_for_key("127.0.0.1:half-made", "nojob", fingerprint)
+    busy = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "half-made"})
+    assert busy.status_code == 409 and busy.headers["Retry-After"]
 
 
 @pytest.mark.parametrize("body,field", [

@@ -151,12 +151,18 @@ class Stores:
     def pack_exists(self, pack_id: str) -> bool:
         return bool(self.redis.exists(f"pack:{pack_id}:items", f"pack:{pack_id}:failed"))
 
-    def job_for_key(self, idempotency_key: str, job_id: str) -> str:
-        """The job an Idempotency-Key names: the first one registered under it."""
+    def job_for_key(self, idempotency_key: str, job_id: str, fingerprint: str) -> tuple[str, bool]:
+        """The job an Idempotency-Key names (the first one registered under it), and
+        whether the request now is the same as the first (by its fingerprint)."""
         key = f"idempotency:{idempotency_key}"
-        if self.redis.set(key, job_id, nx=True, ex=IDEMPOTENCY_TTL):
-            return job_id
-        return self.redis.get(key).decode()
+        value = json.dumps({"job": job_id, "fingerprint": fingerprint})
+        if self.redis.set(key, value, nx=True, ex=IDEMPOTENCY_TTL):
+            return job_id, True
+        raw = self.redis.get(key)
+        if raw is None:  # expired between the two calls: register again
+            return self.job_for_key(idempotency_key, job_id, fingerprint)
+        first = json.loads(raw)
+        return first["job"], first["fingerprint"] == fingerprint
 
     # -- pools: immutable once written, so every process may keep what it loaded ----------
 
