@@ -26,6 +26,7 @@ from .solve import solve
 CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
 MAX_PLAYERS = 16
 ROUND_SOLVE_BUDGET = 10.0  # seconds the referee spends finding a round's optimum
+ABANDONED_AFTER = 3  # rounds in a row whose timer ran out with no bid: nobody plays, the game ends
 
 
 class GameError(Exception):
@@ -184,6 +185,7 @@ class Game:
         if mine and moves >= mine[-1]["moves"]:
             raise GameError(409, f"a bid may only go down: your bid is {mine[-1]['moves']}")
         r["bids"].append({"player": player, "moves": moves, "at": now, "seq": len(r["bids"])})
+        self.state["idle_rounds"] = 0
         if r["timer_ends"] is None:
             r["timer_started"], r["timer_ends"] = now, now + self.state["options"]["timer_seconds"]
         self._record("bid", now, player=player, moves=moves, chips=len(self.state["players"][i]["chips"]))
@@ -247,6 +249,7 @@ class Game:
             self._unclaimed(at, "the timer ran out", face_down=True)
             return
         if not r["bids"]:
+            self.state["idle_rounds"] = self.state.get("idle_rounds", 0) + 1
             self._unclaimed(at, "the timer ran out with no bid")
             return
         latest: dict[str, dict[str, Any]] = {}
@@ -292,6 +295,8 @@ class Game:
         self._record("round_over", at, **{k: v for k, v in record.items() if k not in ("bids", "attempts")})
         if self._over():
             self._finish(at)
+        elif self.state.get("idle_rounds", 0) >= ABANDONED_AFTER and not self.solitaire:
+            self._finish(at, reason="abandoned")  # whoever keeps polling, an unplayed game ends
         else:
             self.state["phase"] = "bidding"
             self._next_round(at)
@@ -308,8 +313,9 @@ class Game:
         goal = o["chips_to_win"] or CHIPS_TO_WIN.get(len(players))
         return goal is not None and any(len(p["chips"]) >= goal for p in players)
 
-    def _finish(self, at: float) -> None:
+    def _finish(self, at: float, reason: str = "won") -> None:
         s = self.state
+        s["finish_reason"] = reason
         players = s["players"]
         if self.solitaire:
             p = players[0]
@@ -321,7 +327,7 @@ class Game:
             best = max(len(p["chips"]) for p in players)
             s["winners"] = [p["name"] for p in players if len(p["chips"]) == best]
         s["phase"] = "finished"
-        self._record("finished", at, winners=s["winners"])
+        self._record("finished", at, winners=s["winners"], reason=reason)
 
     def _next_round(self, now: float) -> None:
         s = self.state

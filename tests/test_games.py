@@ -315,3 +315,19 @@ def test_event_streams_beyond_a_process_share_are_told_to_poll(redis_url):
     first.close()
     third = t.client.get(f"/v1/games/{t.id}/events")
     assert third.status_code == 200 and third.mimetype == "text/event-stream"
+
+
+def test_an_abandoned_game_ends_whoever_keeps_polling(redis_url):
+    """Three rounds in a row with no bid: nobody plays, and the game ends (it used to
+    deal rounds forever to whoever polled)."""
+    t = Table(redis_url, ["ann", "bob"], seed="abandoned", options={"idle_seconds": 60, "timer_seconds": 30})
+    for _ in range(20):
+        t.clock.t += 90
+        t.look()
+        if t.game["phase"] == "finished":
+            break
+    assert t.game["phase"] == "finished" and t.game["finish_reason"] == "abandoned"
+    unplayed = [h for h in t.game["history"] if h.get("reason") == "the timer ran out with no bid"]
+    assert len(unplayed) >= 3 and t.game["history"][-1]["reason"] == "the timer ran out with no bid"
+    t.clock.t += 10_000
+    assert t.look()["game"]["version"] == t.game["version"]  # nothing more happens
