@@ -22,7 +22,8 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from marshmallow import RAISE, Schema, fields, validate
 
 from solver.errors import InvalidInput
-from solver.game import Game, GameError, options_from_json
+from solver.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
+from solver.solve import solve
 from workers.schemas import load
 
 from .errors import Problem, json_body
@@ -97,7 +98,29 @@ def _change(gid: str, action: Callable[[Game], Any]) -> tuple[dict[str, Any], An
         raise Problem(e.status, "Not allowed now" if e.status == 409 else "Forbidden", str(e)) from None
     if state is None:
         raise Problem(404, "Not Found", f"no game {gid!r}: games are kept for a week after their last move")
-    return state, result
+    return _rated(gid, state), result
+
+
+def _rated(gid: str, state: dict[str, Any]) -> dict[str, Any]:
+    """The referee searches a new round's optimum here, outside any transaction
+    (a search may take seconds; a transaction retried on every concurrent bid
+    must not), then records it in one short change.  One process does it (a
+    lock per round); the others go on, the optimum following a moment later."""
+    pending = Game(state).unrated()
+    if pending is None:
+        return state
+    number, puzzle = pending
+    stores = _stores()
+    if not stores.redis.set(f"game:{gid}:rating:{number}", 1, nx=True, ex=int(ROUND_SOLVE_BUDGET) + 30):
+        return state
+    answer = solve(puzzle, time_budget=ROUND_SOLVE_BUDGET)
+
+    def record(s: dict[str, Any]) -> tuple[list[dict[str, Any]], None]:
+        Game(s).rate_round(number, answer.length, answer.moves)
+        return [], None
+
+    rated, _ = stores.update_game(gid, record, write=True)
+    return rated if rated is not None else state
 
 
 def _view(state: dict[str, Any], since: int | None = None) -> dict[str, Any]:
@@ -120,7 +143,8 @@ def create_game() -> Response:
                        body.get("seed") or secrets.token_hex(16), _now(), beginner=board == "beginner")
     tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
     _stores().create_game(game.state, game.events, tokens)
-    response = jsonify({**_view(game.state), "tokens": tokens})
+    state = _rated(gid, game.state)
+    response = jsonify({**_view(state), "tokens": tokens})
     response.status_code = 201
     response.headers["Location"] = f"/v1/games/{gid}"
     return response
@@ -183,6 +207,8 @@ def events(game_id: str) -> Response:
         yield "retry: 1000\n\n"
         while True:
             state, _ = stores.update_game(game_id, lambda s: (_settle(s, clock()), None))
+            if state is not None:
+                state = _rated(game_id, state)
             for event in stores.game_events(game_id, seen):
                 seen = event["version"]
                 yield f"id: {seen}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"

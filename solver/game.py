@@ -21,7 +21,6 @@ from .errors import InvalidInput
 from .geometry import ROBOT_COLOURS
 from .puzzle import Goal, Move, Puzzle, Rules, moves_from_json, moves_to_json
 from .rules import check, replay, round_of
-from .solve import solve
 
 CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
 MAX_PLAYERS = 16
@@ -148,7 +147,8 @@ class Game:
         out = {k: v for k, v in s.items() if k not in ("deck", "seed", "shuffles")}
         out["chips_left"] = len(s["deck"]) + (1 if s["round"] else 0)
         if s["round"] is not None:
-            out["round"] = {k: v for k, v in s["round"].items() if k not in ("optimal_length", "optimal_solution")}
+            out["round"] = {k: v for k, v in s["round"].items()
+                        if k not in ("optimal_length", "optimal_solution", "rating")}
         return out
 
     # -- the clock ----------------------------------------------------------------------
@@ -339,10 +339,10 @@ class Game:
         s["round"] = {"number": number, "chip": chip, "started": now, "idle_ends": now + s["options"]["idle_seconds"],
                       "timer_started": None, "timer_ends": None, "bids": [], "order": [], "attempts": [],
                       "optimal_length": None, "optimal_solution": None, "void": False}
+        # The round's optimum is searched for by the caller, outside any transaction
+        # (rate_round), before anyone can have shown a solution.
+        s["round"]["rating"] = "pending"
         p = self.puzzle()
-        answer = solve(p, time_budget=ROUND_SOLVE_BUDGET)
-        s["round"]["optimal_length"] = answer.length
-        s["round"]["optimal_solution"] = moves_to_json(answer.moves) if answer.length is not None else None
         rnd = round_of(p)
         s["round"]["void"] = rnd.void
         self._record("round", now, number=number, chip=chip, void=rnd.void)
@@ -356,6 +356,23 @@ class Game:
             self._unclaimed(now, f"void round ({rnd.void_reason})")
         else:
             s["void_streak"] = 0
+
+    def unrated(self) -> tuple[int, Puzzle] | None:
+        """The open round whose optimum is still to be searched for: (number, puzzle)."""
+        r = self.state["round"]
+        if r is None or r.get("rating") != "pending" or self.state["phase"] == "finished":
+            return None
+        return r["number"], self.puzzle()
+
+    def rate_round(self, number: int, length: int | None, moves: list[Move]) -> None:
+        """Record round `number`'s optimum (searched for by the caller); kept hidden
+        until the round is over.  A round already rated, or over, is left alone."""
+        r = self.state["round"]
+        if r is None or r["number"] != number or r.get("rating") != "pending":
+            return
+        r["optimal_length"] = length
+        r["optimal_solution"] = moves_to_json(moves) if length is not None else None
+        r["rating"] = "done"  # no event: nothing a player may see has changed
 
     def _final_positions(self, sequence: list[Move]) -> dict[str, list[int]]:
         final = replay(self.puzzle(), sequence).positions[-1]

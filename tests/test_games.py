@@ -331,3 +331,39 @@ def test_an_abandoned_game_ends_whoever_keeps_polling(redis_url):
     assert len(unplayed) >= 3 and t.game["history"][-1]["reason"] == "the timer ran out with no bid"
     t.clock.t += 10_000
     assert t.look()["game"]["version"] == t.game["version"]  # nothing more happens
+
+
+def test_the_referee_searches_outside_the_transaction(redis_url, monkeypatch):
+    """A round's optimum is searched for between transactions, never inside the
+    retried WATCH callback, and stays hidden until the round is over."""
+    from service import games as games_module
+    from workers.stores import Stores
+
+    inside = {"now": False}
+    original_update = Stores.update_game
+
+    def watched(self, gid, change, write=False):
+        def flagged(state):
+            inside["now"] = True
+            try:
+                return change(state)
+            finally:
+                inside["now"] = False
+        return original_update(self, gid, flagged, write)
+
+    searches = []
+    original_solve = games_module.solve
+
+    def solve(puzzle, **limits):
+        assert not inside["now"], "the referee searched inside a transaction"
+        searches.append(puzzle)
+        return original_solve(puzzle, **limits)
+
+    monkeypatch.setattr(Stores, "update_game", watched)
+    monkeypatch.setattr(games_module, "solve", solve)
+    t = Table(redis_url, ["ann", "bob"], seed="referee")
+    assert len(searches) == 1 and "optimal_length" not in t.game["round"]
+    state = Stores.from_url(redis_url).game(t.id)
+    assert state["round"]["rating"] == "done" and state["round"]["optimal_length"] is not None
+    t.look()
+    assert len(searches) == 1  # rated once

@@ -261,10 +261,11 @@ class Stores:
         name = self.redis.hget(f"game:{gid}:tokens", _token_hash(token))
         return name.decode() if name is not None else None
 
-    def update_game(self, gid: str, change: Any) -> Any:
+    def update_game(self, gid: str, change: Any, write: bool = False) -> Any:
         """Apply `change(state) -> (events, result)` atomically: concurrent changes
         from any number of API processes are ordered by Redis and none is lost
-        (optimistic WATCH/MULTI, retried).  Returns (state, result)."""
+        (optimistic WATCH/MULTI, retried).  The state is written when there are
+        events (or always, with `write`).  Returns (state, result)."""
         key = f"game:{gid}"
         for _ in range(1000):
             with self.redis.pipeline() as pipe:
@@ -275,12 +276,13 @@ class Stores:
                         return None, None
                     state = json.loads(raw)["game"]
                     events, result = change(state)
-                    if not events:
+                    if not events and not write:
                         pipe.unwatch()
                         return state, result
                     pipe.multi()
                     pipe.set(key, json.dumps({"v": FORMAT, "game": state}), ex=GAME_TTL)
-                    pipe.rpush(f"{key}:events", *[json.dumps(e) for e in events])
+                    if events:
+                        pipe.rpush(f"{key}:events", *[json.dumps(e) for e in events])
                     pipe.expire(f"{key}:events", GAME_TTL)
                     pipe.expire(f"{key}:tokens", GAME_TTL)
                     pipe.execute()
