@@ -36,7 +36,8 @@ BANDS = [("<= 8", 2, 8, 60), ("9-12", 9, 12, 30), ("13-16", 13, 16, 8), ("17+", 
 def start_workers(url: str, n: int) -> list[subprocess.Popen]:
     env = {**os.environ, "REDIS_URL": url}
     procs = [subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "error",
-                               "--concurrency", "1", "--without-gossip", "--without-mingle", "-n", f"bench{i}@%h"],
+                               "--concurrency", "1", "--without-gossip", "--without-mingle",
+                               "--queues", "ricochet,packs", "-n", f"bench{i}@%h"],
                               env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True) for i in range(n)]
     celery = make_celery(url)

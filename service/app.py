@@ -33,6 +33,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # Proxies in front of the API whose X-Forwarded-For/-Proto/-Host are trusted
         # (0: none, the socket's address is the client's, as without a proxy).
         TRUSTED_PROXIES=int(os.environ.get("RICOCHET_TRUSTED_PROXIES", "0")),
+        # Tasks a queue may hold before new work is refused (503, Retry-After).
+        MAX_QUEUED={"ricochet": int(os.environ.get("RICOCHET_MAX_QUEUED_SOLVES", "200")),
+                    "packs": int(os.environ.get("RICOCHET_MAX_QUEUED_PACKS", "5000"))},
     )
     app.config.update(config or {})
     if app.config["TRUSTED_PROXIES"] > 0:

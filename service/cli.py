@@ -24,9 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_serve)
     p = sub.add_parser("worker", help="run a Celery worker (REDIS_URL names the Redis)")
     p.add_argument("--concurrency", type=int, default=None, help="worker processes (default: one per core)")
-    p.add_argument("--queues", default="ricochet",
-                   help="queues to take work from: ricochet (solves, packs, the daily) and/or analysis (pool "
-                        "builds, about 4 GiB each: give those workers --concurrency 1)")
+    p.add_argument("--queues", default="ricochet,packs",
+                   help="queues to take work from, the first first: ricochet (solves, single puzzles, the "
+                        "daily), packs, analysis (pool builds, about 4 GiB each: give those workers "
+                        "--concurrency 1); default ricochet,packs")
     p.set_defaults(run=_worker)
     p = sub.add_parser("beat", help="run the Celery beat scheduler: daily puzzles published ahead, pools grown")
     p.set_defaults(run=_beat)
@@ -136,7 +137,7 @@ def _pool_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _worker_command(concurrency: int | None, beat: bool = False, queues: str = "ricochet") -> list[str]:
+def _worker_command(concurrency: int | None, beat: bool = False, queues: str = "ricochet,packs") -> list[str]:
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
            "--without-gossip", "--without-mingle", "--queues", queues]
     if beat:  # the embedded default: one process also schedules the daily precompute
@@ -178,7 +179,7 @@ def _serve(args: argparse.Namespace) -> int:
 
             embedded = EmbeddedRedis(Path(args.instance) / "redis").start()
             env["REDIS_URL"] = embedded.url
-            worker = subprocess.Popen(_worker_command(1, beat=True, queues="ricochet,analysis"), env=env)
+            worker = subprocess.Popen(_worker_command(1, beat=True, queues="ricochet,packs,analysis"), env=env)
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
         env.setdefault("RICOCHET_ACCESS_LOG", "")
         web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",

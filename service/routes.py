@@ -226,6 +226,7 @@ def solve_puzzle() -> Response:
         answer = {**solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).to_json(), "code": p.code()}
     if answer["status"] == "timeout" and stores is not None:
         budget = current_app.config["JOB_TIME_BUDGET"]
+        _admit("ricochet")
         # Identical work in flight (same puzzle, same budget) shares one job.
         job, fresh = stores.shared_job("solve", f"{key}:{budget:g}", {"puzzle": p.to_json()}, ttl=budget + 60)
         if fresh:
@@ -250,6 +251,17 @@ def _accepted(job: dict[str, Any]) -> Response:
     response.headers["Location"] = f"/v1/jobs/{job['id']}"
     response.headers["Retry-After"] = "1"
     return response
+
+
+def _admit(queue: str) -> None:
+    """Refuse new queued work while the queue is full: 503 with Retry-After, rather
+    than an unbounded backlog that nobody's request would live to see."""
+    from workers.app import queued
+
+    limit = current_app.config["MAX_QUEUED"][queue]
+    if queued(current_app.extensions["celery"], queue) >= limit:
+        raise Problem(503, "Service Unavailable", f"the {queue} queue is full ({limit} tasks waiting); "
+                      "retry later", headers={"Retry-After": "30"})
 
 
 def _required_stores() -> Any:
@@ -289,6 +301,7 @@ def create_pack() -> Response:
                 raise Problem(409, "Conflict", "the first request with this Idempotency-Key is still being "
                               "created; retry in a moment", headers={"Retry-After": "1"}, field="Idempotency-Key")
             return _accepted(found)
+    _admit("packs")
     job = stores.create_job("pack", request_body, job_id)
     current_app.extensions["celery"].send_task("ricochet.pack", args=[job["id"]])
     return _accepted(job)

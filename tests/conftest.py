@@ -48,7 +48,8 @@ def celery_worker(redis_url):
 
     env = {**os.environ, "REDIS_URL": redis_url}
     proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                             "--concurrency", "1", "--without-gossip", "--without-mingle"], env=env,
+                             "--concurrency", "1", "--without-gossip", "--without-mingle",
+                             "--queues", "ricochet,packs"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app = make_celery(redis_url)
     deadline = time.monotonic() + 60

@@ -158,7 +158,8 @@ def test_pack_not_ready_and_unknown(redis_url):
 def _start_worker(url: str) -> subprocess.Popen:
     env = {**os.environ, "REDIS_URL": url, "RICOCHET_VISIBILITY_TIMEOUT": "3"}
     return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                             "--concurrency", "1", "--without-gossip", "--without-mingle"], env=env,
+                             "--concurrency", "1", "--without-gossip", "--without-mingle",
+                             "--queues", "ricochet,packs"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
@@ -222,3 +223,10 @@ def test_redis_restarted_mid_pack(tmp_path):
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=30)
         redis.stop()
+
+
+def test_a_full_queue_refuses_new_work_with_retry_after(redis_url):
+    """No worker takes from this queue here: once it holds its limit, new packs are refused."""
+    client = create_app({"REDIS_URL": redis_url, "MAX_QUEUED": {"ricochet": 200, "packs": 0}}).test_client()
+    r = client.post("/v1/packs", json={"count": 1, "min_length": 3, "max_length": 3})
+    assert r.status_code == 503 and r.headers["Retry-After"] and "queue is full" in r.json["detail"]

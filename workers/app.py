@@ -28,9 +28,29 @@ def make_celery(redis_url: str | None = None) -> Celery:
         broker_connection_retry_on_startup=True,
         # A task whose worker died is handed to another after this many seconds;
         # every task writes idempotently, so a late duplicate does no harm.
-        broker_transport_options={"visibility_timeout": int(os.environ.get("RICOCHET_VISIBILITY_TIMEOUT", "300"))},
+        # Queues are taken in the order a worker lists them (`priority`): interactive
+        # work (solves, one puzzle, the daily) before packs, packs before analyses.
+        broker_transport_options={"visibility_timeout": int(os.environ.get("RICOCHET_VISIBILITY_TIMEOUT", "300")),
+                                  "queue_order_strategy": "priority"},
+        task_routes={"ricochet.pack": {"queue": PACK_QUEUE}, "ricochet.pack_chunk": {"queue": PACK_QUEUE},
+                     "ricochet.pool_build": {"queue": ANALYSIS_QUEUE}},
     )
     return app
+
+
+INTERACTIVE_QUEUE = "ricochet"  # solves, single puzzles, the daily puzzle: first
+PACK_QUEUE = "packs"            # bulk packs: after interactive work
+ANALYSIS_QUEUE = "analysis"     # pool builds (4 GiB each): their own workers
+QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
+
+
+def queued(app: Celery, queue: str) -> int:
+    """Messages waiting in a queue (the Redis list kombu keeps per queue and priority)."""
+    with app.connection_for_read() as conn:
+        pipe = conn.default_channel.client.pipeline()
+        for name in (queue, *(f"{queue}\x06\x16{p}" for p in range(1, 10))):
+            pipe.llen(name)
+        return sum(pipe.execute())
 
 
 celery_app = make_celery()

@@ -20,7 +20,7 @@ from solver.production.packs import plan, variety_key
 from solver.puzzle import Goal, Puzzle, Rules
 from solver.solve import Cancel, solve
 
-from .app import celery_app
+from .app import ANALYSIS_QUEUE, celery_app
 from .schemas import PackRequest, SolveTask, load
 from .stores import Stores
 
@@ -115,7 +115,7 @@ celery_app.conf.beat_schedule = {
 
 # -- pools ---------------------------------------------------------------------------------
 
-POOL_QUEUE = "analysis"  # one analysis needs about 4 GiB: its workers take one at a time
+POOL_QUEUE = ANALYSIS_QUEUE  # one analysis needs about 4 GiB: its workers take one at a time
 
 
 @functools.cache
@@ -227,7 +227,6 @@ POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool bu
 
 
 celery_app.conf.beat_schedule["grow-pools"] = {"task": "ricochet.grow_pools", "schedule": 300.0}
-celery_app.conf.task_routes = {"ricochet.pool_build": {"queue": POOL_QUEUE}}
 
 
 # -- packs ---------------------------------------------------------------------------------
