@@ -34,6 +34,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # (0: none, the socket's address is the client's, as without a proxy).
         TRUSTED_PROXIES=int(os.environ.get("RICOCHET_TRUSTED_PROXIES", "0")),
         # Tasks a queue may hold before new work is refused (503, Retry-After).
+        # Queued work per client an hour: worker-seconds of solves, puzzle-moves of packs.
+        QUOTAS={"solve": int(os.environ.get("RICOCHET_QUOTA_SOLVE_SECONDS", "3600")),
+                "pack": int(os.environ.get("RICOCHET_QUOTA_PACK_MOVES", "200000"))},
         MAX_QUEUED={"ricochet": int(os.environ.get("RICOCHET_MAX_QUEUED_SOLVES", "200")),
                     "packs": int(os.environ.get("RICOCHET_MAX_QUEUED_PACKS", "5000"))},
     )

@@ -1,6 +1,9 @@
-"""Rate limits per client (Flask-Limiter, counted in Redis when there is one).
+"""Rate limits and work quotas per client (counted in Redis when there is one).
 
-Every /v1 route has its own counter per client address.  Routes that search
+A client is its API key when it sends one (`X-API-Key`), else its address (the
+socket's, or behind RICOCHET_TRUSTED_PROXIES proxies the forwarded one).
+
+Every /v1 route has its own counter per client.  Routes that search
 (solve, difficulty, random puzzles, new packs) get the tighter SEARCH limit;
 everything else the DEFAULT.  A breach answers 429 problem+json with
 Retry-After: the seconds until the window resets.  Health, metrics and the
@@ -10,13 +13,15 @@ go through unlimited rather than failing.
 
 from __future__ import annotations
 
+import hashlib
 import time
+from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
-from .errors import problem_response
+from .errors import Problem, problem_response
 
 SEARCH_ENDPOINTS = frozenset({"api.solve_puzzle", "api.rate", "api.random_puzzle", "api.create_pack"})
 
@@ -37,7 +42,7 @@ def register(app: Flask) -> Limiter:
         return response
 
     limiter = Limiter(
-        get_remote_address,
+        client_id,
         app=app,
         storage_uri=config["REDIS_URL"] or "memory://",
         storage_options={"socket_timeout": 1, "socket_connect_timeout": 1},
@@ -50,3 +55,47 @@ def register(app: Flask) -> Limiter:
         key_prefix="ricochet:ratelimit",
     )
     return limiter
+
+
+def client_id() -> str:
+    """Who is asking: a hash of the API key sent, else the client's address."""
+    key = request.headers.get("X-API-Key")
+    if key:
+        return "key:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+    return "addr:" + (get_remote_address() or "unknown")
+
+
+QUOTA_WINDOW = 3600  # seconds
+
+
+def charge(kind: str, cost: int) -> dict[str, str]:
+    """Charge queued work to the client's quota for this hour: `solve` in
+    worker-seconds (a queued solve's whole budget), `pack` in puzzle-moves
+    (count x max_length).  Over the quota: 429 with Retry-After until the window
+    turns.  Returns the headers that announce what is left."""
+    config = current_app.config
+    limit = config["QUOTAS"][kind]
+    stores = current_app.extensions.get("stores")
+    if stores is None or not config["RATE_LIMITS_ENABLED"]:
+        return {}
+    window = int(time.time()) // QUOTA_WINDOW
+    reset = (window + 1) * QUOTA_WINDOW - int(time.time())
+    key = f"ricochet:quota:{kind}:{client_id()}:{window}"
+    with stores.redis.pipeline() as pipe:
+        pipe.incrby(key, cost)
+        pipe.expire(key, QUOTA_WINDOW + 60)
+        used = pipe.execute()[0]
+    headers = {"X-Quota-Kind": kind, "X-Quota-Limit": str(limit), "X-Quota-Remaining": str(max(0, limit - used)),
+               "X-Quota-Reset": str(reset)}
+    if used > limit:
+        stores.redis.decrby(key, cost)  # refused work costs nothing
+        unit = "worker-seconds" if kind == "solve" else "puzzle-moves"
+        raise Problem(429, "Too Many Requests", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
+                      f"an hour ({max(0, limit - used + cost)} left); retry after {reset} s",
+                      headers={**headers, "Retry-After": str(reset)}, quota=kind)
+    return headers
+
+
+def announce(response: Response, headers: dict[str, Any]) -> Response:
+    response.headers.update(headers)
+    return response

@@ -28,6 +28,7 @@ from solver.svg import board_svg, puzzle_svg, sheet_svg
 from workers.schemas import load
 
 from .errors import Problem, json_body, problem_response
+from .limits import announce, charge
 from .metrics import CACHE, SOLVE_SECONDS
 from .schemas import RandomQuery, SheetQuery, VerifyRequest
 
@@ -227,11 +228,17 @@ def solve_puzzle() -> Response:
     if answer["status"] == "timeout" and stores is not None:
         budget = current_app.config["JOB_TIME_BUDGET"]
         _admit("ricochet")
-        # Identical work in flight (same puzzle, same budget) shares one job.
+        # Identical work in flight (same puzzle, same budget) shares one job, charged once.
         job, fresh = stores.shared_job("solve", f"{key}:{budget:g}", {"puzzle": p.to_json()}, ttl=budget + 60)
+        quota = {}
         if fresh:
+            try:
+                quota = charge("solve", int(budget))
+            except Problem:
+                stores.cancel_job(job["id"])
+                raise
             current_app.extensions["celery"].send_task("ricochet.solve", args=[job["id"], p.to_json(), budget])
-        return _accepted(job)
+        return announce(_accepted(job), quota)
     if stores is not None:
         stores.save_answer(key, answer)
     return jsonify(answer)
@@ -302,9 +309,10 @@ def create_pack() -> Response:
                               "created; retry in a moment", headers={"Retry-After": "1"}, field="Idempotency-Key")
             return _accepted(found)
     _admit("packs")
+    quota = charge("pack", request_body["count"] * request_body["max_length"])
     job = stores.create_job("pack", request_body, job_id)
     current_app.extensions["celery"].send_task("ricochet.pack", args=[job["id"]])
-    return _accepted(job)
+    return announce(_accepted(job), quota)
 
 
 def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -132,17 +132,18 @@ def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
     budget search once; asked again, they answer from what is remembered."""
     from workers.stores import Stores
 
+    UNSEEN = {**HARD, "rules": {"ricochet": "turn"}}  # a puzzle no other test solves  # noqa: N806
     client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01}).test_client()
     stores = Stores.from_url(redis_url)
     from solver.puzzle import Puzzle
 
-    key = Puzzle.from_json(HARD).content_hash()
-    first = client.post("/v1/verify", json={"puzzle": HARD, "moves": []})
+    key = Puzzle.from_json(UNSEEN).content_hash()
+    first = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
     assert first.status_code == 200 and first.json["optimality"] == "unknown"
     assert stores.unsettled(key, 0.01) is not None
-    again = client.post("/v1/verify", json={"puzzle": HARD, "moves": []})
+    again = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
     assert again.json == first.json
-    code = Puzzle.from_json(HARD).code()
+    code = Puzzle.from_json(UNSEEN).code()
     picture = client.get(f"/v1/puzzles/{code}.svg?solution=true")
     plain = client.get(f"/v1/puzzles/{code}.svg")
     assert picture.status_code == 200 and picture.data == plain.data  # not known in time: no route drawn

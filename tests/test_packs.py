@@ -230,3 +230,19 @@ def test_a_full_queue_refuses_new_work_with_retry_after(redis_url):
     client = create_app({"REDIS_URL": redis_url, "MAX_QUEUED": {"ricochet": 200, "packs": 0}}).test_client()
     r = client.post("/v1/packs", json={"count": 1, "min_length": 3, "max_length": 3})
     assert r.status_code == 503 and r.headers["Retry-After"] and "queue is full" in r.json["detail"]
+
+
+def test_queued_work_is_charged_to_each_clients_hourly_quota(redis_url):
+    """A pack costs count x max_length puzzle-moves; past the quota, 429 with
+    Retry-After, and the headers say what is left.  An API key is its own client."""
+    client = create_app({"REDIS_URL": redis_url, "QUOTAS": {"solve": 3600, "pack": 50}}).test_client()
+    body = {"count": 10, "min_length": 3, "max_length": 5, "seed": "quota"}
+    key = {"X-API-Key": "quota-test-1"}
+    first = client.post("/v1/packs", json=body, headers=key)
+    assert first.status_code == 202 and first.headers["X-Quota-Limit"] == "50"
+    assert first.headers["X-Quota-Remaining"] == "0" and int(first.headers["X-Quota-Reset"]) > 0
+    over = client.post("/v1/packs", json={**body, "count": 1}, headers=key)
+    assert over.status_code == 429 and int(over.headers["Retry-After"]) > 0 and over.json["quota"] == "pack"
+    assert "quota of 50 puzzle-moves" in over.json["detail"]
+    other = client.post("/v1/packs", json=body, headers={"X-API-Key": "quota-test-2"})
+    assert other.status_code == 202
