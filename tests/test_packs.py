@@ -155,8 +155,8 @@ def test_pack_not_ready_and_unknown(redis_url):
     assert client.get("/v1/packs/nope").status_code == 404
 
 
-def _start_worker(url: str) -> subprocess.Popen:
-    env = {**os.environ, "REDIS_URL": url, "RICOCHET_VISIBILITY_TIMEOUT": "3"}
+def _start_worker(url: str, visibility: int = 3) -> subprocess.Popen:
+    env = {**os.environ, "REDIS_URL": url, "RICOCHET_VISIBILITY_TIMEOUT": str(visibility)}
     return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
                              "--concurrency", "1", "--without-gossip", "--without-mingle",
                              "--queues", "ricochet,packs"], env=env,
@@ -164,11 +164,17 @@ def _start_worker(url: str) -> subprocess.Popen:
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
+def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
+    """The broker would hand the dead worker's chunk out again only after its
+    visibility timeout (30 minutes, longer than any task); the chunk's silent
+    heartbeat brings it back at the next recover_chunks beat instead."""
+    from workers import tasks
+    from workers.stores import Stores
+
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
         client = create_app({"REDIS_URL": redis.url}).test_client()
         body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "fault", "board": unpooled_board()}
-        worker = _start_worker(redis.url)
+        worker = _start_worker(redis.url, visibility=1800)
         try:
             r = client.post("/v1/packs", json=body)
             deadline = time.monotonic() + 120
@@ -178,12 +184,22 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
             os.killpg(worker.pid, signal.SIGKILL)  # the worker and its pool, mid-chunk
             worker.wait()
             assert client.get(r.headers["Location"]).json["state"] == "running"
-            worker = _start_worker(redis.url)
+            worker = _start_worker(redis.url, visibility=1800)
+            stores = Stores.from_url(redis.url)
+            monkeypatch.setattr(tasks, "CHUNK_SILENCE", 1.0)
+            monkeypatch.setattr(tasks, "_stores", lambda: stores)
+            with tasks.celery_app.connection_for_write(redis.url) as conn:
+                monkeypatch.setattr(tasks.pack_chunk, "delay", lambda *args: tasks.celery_app.send_task(
+                    "ricochet.pack_chunk", args=list(args), connection=conn))
+                deadline = time.monotonic() + 30
+                while not tasks.recover_chunks():  # the beat's task, as the beat runs it
+                    assert time.monotonic() < deadline, "no silent chunk was found"
+                    time.sleep(0.5)
             job = wait_for_job(client, r.headers["Location"], timeout=240)
         finally:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=30)
-        assert job["state"] == "succeeded"
+        assert job["state"] == "succeeded", job
         puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
         request = pack_request(body)
         assert len(puzzles) == 20

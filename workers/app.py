@@ -26,11 +26,12 @@ def make_celery(redis_url: str | None = None) -> Celery:
         task_default_queue="ricochet",
         result_expires=24 * 3600,
         broker_connection_retry_on_startup=True,
-        # A task whose worker died is handed to another after this many seconds;
-        # every task writes idempotently, so a late duplicate does no harm.
-        # Queues are taken in the order a worker lists them (`priority`): interactive
+                # Queues are taken in the order a worker lists them (`priority`): interactive
         # work (solves, one puzzle, the daily) before packs, packs before analyses.
-        broker_transport_options={"visibility_timeout": int(os.environ.get("RICOCHET_VISIBILITY_TIMEOUT", "300")),
+        # The visibility timeout outlasts the longest task (a queued solve's budget is
+        # at most 600 s), so no running task is handed out twice; a dead worker's pack
+        # chunks come back sooner through their heartbeats (ricochet.recover_chunks).
+        broker_transport_options={"visibility_timeout": int(os.environ.get("RICOCHET_VISIBILITY_TIMEOUT", "1800")),
                                   "queue_order_strategy": "priority"},
         task_routes={"ricochet.pack": {"queue": PACK_QUEUE}, "ricochet.pack_chunk": {"queue": PACK_QUEUE},
                      "ricochet.pool_build": {"queue": ANALYSIS_QUEUE}},

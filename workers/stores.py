@@ -98,8 +98,9 @@ class Stores:
     # pack:<id>:items  index -> puzzle JSON;  pack:<id>:failed  index -> reason;
     # pack:<id>:keys   what no two puzzles share (board, target, optimal solution)
 
-    def save_pack_items(self, pack_id: str, items: list[tuple[int, dict[str, Any]]], keys: list[str]) -> None:
-        """Store puzzles of a pack by index (and claim their variety keys)."""
+    def save_pack_items(self, pack_id: str, items: list[tuple[int, dict[str, Any]]],
+                        keys: list[tuple[str, int]]) -> None:
+        """Store puzzles of a pack by index (and claim their variety keys for them)."""
         if not items:
             return
         for _, item in items:
@@ -107,17 +108,70 @@ class Stores:
         with self.redis.pipeline() as pipe:
             pipe.hset(f"pack:{pack_id}:items", mapping={str(i): json.dumps(item) for i, item in items})
             if keys:
-                pipe.sadd(f"pack:{pack_id}:keys", *keys)
+                pipe.hset(f"pack:{pack_id}:keys", mapping={k: i for k, i in keys})
             for suffix in ("items", "keys"):
                 pipe.expire(f"pack:{pack_id}:{suffix}", PACK_TTL)
             pipe.execute()
 
-    def claim_variety(self, pack_id: str, key: str) -> bool:
-        """Whether no other puzzle of the pack has this board, target and solution (and now none may)."""
+    def claim_variety(self, pack_id: str, key: str, index: int) -> bool:
+        """Whether no other item of the pack has this board, target and solution (and
+        now none may).  Claiming again for the same item (a chunk sent again) holds."""
         with self.redis.pipeline() as pipe:
-            pipe.sadd(f"pack:{pack_id}:keys", key)
+            pipe.hsetnx(f"pack:{pack_id}:keys", key, index)
+            pipe.hget(f"pack:{pack_id}:keys", key)
             pipe.expire(f"pack:{pack_id}:keys", PACK_TTL)
-            return bool(pipe.execute()[0])
+            fresh, owner, _ = pipe.execute()
+        return bool(fresh) or int(owner) == index
+
+    # -- the chunks of a running pack and their heartbeats ---------------------------
+
+    def track_chunks(self, pack_id: str, chunks: dict[str, list[list[int]]]) -> None:
+        if not chunks:
+            return
+        with self.redis.pipeline() as pipe:
+            pipe.hset(f"pack:{pack_id}:chunks", mapping={k: json.dumps(v) for k, v in chunks.items()})
+            pipe.expire(f"pack:{pack_id}:chunks", PACK_TTL)
+            pipe.sadd("packs:running", pack_id)
+            pipe.execute()
+
+    def chunk_beat(self, pack_id: str, key: str, requeued: bool = False) -> None:
+        """A chunk's heartbeat (a chunk sent again starts silent, as if just queued)."""
+        with self.redis.pipeline() as pipe:
+            if requeued:
+                pipe.hdel(f"pack:{pack_id}:beats", key)
+            else:
+                pipe.hset(f"pack:{pack_id}:beats", key, time.time())
+            pipe.expire(f"pack:{pack_id}:beats", PACK_TTL)
+            pipe.execute()
+
+    def chunk_done(self, pack_id: str, key: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.hdel(f"pack:{pack_id}:chunks", key)
+            pipe.hdel(f"pack:{pack_id}:beats", key)
+            pipe.execute()
+
+    def forget_chunks(self, pack_id: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.delete(f"pack:{pack_id}:chunks", f"pack:{pack_id}:beats")
+            pipe.srem("packs:running", pack_id)
+            pipe.execute()
+
+    def silent_chunks(self, silence: float) -> list[tuple[str, str, list[list[int]]]]:
+        """Chunks that started (a heartbeat) and have been silent `silence` seconds."""
+        out = []
+        now = time.time()
+        for raw in self.redis.smembers("packs:running"):
+            pack_id = raw.decode()
+            beats = self.redis.hgetall(f"pack:{pack_id}:beats")
+            if not self.redis.exists(f"pack:{pack_id}:chunks"):
+                self.redis.srem("packs:running", pack_id)
+                continue
+            for key, at in beats.items():
+                if now - float(at) >= silence:
+                    chunk = self.redis.hget(f"pack:{pack_id}:chunks", key)
+                    if chunk is not None:
+                        out.append((pack_id, key.decode(), json.loads(chunk)))
+        return out
 
     def save_pack_failure(self, pack_id: str, index: int, reason: str) -> None:
         with self.redis.pipeline() as pipe:

@@ -7,7 +7,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,14 +34,20 @@ def _stores() -> Stores:
 
 
 @contextmanager
-def watching(stores: Stores, job_id: str, every: float = 0.5) -> Iterator[Cancel]:
+def watching(stores: Stores, job_id: str, every: float = 0.5,
+             beat: Callable[[], None] | None = None) -> Iterator[Cancel]:
     """A Cancel that is set, within `every` seconds, once the job is cancelled
-    (DELETE /v1/jobs/{id}): searches poll it and stop."""
+    (DELETE /v1/jobs/{id}): searches poll it and stop.  `beat`, if given, is
+    called every BEAT_EVERY seconds meanwhile: the work's heartbeat."""
     cancel, done = Cancel(), threading.Event()
 
     def poll() -> None:
+        last_beat = 0.0
         while not done.wait(every):
             try:
+                if beat is not None and time.monotonic() - last_beat >= BEAT_EVERY:
+                    beat()
+                    last_beat = time.monotonic()
                 job = stores.job(job_id)
             except Exception:  # Redis away for a moment: ask again next time
                 continue
@@ -227,6 +233,7 @@ POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool bu
 
 
 celery_app.conf.beat_schedule["grow-pools"] = {"task": "ricochet.grow_pools", "schedule": 300.0}
+celery_app.conf.beat_schedule["recover-chunks"] = {"task": "ricochet.recover_chunks", "schedule": 20.0}
 
 
 # -- packs ---------------------------------------------------------------------------------
@@ -305,16 +312,41 @@ def pack_task(job_id: str) -> int:
         return 0
     planned = pack_plan(request)
     from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
-    stores.save_pack_items(job_id, from_pools, [variety_key(item) for _, item in from_pools])
+    stores.save_pack_items(job_id, from_pools, [(variety_key(item), i) for i, item in from_pools])
     searched = [(p.index, p.length) for p in planned if not p.drawn]
     by_size: dict[int, list[tuple[int, int]]] = {}
     for index, length in searched:
         by_size.setdefault(chunk_size(length), []).append((index, length))
-    for size, items in sorted(by_size.items()):
-        for first in range(0, len(items), size):
-            pack_chunk.delay(job_id, items[first:first + size])
+    chunks = [items[first:first + size] for size, items in sorted(by_size.items())
+              for first in range(0, len(items), size)]
+    stores.track_chunks(job_id, {str(chunk[0][0]): chunk for chunk in chunks})
+    for chunk in chunks:
+        pack_chunk.delay(job_id, chunk)
     _settle(stores, job_id, request)
     return request["count"]
+
+
+BEAT_EVERY = 5.0  # seconds between a running chunk's heartbeats
+CHUNK_SILENCE = 60.0  # a started chunk silent this long lost its worker: the beat sends it again
+
+
+@celery_app.task(name="ricochet.recover_chunks")
+def recover_chunks() -> list[str]:
+    """Beat: send again every started pack chunk whose heartbeat has been silent
+    for CHUNK_SILENCE seconds (its worker died).  Much sooner than the broker's
+    visibility timeout, which must outlast the longest task; a chunk done twice
+    writes the same items."""
+    stores = _stores()
+    sent = []
+    for job_id, key, items in stores.silent_chunks(CHUNK_SILENCE):
+        job = stores.job(job_id)
+        if job is None or job["state"] not in ("pending", "running"):
+            stores.forget_chunks(job_id)
+            continue
+        stores.chunk_beat(job_id, key, requeued=True)
+        pack_chunk.delay(job_id, items)
+        sent.append(f"{job_id}:{key}")
+    return sent
 
 
 CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
@@ -330,27 +362,37 @@ def pack_chunk(job_id: str, items: list[list[int]]) -> int:
         return 0
     request = pack_request(job["request"])
     made = 0
-    with watching(stores, job_id) as cancel:
-        for index, length in items:
+    key = str(items[0][0])
+    stores.chunk_beat(job_id, key)
+    with watching(stores, job_id, beat=lambda: stores.chunk_beat(job_id, key)) as cancel:
+        made = _search_items(stores, job_id, request, items, cancel)
+    stores.chunk_done(job_id, key)
+    return made
+
+
+def _search_items(stores: Stores, job_id: str, request: dict[str, Any], items: list[list[int]],
+                  cancel: Cancel) -> int:
+    made = 0
+    for index, length in items:
+        if cancel.is_set():
+            return made
+        if stores.pack_item_settled(job_id, index):
+            continue  # a chunk sent again: this one is done
+        try:
+            for attempt in range(CLASH_RETRIES + 1):
+                item = searched_item(request, index, length, cancel, attempt)
+                if stores.claim_variety(job_id, variety_key(item), index):
+                    break
+            else:
+                raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
+        except (InvalidInput, NoPuzzleFound) as e:
             if cancel.is_set():
                 return made
-            if stores.pack_item_settled(job_id, index):
-                continue  # a redelivered chunk: this one is done
-            try:
-                for attempt in range(CLASH_RETRIES + 1):
-                    item = searched_item(request, index, length, cancel, attempt)
-                    if stores.claim_variety(job_id, variety_key(item)):
-                        break
-                else:
-                    raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
-            except (InvalidInput, NoPuzzleFound) as e:
-                if cancel.is_set():
-                    return made
-                stores.save_pack_failure(job_id, index, f"no puzzle of {length} moves: {e}")
-            else:
-                stores.save_pack_items(job_id, [(index, item)], [])
-                made += 1
-            _settle(stores, job_id, request)
+            stores.save_pack_failure(job_id, index, f"no puzzle of {length} moves: {e}")
+        else:
+            stores.save_pack_items(job_id, [(index, item)], [])
+            made += 1
+        _settle(stores, job_id, request)
     return made
 
 
@@ -362,6 +404,7 @@ def _settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
         stores.update_job(job_id, progress=round((made + failed) / count, 4), made=made, failed=failed)
         return
     failures = stores.pack_failures(job_id)
+    stores.forget_chunks(job_id)
     result = {"pack_id": job_id, "made": made, "failed": failures}
     if made == 0:
         stores.finish_job(job_id, state="failed", progress=1.0, finished=time.time(), result=result,
