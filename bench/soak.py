@@ -1,0 +1,209 @@
+"""Soak benchmark: mixed traffic against the production stack for a while.
+
+    .venv/bin/python bench/soak.py [--seconds 600] [--clients 8] [--warmup 60]
+
+Starts a private Redis, gunicorn with the production settings
+(service/gunicorn_config.py, 2 workers) and one Celery worker (as `ricochet
+serve` does), then runs mixed traffic from loopback only: the daily puzzle,
+verify, solve, random puzzles, small packs, and a game with bids and watchers
+streaming its events.  Every request loop is bounded by the time given.  It
+reports per route the requests, errors (5xx and connection failures), p50 and
+p99, and the RSS of every process of the stack after the warm-up and at the
+end, and whether any process of the stack was restarted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from workers.embedded import EmbeddedRedis, free_port  # noqa: E402
+
+DAILY_MOVES = None  # filled from the daily's solution at the start
+
+
+def call(method: str, url: str, body: dict | None = None, headers: dict | None = None,
+         timeout: float = 30) -> tuple[int, bytes, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), dict(e.headers)
+
+
+def rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def stack_pids(root: int) -> dict[int, str]:
+    """Every process under `root`, by command."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:80]
+        except (OSError, ValueError):
+            continue
+        out[int(entry.name)] = (ppid, cmd)
+    family, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        for child, (ppid, cmd) in out.items():
+            if ppid == pid and child not in family:
+                family[child] = cmd
+                todo.append(child)
+    return family
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--warmup", type=float, default=60, help="seconds of traffic before the start RSS is read")
+    args = parser.parse_args()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp) / "redis", persist=False) as redis:
+        env = {**os.environ, "REDIS_URL": redis.url, "RICOCHET_RATE_LIMITS": "off", "RICOCHET_ACCESS_LOG": "",
+               "RICOCHET_WEB_WORKERS": "2"}
+        web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config", "--bind",
+                                f"127.0.0.1:{port}", "service.app:create_app()"], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel",
+                                   "error", "--concurrency", "1", "--without-gossip", "--without-mingle", "--beat",
+                                   "--schedule", str(Path(tmp) / "beat"), "--queues", "ricochet,packs"],
+                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    if call("GET", base + "/readyz")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise SystemExit("the stack did not become ready")
+                time.sleep(0.5)
+            run(base, args, {"gunicorn": web.pid, "worker": worker.pid, "redis": redis.process.pid})
+        finally:
+            for proc in (web, worker):
+                os.killpg(proc.pid, signal.SIGTERM)
+            for proc in (web, worker):
+                proc.wait(timeout=60)
+
+
+def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
+    daily = json.loads(call("GET", base + "/v1/daily")[1])
+    solution = json.loads(call("GET", f"{base}/v1/daily/{daily['date']}/solution")[1])
+    puzzle = daily["puzzle"]
+    game = json.loads(call("POST", base + "/v1/games", {"players": ["ann", "bob"], "seed": "soak"})[1])
+    gid, tokens = game["game"]["id"], game["tokens"]
+
+    def processes() -> dict[int, str]:
+        found = {pid: name for name, pid in roots.items()}
+        for name, pid in roots.items():
+            found.update({child: f"{name}: {cmd}" for child, cmd in stack_pids(pid).items()})
+        return found
+
+    stats: dict[str, list[float]] = defaultdict(list)
+    errors: dict[str, int] = defaultdict(int)
+    statuses: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    lock = threading.Lock()
+    stop = time.monotonic() + args.warmup + args.seconds
+
+    def timed(route: str, method: str, path: str, body: dict | None = None, headers: dict | None = None,
+              timeout: float = 30) -> None:
+        t0 = time.perf_counter()
+        try:
+            status, _, _ = call(method, base + path, body, headers, timeout)
+        except OSError:
+            status = 0
+        with lock:
+            stats[route].append(time.perf_counter() - t0)
+            statuses[route][status] += 1
+            if status == 0 or status >= 500 and status != 503:
+                errors[route] += 1
+
+    def client(k: int) -> None:
+        rng = random.Random(k)
+        while time.monotonic() < stop:
+            roll = rng.random()
+            if roll < 0.35:
+                timed("daily", "GET", "/v1/daily")
+            elif roll < 0.6:
+                timed("verify", "POST", "/v1/verify", {"puzzle": puzzle, "moves": solution["moves"]})
+            elif roll < 0.75:
+                timed("random", "GET", f"/v1/puzzles/random?length={rng.randint(4, 14)}&seed={rng.random()}")
+            elif roll < 0.9:
+                robots = {c: [rng.randrange(16), rng.randrange(16)] for c in ("red", "green", "blue", "yellow")}
+                body = {**puzzle, "robots": robots}
+                timed("solve", "POST", "/v1/solve", body)
+            elif roll < 0.97:
+                timed("game", "GET", f"/v1/games/{gid}?since=0")
+                name = rng.choice(["ann", "bob"])
+                timed("bid", "POST", f"/v1/games/{gid}/bids", {"moves": rng.randint(5, 30)},
+                      {"Authorization": f"Bearer {tokens[name]}"})
+            else:
+                timed("pack", "POST", "/v1/packs", {"count": 5, "min_length": rng.randint(8, 18),
+                                                    "max_length": 20, "seed": str(rng.random())})
+
+    def watcher() -> None:
+        while time.monotonic() < stop:
+            timed("events", "GET", f"/v1/games/{gid}/events", timeout=60)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
+    threads += [threading.Thread(target=watcher) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(args.warmup)  # caches and pools loaded: memory from here on
+    start_procs = processes()
+    start_rss = {pid: rss_kib(pid) for pid in start_procs}
+    for t in threads:
+        t.join()
+    end_procs = processes()
+    print(f"{'route':>8} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p99 ms':>8}  statuses")
+    for route in sorted(stats):
+        times = sorted(stats[route])
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+        print(f"{route:>8} {len(times):>9} {errors[route]:>7} {1000 * statistics.median(times):>8.1f} "
+              f"{1000 * p99:>8.1f}  {dict(statuses[route])}")
+    print(f"\n{'process':>60} {'RSS start MiB':>14} {'RSS end MiB':>12}")
+    for pid in sorted(set(start_procs) | set(end_procs)):
+        name = end_procs.get(pid) or start_procs.get(pid)
+        print(f"{name[:60]:>60} {start_rss.get(pid, 0) / 1024:>14.1f} {rss_kib(pid) / 1024:>12.1f}")
+    restarted = set(start_procs) ^ set(end_procs)
+    print(f"\nprocesses started or gone during the run: {len(restarted)}  (5xx and failed connections: "
+          f"{sum(errors.values())})")
+
+
+if __name__ == "__main__":
+    main()
