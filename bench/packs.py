@@ -68,6 +68,7 @@ def run_pack(client, count: int, lo: int, hi: int, seed: str) -> float:
         time.sleep(0.1)
 
 
+FIVE_ROBOT_SEEDS = 3
 POOL_PACKS = [(1000, 20, 20), (1000, 16, 16), (100, 22, 22), (100, 24, 24), (100, 25, 25)]
 
 
@@ -142,10 +143,10 @@ def pool_packs(five_robots: bool) -> None:
         from solver.production.pools import Library, packaged
 
         library = Library([packaged()])
-        print(f"\n{'5 robots':>8} {'seconds per puzzle (seeds 0-2)':>32} {'median':>7}")
+        print(f"\n{'5 robots':>8} {'seconds per puzzle, seeds 0..' + str(FIVE_ROBOT_SEEDS - 1):>32} {'median':>7}")
         for n in range(16, 21):
             times = []
-            for seed in range(3):
+            for seed in range(FIVE_ROBOT_SEEDS):
                 t0 = time.perf_counter()
                 generate(n, robots=5, seed=seed, pools=library)
                 times.append(time.perf_counter() - t0)
