@@ -177,13 +177,24 @@ def _known_solution(p: Puzzle) -> list[Any] | None:
             return moves_from_json(cached.get("moves") or [])
         if stores.unsettled(key, budget) is not None:
             return None
-    answer = solve(p, time_budget=budget)
+    answer = _search_and_remember(p)
+    return answer.moves if answer.status == "optimal" else None
+
+
+def _search_and_remember(p: Puzzle) -> Any:
+    """One search within the request's budget; its answer is kept if settled,
+    else that it ran out (for an hour): nobody repeats it meanwhile."""
+    stores = _stores()
+    budget = current_app.config["SOLVE_TIME_BUDGET"]
+    with SOLVE_SECONDS.time():
+        answer = solve(p, time_budget=budget)
     if stores is not None:
+        key = p.content_hash()
         if answer.status in ("optimal", "unsolvable"):
             stores.save_answer(key, {**answer.to_json(), "code": p.code()})
         else:
             stores.save_unsettled(key, budget, answer.lower_bound)
-    return answer.moves if answer.status == "optimal" else None
+    return answer
 
 
 def _pools() -> Library:
@@ -468,14 +479,8 @@ def _optimum(p: Puzzle) -> tuple[int | None, bool]:
             return known, True
         if stores.unsettled(key, budget) is not None:
             return None, False
-    with SOLVE_SECONDS.time():
-        answer = solve(p, time_budget=budget)
+    answer = _search_and_remember(p)
     settled = answer.status in ("optimal", "unsolvable")
-    if stores is not None:
-        if settled:
-            stores.save_answer(key, {**answer.to_json(), "code": p.code()})
-        else:
-            stores.save_unsettled(key, budget, answer.lower_bound)
     return answer.length, settled
 
 
