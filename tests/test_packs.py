@@ -177,15 +177,17 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
         worker = _start_worker(redis.url, visibility=1800)
         try:
             r = client.post("/v1/packs", json=body)
+            stores = Stores.from_url(redis.url)
+            beats = f"pack:{r.json['id']}:beats"
             deadline = time.monotonic() + 120
-            while client.get(r.headers["Location"]).json["progress"] < 0.1:
+            # Mid-chunk: some items made, and a chunk running (it has beaten).
+            while client.get(r.headers["Location"]).json["progress"] < 0.1 or not stores.redis.hlen(beats):
                 assert time.monotonic() < deadline
-                time.sleep(0.1)
+                time.sleep(0.02)
             os.killpg(worker.pid, signal.SIGKILL)  # the worker and its pool, mid-chunk
             worker.wait()
             assert client.get(r.headers["Location"]).json["state"] == "running"
             worker = _start_worker(redis.url, visibility=1800)
-            stores = Stores.from_url(redis.url)
             monkeypatch.setattr(tasks, "CHUNK_SILENCE", 1.0)
             monkeypatch.setattr(tasks, "_stores", lambda: stores)
             with tasks.celery_app.connection_for_write(redis.url) as conn:
