@@ -101,7 +101,7 @@ def _sources(lo: int, hi: int, board: str, robots: int, ricochet: str,
 def _key(pick: Pick) -> tuple[Any, ...]:
     pool, row, entry = pick
     if pool is not None:
-        return (pool.board.spec, pool.goal.cell, tuple(pool.generated(row).solution.moves))
+        return (pool.board.spec, pool.goal.cell, tuple(pool.moves(row)))
     p = Puzzle.from_code(entry["code"])
     return (p.board.spec, p.goal.cell, tuple(bank.solution_of(entry)))
 
