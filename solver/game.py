@@ -157,6 +157,10 @@ class Game:
         """Settle every timer that has run out by `now`, at the instant it ran out."""
         for _ in range(100):  # each pass settles one event; rounds can chain
             r = self.state["round"]
+            if self.state["phase"] == "verifying" and r is not None and r.get("show_ends") is not None \
+                    and now >= r["show_ends"]:
+                self._turn_passes(r["show_ends"])
+                continue
             if self.state["phase"] != "bidding" or r is None:
                 return
             if r["timer_ends"] is None and now >= r["idle_ends"]:
@@ -217,10 +221,26 @@ class Game:
         if result["success"]:
             self._win(player, sequence, result["length"], now)
         else:
-            r["order"].pop(0)  # the robots stay on their markers: nothing moved
-            if not r["order"]:
-                self._unclaimed(now, "no bidder showed a solution")
+            self._next_verifier(now)  # the robots stay on their markers: nothing moved
         return result
+
+    def _next_verifier(self, at: float) -> None:
+        r = self.state["round"]
+        r["order"].pop(0)
+        if r["order"]:
+            r["show_ends"] = at + self.state["options"]["timer_seconds"]
+        else:
+            self._unclaimed(at, "no bidder showed a solution")
+
+    def _turn_passes(self, at: float) -> None:
+        """A verifier who shows nothing within the timer's length loses the turn, as a failed attempt."""
+        r = self.state["round"]
+        verifier = r["order"][0]
+        result = {"success": False, "length": None, "legal": None, "solved": False, "impossible_bid": False,
+                  "reason": f"no solution shown within {self.state['options']['timer_seconds']} s"}
+        r["attempts"].append({"player": verifier["player"], "bid": verifier["moves"], "at": at, **result})
+        self._record("attempt", at, player=verifier["player"], bid=verifier["moves"], **result)
+        self._next_verifier(at)
 
     # -- the rules' steps ---------------------------------------------------------------
 
@@ -261,6 +281,7 @@ class Game:
         else:
             order = sorted(latest.values(), key=lambda b: (b["moves"], b["seq"]))
         r["order"] = [{"player": b["player"], "moves": b["moves"]} for b in order]
+        r["show_ends"] = at + self.state["options"]["timer_seconds"]  # each verifier has a timer's length
         self.state["phase"] = "verifying"
         self._record("verification", at, order=r["order"])
 

@@ -367,3 +367,22 @@ def test_the_referee_searches_outside_the_transaction(redis_url, monkeypatch):
     assert state["round"]["rating"] == "done" and state["round"]["optimal_length"] is not None
     t.look()
     assert len(searches) == 1  # rated once
+
+
+def test_a_silent_verifier_loses_the_turn_and_the_game_moves_on(redis_url):
+    t = Table(redis_url, ["ann", "bob"], seed="silent")
+    moves = t.optimum()
+    t.bid("ann", len(moves))
+    t.bid("bob", len(moves) + 1)
+    t.run_out()
+    assert t.game["phase"] == "verifying" and t.game["round"]["order"][0]["player"] == "ann"
+    number = t.game["round"]["number"]
+    t.clock.t += t.game["options"]["timer_seconds"] + 1  # ann shows nothing
+    t.look()
+    assert t.game["phase"] == "verifying" and t.game["round"]["order"][0]["player"] == "bob"
+    assert "no solution shown" in t.game["round"]["attempts"][0]["reason"]
+    t.clock.t += t.game["options"]["timer_seconds"] + 1  # nor does bob
+    t.look()
+    assert t.game["phase"] == "bidding" and t.game["round"]["number"] == number + 1
+    last = t.game["history"][-1]
+    assert last["winner"] is None and last["reason"] == "no bidder showed a solution"
