@@ -187,8 +187,8 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
             os.killpg(worker.pid, signal.SIGKILL)  # the worker and its pool, mid-chunk
             worker.wait()
             assert client.get(r.headers["Location"]).json["state"] == "running"
-            # Should the kill have fallen between two chunks (a delivered chunk not yet
-            # started has no heartbeat), the broker hands it out again after 3 s.
+            # Should the kill have fallen before any chunk was received (so none has a
+            # heartbeat), the broker hands the message out again after 3 s.
             worker = _start_worker(redis.url, visibility=3)
             monkeypatch.setattr(tasks, "CHUNK_SILENCE", 1.0)
             monkeypatch.setattr(tasks, "_stores", lambda: stores)
@@ -265,3 +265,25 @@ def test_queued_work_is_charged_to_each_clients_hourly_quota(redis_url):
     assert "quota of 50 puzzle-moves" in over.json["detail"]
     other = client.post("/v1/packs", json=body, headers={"X-API-Key": "quota-test-2"})
     assert other.status_code == 202
+
+
+def test_a_received_chunk_beats_before_it_starts(redis_url, monkeypatch):
+    """The worker's main process beats for a chunk as it takes the message, so a
+    worker that dies before the chunk starts leaves a silent chunk to recover."""
+    from types import SimpleNamespace
+
+    from workers import tasks
+    from workers.stores import Stores
+
+    stores = Stores.from_url(redis_url)
+    monkeypatch.setattr(tasks, "_stores", lambda: stores)
+    stores.track_chunks("received-pack", {"3": [[3, 9], [4, 9]]})
+    try:
+        tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk",
+                                                     args=["received-pack", [[3, 9], [4, 9]]]))
+        tasks.chunk_received(request=SimpleNamespace(name="ricochet.solve", args=["x", {}, 1.0]))  # not a chunk
+        assert set(stores.redis.hkeys("pack:received-pack:beats")) == {b"3"}
+        assert stores.silent_chunks(0.0) == [("received-pack", "3", [[3, 9], [4, 9]])]
+        tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", args=["received-pack"]))  # logged
+    finally:
+        stores.forget_chunks("received-pack")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import logging
 import os
 import threading
 import time
@@ -11,8 +12,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from celery.signals import task_received
+
 from solver.board import all_boards, real_board
-from solver.daily import DAYS_AHEAD, daily_json
+from solver.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.errors import InvalidInput
 from solver.production import pools
 from solver.production.generate import NoPuzzleFound, generate
@@ -23,6 +26,8 @@ from solver.solve import Cancel, solve
 from .app import ANALYSIS_QUEUE, celery_app
 from .schemas import PackRequest, SolveTask, load
 from .stores import Stores
+
+log = logging.getLogger(__name__)
 
 SOLVE_TASK = SolveTask()  # schemas are stateless: one instance serves every request
 PACK_REQUEST = PackRequest()
@@ -93,23 +98,19 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
 
 @celery_app.task(name="ricochet.precompute_daily")
 def precompute_daily(days_ahead: int = DAYS_AHEAD) -> list[str]:
-    """Publish today's puzzle and the next days' before anyone asks."""
+    """Store today's puzzle and the next days' before anyone asks (nothing is
+    shown before its day: the API keeps the embargo)."""
     stores = _stores()
     today = dt.datetime.now(dt.UTC).date()
     done = []
     for offset in range(days_ahead + 1):
         day = today + dt.timedelta(days=offset)
-        key = daily_key(day)
-        if stores.daily(key) is None:
-            stores.publish_daily(key, daily_json(day))
+        try:
+            stores.publish_daily(day.isoformat(), daily_json(day))
+        except NotInCalendar:
+            break
         done.append(day.isoformat())
     return done
-
-
-def daily_key(day: dt.date) -> str:
-    from solver.daily import SCHEDULE_VERSION
-
-    return f"v{SCHEDULE_VERSION}:{day.isoformat()}"
 
 
 celery_app.conf.beat_schedule = {
@@ -347,6 +348,21 @@ def recover_chunks() -> list[str]:
         pack_chunk.delay(job_id, items)
         sent.append(f"{job_id}:{key}")
     return sent
+
+
+@task_received.connect
+def chunk_received(request: Any = None, **_: Any) -> None:
+    """A pack chunk's first heartbeat, when the worker takes the message: a worker
+    that dies before the chunk starts leaves a silent chunk that recover_chunks
+    sends again, instead of a message the broker hands out only after its
+    visibility timeout."""
+    if request is None or request.name != pack_chunk.name:
+        return
+    try:
+        job_id, items = request.args[0], request.args[1]
+        _stores().chunk_beat(job_id, str(items[0][0]))
+    except Exception:  # a heartbeat must never cost the worker its message
+        log.warning("no heartbeat for a received pack chunk", exc_info=True)
 
 
 CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
