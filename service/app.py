@@ -56,10 +56,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     metrics.register(app)
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
-    CORS(app, resources={r"/v1/*": {"origins": "*"}}, expose_headers=["Location", "ETag", "Retry-After"])
+    CORS(app, resources={r"/v1/*": {"origins": "*"}},
+         expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
+    from .daily import bp as daily
     from .games import games
     from .routes import api
 
     app.register_blueprint(api)
+    app.register_blueprint(daily)
     app.register_blueprint(games)
     return app

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
+import html
 import json
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from solver import daily
 from solver.board import EDITIONS, all_boards, real_board, sections
-from solver.daily import DAYS_AHEAD, FIRST_DAY, daily_json, published
 from solver.errors import InvalidInput
 from solver.geometry import DEFLECT
+from solver.interop import driftingdroids_id, from_driftingdroids_id
 from solver.production import bank
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.pools import Library, packaged
-from solver.puzzle import Puzzle, moves_from_json
+from solver.puzzle import Puzzle, Rules, moves_from_json
 from solver.rules import check
+from solver.solution import hint
 from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg, sheet_svg
 from workers.schemas import load
@@ -30,11 +31,13 @@ from workers.schemas import load
 from .errors import Problem, json_body, problem_response
 from .limits import announce, charge
 from .metrics import CACHE, SOLVE_SECONDS
-from .schemas import RandomQuery, SheetQuery, VerifyRequest
+from .pictures import PNG, picture
+from .schemas import HintQuery, RandomQuery, SheetQuery, VerifyRequest
 
 RANDOM_QUERY = RandomQuery()  # schemas are stateless: one instance serves every request
 VERIFY_REQUEST = VerifyRequest()
 SHEET_QUERY = SheetQuery()
+HINT_QUERY = HintQuery()
 api = Blueprint("api", __name__)
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
@@ -42,24 +45,60 @@ SVG = "image/svg+xml"
 
 
 def _puzzle_from(body: Any) -> Puzzle:
+    """A puzzle as FORMATS.md writes it, or {"code": ...}, or {"driftingdroids_id": ...}
+    (with "rules" beside it if not RULES.md's defaults)."""
     if isinstance(body, dict) and set(body) == {"code"}:
         return Puzzle.from_code(body["code"])
+    if isinstance(body, dict) and "driftingdroids_id" in body:
+        if set(body) - {"driftingdroids_id", "rules"}:
+            raise InvalidInput("", "a DriftingDroids puzzle is {\"driftingdroids_id\": ..., \"rules\": {...}} "
+                               "and nothing else")
+        rules = Rules.from_json(body["rules"]) if "rules" in body else None
+        try:
+            return from_driftingdroids_id(body["driftingdroids_id"], rules)
+        except InvalidInput as e:
+            raise InvalidInput("driftingdroids_id", e.message) from None
     return Puzzle.from_json(body)
 
 
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
 
 
+def _page(title: str, image: str, description: str) -> Response:
+    """The play page with Open Graph tags, so that a shared link unfurls with the board."""
+    root = request.url_root.rstrip("/")
+    tags = "\n  ".join(
+        f'<meta property="{p}" content="{html.escape(v, quote=True)}">'
+        for p, v in (("og:type", "website"), ("og:site_name", "Ricochet Robots"), ("og:title", title),
+                     ("og:description", description), ("og:image", root + image), ("og:url", request.base_url)))
+    tags += '\n  <meta name="twitter:card" content="summary_large_image">'
+    page = PAGE.read_text(encoding="utf-8").replace("<!-- open graph -->", tags)
+    response = Response(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
 @api.get("/")
 def play_daily() -> Response:
     """The play page: today's puzzle (or ?length=N for a random one)."""
-    return Response(PAGE.read_bytes(), mimetype="text/html")
+    today = daily.today()
+    record = daily.daily_json(today)
+    return _page(f"Ricochet Robots: daily puzzle #{daily.number(today)}, {today.isoformat()}",
+                 f"/v1/daily/{today.isoformat()}.png",
+                 f"Today's puzzle: {record['optimal_length']} moves ({record['difficulty']['grade']}). "
+                 "Can you find the shortest way?")
 
 
 @api.get("/p/<code>")
 def play_code(code: str) -> Response:
-    """The play page for any puzzle, by its code."""
-    return play_daily()
+    """The play page for any puzzle, by its code (a bad code: the page says so)."""
+    try:
+        p = Puzzle.from_code(code)
+    except InvalidInput:
+        return _page("Ricochet Robots", "/v1/boards/green-A,yellow-B,red-B,blue-B.png", "Ricochet Robots puzzles")
+    target = p.goal.colour or "any robot"
+    return _page(f"Ricochet Robots puzzle {p.code()}", f"/v1/puzzles/{p.code()}.png",
+                 f"Bring {target} to its target in as few moves as you can.")
 
 
 @api.get("/openapi.yaml")
@@ -137,8 +176,9 @@ def boards() -> Response:
 
 @api.get("/v1/boards/<spec>")
 def board(spec: str) -> Response:
-    if spec.endswith(".svg"):
-        return Response(board_svg(real_board(spec[:-4])), mimetype=SVG)
+    for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
+        if spec.endswith(suffix):
+            return picture(board_svg(real_board(spec[:-4])), mimetype)
     b = real_board(spec)
     body = b.to_object()
     if request.args.get("tables") == "true":
@@ -153,12 +193,31 @@ def board(spec: str) -> Response:
 
 @api.get("/v1/puzzles/<code>")
 def puzzle(code: str) -> Response:
-    if code.endswith(".svg"):
-        p = Puzzle.from_code(code[:-4])
-        solution = _known_solution(p) if request.args.get("solution") == "true" else None
-        return Response(puzzle_svg(p, solution), mimetype=SVG)
+    for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
+        if code.endswith(suffix):
+            p = Puzzle.from_code(code[:-4])
+            solution = _known_solution(p) if request.args.get("solution") == "true" else None
+            return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
-    return jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash()})
+    return jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash(),
+                    "driftingdroids_id": driftingdroids_id(p)})
+
+
+@api.get("/v1/puzzles/<code>/hint")
+def puzzle_hint(code: str) -> Response:
+    """A hint from the optimal solution the API serves for this puzzle."""
+    level = load(HINT_QUERY, request.args.to_dict())["level"]
+    p = Puzzle.from_code(code)
+    moves = _known_solution(p)
+    if moves is None:
+        answer = _stores().answer(p.content_hash()) if _stores() is not None else None
+        if answer is not None and answer.get("status") == "unsolvable":
+            raise Problem(422, "Cannot hint", "the puzzle has no solution")
+        raise Problem(422, "Cannot hint", "the optimal solution is not known yet (it takes longer than a request "
+                      "may search): POST /v1/solve queues the search, and hints follow once it is solved")
+    response = jsonify({"code": p.code(), **hint(moves, level)})
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 def _stores() -> Any:
@@ -338,7 +397,11 @@ def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dic
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
     if job["state"] == "succeeded" and not stores.pack_exists(pack_id):
         raise Problem(410, "Gone", "the pack has expired; create it again (same seed, same puzzles)")
-    return job, stores.pack_items(pack_id, job["request"]["count"])
+    items = stores.pack_items(pack_id, job["request"]["count"])
+    for item in items:  # packs made before the field existed
+        if "driftingdroids_id" not in item:
+            item["driftingdroids_id"] = driftingdroids_id(Puzzle.from_code(item["code"]))
+    return job, items
 
 
 @api.get("/v1/packs/<pack_id>")
@@ -482,81 +545,3 @@ def _optimum(p: Puzzle) -> tuple[int | None, bool]:
     answer = _search_and_remember(p)
     settled = answer.status in ("optimal", "unsolvable")
     return answer.length, settled
-
-
-# -- the daily puzzle ------------------------------------------------------------------
-
-
-def _day(value: str) -> dt.date:
-    try:
-        day = dt.date.fromisoformat(value)
-    except ValueError:
-        raise Problem(400, "Invalid date", f"{value!r} is not a date: use YYYY-MM-DD", field="date") from None
-    if not published(day):
-        raise Problem(404, "Not published", f"there is no daily puzzle for {day.isoformat()}: they run from "
-                      f"{FIRST_DAY.isoformat()} to {DAYS_AHEAD} days after today (UTC)", field="date")
-    return day
-
-
-def _daily(day: dt.date) -> dict[str, Any]:
-    from workers.tasks import daily_key
-
-    stores = _stores()
-    if stores is not None:
-        found = stores.daily(daily_key(day))
-        if found is not None:
-            return found
-        return stores.publish_daily(daily_key(day), daily_json(day))
-    return daily_json(day)
-
-
-# A published day never changes, so each process keeps the bytes it served
-# (body and ETag) and answers later requests without Redis or serialising.
-_SERVED: dict[tuple[str, str], tuple[bytes, str]] = {}
-_SERVED_MAX = 4096
-
-
-def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]]) -> Response:
-    key = (day.isoformat(), variant)
-    served = _SERVED.get(key)
-    if served is None:
-        data = json.dumps(build(_daily(day)), separators=(",", ":")).encode() + b"\n"
-        served = (data, hashlib.sha256(data).hexdigest())
-        if len(_SERVED) >= _SERVED_MAX:
-            _SERVED.clear()
-        _SERVED[key] = served
-    response = Response(served[0], mimetype="application/json")
-    response.set_etag(served[1])
-    today = dt.datetime.now(dt.UTC).date()
-    if day < today:
-        response.headers["Cache-Control"] = "public, max-age=2592000, immutable"
-    else:
-        midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(), dt.UTC)
-        seconds = int((midnight - dt.datetime.now(dt.UTC)).total_seconds())
-        response.headers["Cache-Control"] = f"public, max-age={max(60, min(seconds, 3600))}"
-    return response.make_conditional(request)
-
-
-@api.get("/v1/daily")
-def daily_today() -> Response:
-    return daily_on(dt.datetime.now(dt.UTC).date().isoformat())
-
-
-@api.get("/v1/daily/<date>")
-def daily_on(date: str) -> Response:
-    day = _day(date)
-
-    def build(found: dict[str, Any]) -> dict[str, Any]:
-        return {**{k: v for k, v in found.items() if k != "solution"},
-                "solution_url": f"/v1/daily/{day.isoformat()}/solution"}
-
-    return _cacheable(day, "puzzle", build)
-
-
-@api.get("/v1/daily/<date>/solution")
-def daily_solution(date: str) -> Response:
-    def build(found: dict[str, Any]) -> dict[str, Any]:
-        return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
-                "moves": found["solution"], "status": "optimal"}
-
-    return _cacheable(_day(date), "solution", build)

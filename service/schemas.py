@@ -43,3 +43,25 @@ class SheetQuery(Schema):
     page = fields.Integer(load_default=1, validate=validate.Range(1, 1000, error="must be from 1 to 1000"),
                           error_messages={"invalid": "must be an integer"})
     solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"})
+
+
+class ArchiveQuery(Schema):
+    """GET /v1/daily/archive: which published days, a page at a time."""
+
+    class Meta:
+        unknown = RAISE
+
+    from_ = fields.Date(data_key="from", attribute="from", error_messages={"invalid": "must be a date, YYYY-MM-DD"})
+    to = fields.Date(error_messages={"invalid": "must be a date, YYYY-MM-DD"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 366, error="must be from 1 to 366"),
+                           error_messages={"invalid": "must be an integer"})
+
+
+class HintQuery(Schema):
+    """GET .../hint: how much to tell (1 length, 2 robot count, 3 robots, 4 first move)."""
+
+    class Meta:
+        unknown = RAISE
+
+    level = fields.Integer(load_default=1, validate=validate.Range(1, 4, error="must be from 1 to 4"),
+                           error_messages={"invalid": "must be an integer from 1 to 4"})

@@ -7,6 +7,7 @@ standard error) for unreadable or invalid input.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -80,7 +81,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--robots", type=int, choices=(4, 5), default=4)
     p.add_argument("--target", default="any", help="a colour, vortex or any")
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn")
+    p.add_argument("--format", choices=("json", "driftingdroids"), default="json",
+                   help="json: one FORMATS.md puzzle with solution and report per line; driftingdroids: one "
+                        "DriftingDroids game ID per line (boards without diagonal barriers, e.g. --board "
+                        "random-1999)")
     p.set_defaults(run=_generate)
+
+    p = sub.add_parser("daily", help="print daily puzzles, one JSON line per day as GET /v1/daily/{date} shows it")
+    p.add_argument("--from", dest="start", type=_date, default=None, help="first day, YYYY-MM-DD (default today, UTC)")
+    p.add_argument("--to", dest="end", type=_date, default=None, help="last day, YYYY-MM-DD (default --from)")
+    p.add_argument("--solutions", action="store_true", help="add each day's optimal solution")
+    p.set_defaults(run=_daily)
 
     p = sub.add_parser("bank", help="grow the bank of verified long puzzles (maintainers, in a checkout)")
     p.add_argument("--bank", default="solver/production/data/bank.jsonl",
@@ -235,12 +246,44 @@ def _generate(args: argparse.Namespace) -> int:
                          seed=f"{args.seed}:{i}", pools=library)
         except (InvalidInput, NoPuzzleFound) as e:
             raise InputError(str(e)) from None
-        print(json.dumps(g.to_json()), flush=True)
+        if args.format == "driftingdroids":
+            if g.to_json()["driftingdroids_id"] is None:
+                raise InputError(f"{g.puzzle.board.spec} has diagonal barriers, which DriftingDroids does not "
+                                 "show: use --board random-1999 or random-beginner")
+            print(g.to_json()["driftingdroids_id"], flush=True)
+        else:
+            print(json.dumps(g.to_json()), flush=True)
         if show_progress:
             done = (i + 1) * 30 // args.count
             print(f"\r[{'#' * done}{'.' * (30 - done)}] {i + 1}/{args.count}", end="", file=sys.stderr)
     if show_progress:
         print(file=sys.stderr)
+    return EXIT_OK
+
+
+def _date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date: use YYYY-MM-DD") from None
+
+
+def _daily(args: argparse.Namespace) -> int:
+    from . import daily
+
+    start = args.start or daily.today()
+    end = args.end or start
+    if end < start:
+        raise InputError("--to must not come before --from")
+    if start < daily.FIRST_DAY or end > daily.last_day():
+        raise InputError(f"the calendar runs from {daily.FIRST_DAY} to {daily.last_day()}")
+    out = sys.stdout
+    day = start
+    while day <= end:
+        out.write(json.dumps(daily.view(daily.daily_json(day), solutions=args.solutions),
+                             separators=(",", ":")) + "\n")
+        day += dt.timedelta(days=1)
+    out.flush()
     return EXIT_OK
 
 

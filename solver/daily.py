@@ -1,4 +1,4 @@
-"""The daily puzzle: a pure function of the date (UTC) and the published schedule.
+"""The daily puzzle: one proven puzzle per day (UTC), read from a frozen calendar.
 
 Difficulty rises over the week, Monday short, Sunday long:
 
@@ -10,55 +10,122 @@ Difficulty rises over the week, Monday short, Sunday long:
 | Thursday | 11-12 |
 | Friday | 13-14 |
 | Saturday | 15-16 |
-| Sunday | 17-20 (from the bank) |
+| Sunday | 17-20 |
 
-Every replica and every restart computes the same puzzle for a date: the
-generator is seeded with the date and the schedule's version.
+Day 1 is 2026-01-01.  Each schedule version is a calendar file built once
+(`solver.production.calendar`) and shipped in the package with its SHA-256
+pinned below: the file is refused if it differs, so no release can change a
+day by accident.  A new version is appended to `VERSIONS` with the first day
+it governs, and that day must come after the day it was built: days already
+published stay on the version they were published under.  A deployment also
+keeps every day it served in Redis and never replaces it (see
+`workers.stores`), so even a calendar shipped with a mistake cannot change a
+served day there.
+
+Version 1 (2026) computed days from the generator at run time; it repeated
+Sunday puzzles (its Sundays drew from 20 bank lines).  Version 2 is a calendar
+for 2026-01-01 to 2036-12-31 with no repeats; it replaced version 1 for every
+day, and deployments keep the version-1 days they had served.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import random
+import functools
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from .production import bank
-from .production.generate import Generated, generate
+from .interop import driftingdroids_id
+from .puzzle import Puzzle
 
-SCHEDULE_VERSION = 1
-# The bank only grows (lines are appended); the daily draws on its first lines
-# only, so a release that adds puzzles changes no published day.
-DAILY_BANK_ENTRIES = 20
-DAILY_BANK_FROM = 17  # days asking for at least this many moves draw on those first lines
 SCHEDULE = {0: (5, 6), 1: (7, 8), 2: (9, 10), 3: (11, 12), 4: (13, 14), 5: (15, 16), 6: (17, 20)}
 FIRST_DAY = dt.date(2026, 1, 1)
-DAYS_AHEAD = 7  # how far past today a daily puzzle is published
+DAYS_AHEAD = 7  # how far ahead workers copy days into a deployment's store (never shown before their day)
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass(frozen=True)
+class Version:
+    number: int
+    first_day: dt.date  # the first day this version governs
+    built: dt.date  # when its calendar was built; first_day comes after it, except for the first calendar
+    file: str
+    sha256: str  # of the uncompressed calendar
+
+
+VERSIONS = (
+    Version(2, FIRST_DAY, dt.date(2026, 11, 23), "daily-v2.jsonl.gz",
+            "9624792381d41b0658de55a8c6eb6e3c4982c1231dff5c7a2581ae1062f673c4"),
+)
+SCHEDULE_VERSION = VERSIONS[-1].number
+
+
+class NotInCalendar(LookupError):
+    """The day has no puzzle: before day 1 or past the last calendar's end."""
+
+
+def today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
 
 
 def lengths_for(day: dt.date) -> tuple[int, int]:
     return SCHEDULE[day.weekday()]
 
 
-def daily_puzzle(day: dt.date) -> Generated:
-    lo, hi = lengths_for(day)
-    seed = f"daily:v{SCHEDULE_VERSION}:{day.isoformat()}"
-    if lo >= DAILY_BANK_FROM:
-        pool = [e for e in bank.entries()[:DAILY_BANK_ENTRIES]
-                if lo <= e["length"] <= hi and e["robots"] == 4 and e["ricochet"] == "turn"]
-        if pool:
-            return bank.generated(random.Random(seed).choice(pool))
-    # No walk from bank puzzles: the bank grows between releases, the day must not change.
-    return generate(min_length=lo, max_length=hi, board="random-2013", robots=4, seed=seed, bank_seeds=False)
+def number(day: dt.date) -> int:
+    """The day's number: day 1 is 2026-01-01."""
+    return (day - FIRST_DAY).days + 1
 
 
-def published(day: dt.date, today: dt.date | None = None) -> bool:
-    today = today or dt.datetime.now(dt.UTC).date()
-    return FIRST_DAY <= day <= today + dt.timedelta(days=DAYS_AHEAD)
+def day_of(n: int) -> dt.date:
+    return FIRST_DAY + dt.timedelta(days=n - 1)
 
 
-def daily_json(day: dt.date) -> dict:
-    """The published form of a day's puzzle: FORMATS.md puzzle, code, length,
-    difficulty, and the solution (served only on request)."""
-    g = daily_puzzle(day)
-    return {"date": day.isoformat(), "schedule_version": SCHEDULE_VERSION, "puzzle": g.puzzle.to_json(),
-            "code": g.puzzle.code(), "optimal_length": g.solution.length, "difficulty": g.difficulty,
-            "solution": [m.to_json() for m in g.solution.moves]}
+def version_for(day: dt.date) -> Version:
+    return next(v for v in reversed(VERSIONS) if v.first_day <= day)
+
+
+@functools.cache
+def _calendar(version: Version) -> dict[str, dict[str, Any]]:
+    raw = gzip.decompress((DATA / version.file).read_bytes())
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != version.sha256:
+        raise RuntimeError(f"{version.file} is not the calendar of schedule version {version.number} "
+                           f"(sha256 {digest}, expected {version.sha256}): published days would change")
+    return {d["date"]: d for d in map(json.loads, raw.decode().splitlines())}
+
+
+def last_day() -> dt.date:
+    return max(dt.date.fromisoformat(d) for d in _calendar(VERSIONS[-1]))
+
+
+def daily_json(day: dt.date) -> dict[str, Any]:
+    """A day's whole record: FORMATS.md puzzle, code, length, difficulty and solution."""
+    version = version_for(day) if day >= FIRST_DAY else None
+    found = _calendar(version).get(day.isoformat()) if version else None
+    if found is None:
+        raise NotInCalendar(f"there is no daily puzzle for {day.isoformat()}: the calendar runs from "
+                            f"{FIRST_DAY.isoformat()} to {last_day().isoformat()}")
+    p = Puzzle.from_code(found["code"])
+    return {"date": found["date"], "schedule_version": version.number, "puzzle": p.to_json(), "code": found["code"],
+            "optimal_length": found["optimal_length"], "difficulty": found["difficulty"],
+            "solution": found["solution"]}
+
+
+def view(record: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
+    """A day as GET /v1/daily/{date} shows it (the solution only when asked), from its
+    record (`daily_json`, or what a deployment stored when it first served the day)."""
+    day = dt.date.fromisoformat(record["date"])
+    p = Puzzle.from_code(record["code"])
+    shown = {k: v for k, v in record.items() if k != "solution"}
+    shown.update(number=number(day), driftingdroids_id=driftingdroids_id(p),
+                 solution_url=f"/v1/daily/{record['date']}/solution",
+                 hint_url=f"/v1/daily/{record['date']}/hint?level=1",
+                 image_url=f"/v1/daily/{record['date']}.png")
+    if solutions:
+        shown["solution"] = record["solution"]
+    return shown

@@ -48,6 +48,18 @@ def to_driftingdroids_id(puzzle: Puzzle) -> str:
     return f"{quads}+{len(colours)}{active}+{robots}+{board.index(puzzle.goal.cell):02X}"
 
 
+def driftingdroids_id(puzzle: Puzzle) -> str | None:
+    """The puzzle's DriftingDroids ID where that program shows its board as we
+    do (real quadrants without diagonal barriers: every 1999-edition board and
+    the 2013 C sides) and its robots; None otherwise.  DriftingDroids plays
+    without our rule options, so under the ricochet rule its optimum may be
+    shorter than ours."""
+    board = puzzle.board
+    if board.spec is None or board.barriers or puzzle.colours not in (ROBOT_COLOURS[:4], ROBOT_COLOURS):
+        return None
+    return to_driftingdroids_id(puzzle)
+
+
 def from_driftingdroids_id(game_id: str, rules: Rules | None = None) -> Puzzle:
     """The puzzle a DriftingDroids game ID names (rules default to RULES.md's)."""
     m = _ID.match(game_id.strip()) if isinstance(game_id, str) else None

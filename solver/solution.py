@@ -54,3 +54,24 @@ class Solution:
             out["robots_moved"] = self.robots_moved
         out["stats"] = self.stats
         return out
+
+
+HINT_LEVELS = {1: "the optimal length", 2: "how many robots move", 3: "which robots move",
+               4: "the first move"}
+
+
+def hint(moves: list[Move], level: int) -> dict[str, Any]:
+    """What a player may ask for before the whole solution, in DriftingDroids'
+    steps; each level tells everything the lower ones do.  The robots are those
+    of this optimal solution (the one the API serves), in the order they first move."""
+    if level not in HINT_LEVELS:
+        raise ValueError(f"hint levels run from 1 to {max(HINT_LEVELS)}")
+    out: dict[str, Any] = {"level": level, "optimal_length": len(moves)}
+    robots = list(dict.fromkeys(m.robot for m in moves))
+    if level >= 2:
+        out["robots_moved"] = len(robots)
+    if level >= 3:
+        out["robots"] = robots
+    if level >= 4:
+        out["first_move"] = moves[0].to_json() if moves else None
+    return out

@@ -1,85 +1,233 @@
-"""The daily puzzle: deterministic per date, rising over the week, cacheable, never replaced."""
+"""The daily puzzle: a frozen calendar with no repeats for ten years, numbered,
+archived, embargoed until its day, hinted, pictured, and never replaced once served."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import random
+import re
 import subprocess
 import sys
+from functools import cache
 
 import pytest
 
 from service.app import create_app
-from solver.daily import SCHEDULE, daily_json, lengths_for
-from solver.puzzle import Puzzle
+from solver import daily
+from solver.production.calendar import identity
+from solver.puzzle import Puzzle, moves_from_json
 from solver.rules import check
+from solver.solve import solve
 from workers.app import make_celery
 from workers.stores import Stores
-from workers.tasks import daily_key
 
-WEEK = [dt.date(2026, 11, 16) + dt.timedelta(days=i) for i in range(7)]  # Monday to Sunday
-
-
-@pytest.mark.parametrize("day", WEEK)
-def test_schedule_lengths_and_solutions(day):
-    d = daily_json(day)
-    lo, hi = lengths_for(day)
-    assert lo <= d["optimal_length"] <= hi
-    p = Puzzle.from_json(d["puzzle"])
-    assert p.code() == d["code"]
-    from solver.puzzle import moves_from_json
-
-    assert check(p, moves_from_json(d["solution"])).solved
+LAST = dt.date(2036, 12, 31)
+TODAY = daily.today()
+PAST = TODAY - dt.timedelta(days=3)
+TOMORROW = TODAY + dt.timedelta(days=1)
 
 
-def test_difficulty_rises_over_the_week():
-    lows = [SCHEDULE[i][0] for i in range(7)]
-    assert lows == sorted(lows) and lows[0] < lows[-1]
+@cache
+def calendar_lines(solutions: bool = False) -> list[dict]:
+    """Every day from 2026-01-01 to 2036-12-31, as the command line prints them."""
+    args = [sys.executable, "-m", "service.cli", "daily", "--from", "2026-01-01", "--to", LAST.isoformat()]
+    out = subprocess.run(args + (["--solutions"] if solutions else []), capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
 
 
-def test_same_puzzle_in_another_process():
-    day = WEEK[3]
-    code = ("import datetime as dt; from solver.daily import daily_json; "
-            f"print(daily_json(dt.date.fromisoformat('{day}'))['code'])")
-    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert there == daily_json(day)["code"]
+def test_ten_years_without_a_repeat_on_the_weekly_schedule():
+    days = calendar_lines()
+    assert [d["date"] for d in days][0] == "2026-01-01" and days[-1]["date"] == LAST.isoformat()
+    assert len(days) == (LAST - daily.FIRST_DAY).days + 1 == 4018
+    seen = {}
+    for n, d in enumerate(days, start=1):
+        day = dt.date.fromisoformat(d["date"])
+        assert d["number"] == n and "solution" not in d
+        lo, hi = daily.SCHEDULE[day.weekday()]
+        assert lo <= d["optimal_length"] <= hi, d["date"]
+        key = identity(Puzzle.from_json(d["puzzle"]))
+        assert key not in seen, f"{d['date']} repeats {seen[key]}"
+        seen[key] = d["date"]
+    sundays = [d for d in days if dt.date.fromisoformat(d["date"]).weekday() == 6]
+    assert len({d["puzzle"]["board"] for d in sundays}) >= 10  # the long days take turns over boards
 
 
-def test_api_hides_the_solution_and_supports_conditional_requests():
-    client = create_app({"TESTING": True}).test_client()
-    r = client.get(f"/v1/daily/{WEEK[2]}")
-    assert r.status_code == 200 and "solution" not in r.json and r.json["solution_url"].endswith("/solution")
-    assert r.headers["ETag"] and "immutable" in r.headers["Cache-Control"]
-    assert client.get(f"/v1/daily/{WEEK[2]}", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
-    sol = client.get(f"/v1/daily/{WEEK[2]}/solution").json
-    assert sol["length"] == r.json["optimal_length"] == len(sol["moves"])
+def test_every_served_solution_replays_to_its_length():
+    for d in calendar_lines(solutions=True):
+        p = Puzzle.from_json(d["puzzle"])
+        assert p.code() == d["code"]
+        verdict = check(p, moves_from_json(d["solution"]))
+        assert verdict.solved and verdict.length == d["optimal_length"], d["date"]
+
+
+@pytest.mark.slow
+def test_a_sample_of_days_is_optimal_by_a_fresh_search():
+    """The calendar was proven when built; a fresh search (no table, no cache) agrees on a sample
+    of each weekday, the long days included."""
+    days = calendar_lines(solutions=True)
+    rng = random.Random(20)
+    for weekday in range(7):
+        for d in rng.sample([d for d in days if dt.date.fromisoformat(d["date"]).weekday() == weekday], 4):
+            answer = solve(Puzzle.from_json(d["puzzle"]), time_budget=60)
+            assert answer.status == "optimal" and answer.length == d["optimal_length"], d["date"]
+
+
+def test_the_calendar_file_is_pinned_and_versions_only_govern_unpublished_days():
+    for earlier, later in zip(daily.VERSIONS, daily.VERSIONS[1:]):
+        assert later.first_day > later.built and later.first_day > earlier.first_day
+    version = daily.VERSIONS[-1]
+    assert len(daily._calendar(version)) == 4018  # the digest matched, or this raised
+
+
+def test_cli_refuses_days_outside_the_calendar_and_reversed_ranges():
+    run = [sys.executable, "-m", "service.cli", "daily"]
+    out = subprocess.run(run + ["--from", "2025-12-31"], capture_output=True, text=True)
+    assert out.returncode != 0 and "2026-01-01" in out.stderr
+    out = subprocess.run(run + ["--from", "2027-02-01", "--to", "2027-01-01"], capture_output=True, text=True)
+    assert out.returncode != 0 and "--to" in out.stderr
+    out = subprocess.run(run + ["--from", "2027-01-01"], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["date"] == "2027-01-01"
+
+
+# -- over HTTP ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client():
+    return create_app({"TESTING": True}).test_client()
+
+
+def test_today_and_a_past_day_by_date_and_by_number(client):
     today = client.get("/v1/daily")
-    assert today.status_code == 200 and today.json["date"] == dt.datetime.now(dt.UTC).date().isoformat()
+    assert today.status_code == 200 and today.json["date"] == TODAY.isoformat()
+    assert today.json["number"] == (TODAY - daily.FIRST_DAY).days + 1
+    one = client.get("/v1/daily/1")
+    assert one.json["date"] == "2026-01-01" and one.json["number"] == 1
+    assert one.json == client.get("/v1/daily/2026-01-01").json
+    assert "solution" not in one.json and one.json["solution_url"] == "/v1/daily/2026-01-01/solution"
+    assert one.headers["ETag"] and "immutable" in one.headers["Cache-Control"]
+    assert client.get("/v1/daily/1", headers={"If-None-Match": one.headers["ETag"]}).status_code == 304
+    sol = client.get("/v1/daily/1/solution").json
+    assert sol["length"] == one.json["optimal_length"] == len(sol["moves"])
 
 
-@pytest.mark.parametrize("date,status", [("2099-01-01", 404), ("2025-12-31", 404), ("2026-13-01", 400),
-                                         ("yesterday", 400)])
-def test_dates_outside_the_published_range(date, status):
-    r = create_app({"TESTING": True}).test_client().get(f"/v1/daily/{date}")
-    assert r.status_code == status and r.json["field"] == "date"
+@pytest.mark.parametrize("suffix", ["", "/solution", "/hint?level=1", ".png"])
+def test_nothing_of_a_future_day_is_served(client, suffix):
+    for day in (TOMORROW.isoformat(), str(daily.number(TOMORROW)), "2036-12-31"):
+        r = client.get(f"/v1/daily/{day}{suffix}")
+        assert r.status_code == 404 and r.json["title"] == "Not yet published", (day, suffix)
+        assert "00:00 UTC" in r.json["detail"]
 
 
-def test_a_published_puzzle_is_never_replaced(redis_url):
+@pytest.mark.parametrize("day,status", [("2025-12-31", 404), ("0", 404), ("2026-13-01", 400), ("yesterday", 400),
+                                        ("2099-01-01", 404)])
+def test_days_outside_the_calendar(client, day, status):
+    r = client.get(f"/v1/daily/{day}")
+    assert r.status_code == status and r.json["field"] == "day"
+
+
+def test_archive_pages_by_link_headers(client):
+    r = client.get("/v1/daily/archive?from=2026-01-01&to=2026-03-31&limit=30")
+    assert r.status_code == 200 and r.json["total"] == 90 and len(r.json["items"]) == 30
+    first = r.json["items"][0]
+    assert first["number"] == 1 and first["date"] == "2026-01-01" and first["url"] == "/v1/daily/2026-01-01"
+    assert first["code"] == client.get("/v1/daily/1").json["code"] and first["grade"] and first["optimal_length"]
+    links = dict((rel, url) for url, rel in re.findall(r'<([^>]+)>; rel="(\w+)"', r.headers["Link"]))
+    assert set(links) == {"first", "next", "last"} and r.headers["X-Total-Count"] == "90"
+    seen = [i["number"] for i in r.json["items"]]
+    url = links["next"]
+    while url:
+        page = client.get(url.replace("http://localhost", ""))
+        seen += [i["number"] for i in page.json["items"]]
+        links = dict((rel, u) for u, rel in re.findall(r'<([^>]+)>; rel="(\w+)"', page.headers["Link"]))
+        assert "prev" in links
+        url = links.get("next")
+    assert seen == list(range(1, 91))
+
+
+def test_archive_lists_only_published_days(client):
+    r = client.get(f"/v1/daily/archive?from={PAST}&to=2030-01-01")
+    assert [i["date"] for i in r.json["items"]] == [(PAST + dt.timedelta(days=i)).isoformat() for i in range(4)]
+    assert client.get("/v1/daily/archive").json["total"] == daily.number(TODAY)
+
+
+@pytest.mark.parametrize("query,field", [("from=2026-02-30", "from"), ("limit=0", "limit"), ("limit=x", "limit"),
+                                         ("to=soon", "to"), ("from=2026-03-01&to=2026-02-01", "from"),
+                                         ("page=2", "page")])
+def test_archive_refuses_bad_queries(client, query, field):
+    r = client.get(f"/v1/daily/archive?{query}")
+    assert r.status_code == 400 and r.json["field"] == field
+
+
+def test_hints_rise_by_level_and_agree_with_the_solution(client):
+    moves = client.get(f"/v1/daily/{PAST}/solution").json["moves"]
+    robots = list(dict.fromkeys(m["robot"] for m in moves))
+    hints = [client.get(f"/v1/daily/{PAST}/hint?level={n}").json for n in (1, 2, 3, 4)]
+    assert hints[0] == {"date": PAST.isoformat(), "code": hints[0]["code"], "level": 1,
+                        "optimal_length": len(moves)}
+    assert hints[1]["robots_moved"] == len(robots) and "robots" not in hints[1]
+    assert hints[2]["robots"] == robots and "first_move" not in hints[2]
+    assert hints[3]["first_move"] == moves[0]
+    assert client.get(f"/v1/daily/{PAST}/hint?level=5").status_code == 400
+    assert client.get(f"/v1/daily/{PAST}/hint?level=one").status_code == 400
+
+
+def test_pictures_of_a_day_are_png(client):
+    r = client.get(f"/v1/daily/{PAST}.png")
+    assert r.status_code == 200 and r.mimetype == "image/png" and r.data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(r.data[16:20], "big") >= 900  # wide enough for a link preview
+    assert "immutable" in r.headers["Cache-Control"]
+    assert client.get(f"/v1/daily/{PAST}.png", headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+
+
+def test_driftingdroids_id_where_the_board_allows_it(client):
+    for d in calendar_lines()[:60]:
+        p = Puzzle.from_json(d["puzzle"])
+        assert (d["driftingdroids_id"] is None) == bool(p.board.barriers)
+        if d["driftingdroids_id"]:
+            from solver.interop import from_driftingdroids_id
+
+            assert from_driftingdroids_id(d["driftingdroids_id"], p.rules) == p
+
+
+# -- a deployment's store ---------------------------------------------------------------
+
+
+def test_a_served_day_is_never_replaced(redis_url):
     stores = Stores.from_url(redis_url)
-    day = WEEK[0]
-    fake = {**daily_json(day), "code": "published-earlier"}
-    stores.redis.delete(f"daily:{daily_key(day)}")
-    assert stores.publish_daily(daily_key(day), fake)["code"] == "published-earlier"
-    assert stores.publish_daily(daily_key(day), daily_json(day))["code"] == "published-earlier"
+    served = TODAY - dt.timedelta(days=10)  # a day no other test here asks for
+    day = served.isoformat()
+    stores.redis.delete(f"daily:{day}")
+    fake = {**daily.daily_json(served), "code": daily.daily_json(served - dt.timedelta(days=7))["code"]}
+    assert stores.publish_daily(day, fake)["code"] == fake["code"]
+    assert stores.publish_daily(day, daily.daily_json(served))["code"] == fake["code"]
     client = create_app({"REDIS_URL": redis_url}).test_client()
-    assert client.get(f"/v1/daily/{day}").json["code"] == "published-earlier"
-    stores.redis.delete(f"daily:{daily_key(day)}")
+    assert client.get(f"/v1/daily/{day}").json["code"] == fake["code"]
+    archived = client.get(f"/v1/daily/archive?from={day}&to={day}").json["items"][0]
+    assert archived["code"] == fake["code"]
+    stores.redis.delete(f"daily:{day}")
 
 
-def test_worker_precomputes_the_coming_days(redis_url, celery_worker):
+def test_days_served_under_schedule_version_1_still_stand(redis_url):
+    stores = Stores.from_url(redis_url)
+    day = "2026-01-04"
+    old = {**daily.daily_json(dt.date(2026, 1, 4)), "schedule_version": 1,
+           "code": daily.daily_json(dt.date(2026, 1, 11))["code"]}
+    stores.redis.set(f"daily:v1:{day}", json.dumps({"v": 1, "daily": old}))
+    try:
+        assert stores.publish_daily(day, daily.daily_json(dt.date(2026, 1, 4)))["code"] == old["code"]
+        client = create_app({"REDIS_URL": redis_url}).test_client()
+        assert client.get(f"/v1/daily/{day}").json["schedule_version"] == 1
+    finally:
+        stores.redis.delete(f"daily:v1:{day}", f"daily:{day}")
+
+
+def test_worker_stores_the_coming_days(redis_url, celery_worker):
     result = make_celery(redis_url).send_task("ricochet.precompute_daily", args=[2]).get(timeout=120)
-    assert len(result) == 3
+    assert result == [(TODAY + dt.timedelta(days=i)).isoformat() for i in range(3)]
     stores = Stores.from_url(redis_url)
     for iso in result:
-        assert stores.daily(daily_key(dt.date.fromisoformat(iso)))["date"] == iso
-    assert json.dumps(stores.daily(daily_key(dt.date.fromisoformat(result[0]))))
+        assert stores.daily(iso)["code"] == daily.daily_json(dt.date.fromisoformat(iso))["code"]
+    client = create_app({"REDIS_URL": redis_url}).test_client()
+    assert client.get(f"/v1/daily/{result[1]}").status_code == 404  # stored ahead, still not shown

@@ -51,9 +51,14 @@ def test_responses_match_their_schemas(client, sample_puzzles):
         ("/v1/difficulty", "post", client.post("/v1/difficulty", json=puzzle)),
         ("/v1/puzzles/random", "get", client.get("/v1/puzzles/random?length=5&seed=1")),
         ("/v1/puzzles/random", "get", client.get("/v1/puzzles/random?length=99")),
-        ("/v1/daily/{date}", "get", client.get("/v1/daily/2026-11-18")),
-        ("/v1/daily/{date}/solution", "get", client.get("/v1/daily/2026-11-18/solution")),
-        ("/v1/daily/{date}", "get", client.get("/v1/daily/2099-01-01")),
+        ("/v1/daily/{day}", "get", client.get("/v1/daily/2026-11-18")),
+        ("/v1/daily/{day}", "get", client.get("/v1/daily/322")),
+        ("/v1/daily/{day}/solution", "get", client.get("/v1/daily/2026-11-18/solution")),
+        ("/v1/daily/{day}/hint", "get", client.get("/v1/daily/2026-11-18/hint?level=4")),
+        ("/v1/daily/{day}", "get", client.get("/v1/daily/2099-01-01")),
+        ("/v1/daily/archive", "get", client.get("/v1/daily/archive?limit=3")),
+        ("/v1/puzzles/{code}/hint", "get", client.get("/v1/puzzles/AQ2VAA8uIr0PAAk/hint?level=3")),
+        ("/v1/solve", "post", client.post("/v1/solve", json={"driftingdroids_id": "0765+42+2E21BD0F+9"})),
         ("/v1/verify", "post", client.post("/v1/verify", json={"puzzle": puzzle, "moves": "x"})),
     ]
     for path, method, r in checks:

@@ -107,3 +107,29 @@ def test_unknown_code_says_what_went_wrong(browser, base_url):
     page.goto(base_url + "/p/not-a-code")
     page.wait_for_function("document.querySelector('#goal').textContent.includes('Could not load')")
     page.close()
+
+
+def test_hint_button_tells_a_level_more_at_each_press(browser, base_url):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + "/")
+    page.wait_for_selector(".robot")
+    daily = _get(base_url + "/v1/daily")
+    moves = _get(base_url + daily["solution_url"])["moves"]
+    robots = list(dict.fromkeys(m["robot"] for m in moves))
+    expected = [f"It takes {len(moves)} moves.", f"{len(robots)} robot", "Robots that move: " + ", ".join(robots),
+                f"First move: {moves[0]['robot']}"]
+    for level, text in enumerate(expected, start=1):
+        page.click("#hint")
+        page.wait_for_function(f"document.querySelector('#hint-text').textContent.startsWith('Hint {level} of 4')",
+                               timeout=20_000)
+        assert text in page.text_content("#hint-text")
+    assert page.is_disabled("#hint")
+    assert page.text_content("#count") == "0"  # a hint moves nothing
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "daily-hint-desktop.png"), full_page=True)
+    # Open Graph: the page a chat app fetches names the day's picture.
+    assert page.get_attribute('meta[property="og:image"]', "content").endswith(f"/v1/daily/{daily['date']}.png")
+    assert not errors
+    page.close()

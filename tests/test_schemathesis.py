@@ -37,7 +37,7 @@ def api_schema(redis_url):
 
 
 def test_every_operation_is_covered():
-    assert len(LABELS) >= 15 and "POST /v1/verify" in LABELS and "GET /v1/daily/{date}" in LABELS
+    assert len(LABELS) >= 15 and "POST /v1/verify" in LABELS and "GET /v1/daily/{day}" in LABELS
 
 
 @pytest.mark.slow

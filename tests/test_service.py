@@ -93,7 +93,7 @@ def test_random_puzzle_bad_queries(client, query, status, field):
 
 def test_docs_cors_and_contract(client):
     page = client.get("/docs")
-    assert page.status_code == 200 and b"/v1/daily/{date}" in page.data
+    assert page.status_code == 200 and b"/v1/daily/{day}" in page.data
     assert client.get("/openapi.yaml").data.startswith(b"openapi: 3.1.0")
     r = client.get("/v1/boards", headers={"Origin": "https://example.org"})
     assert r.headers["Access-Control-Allow-Origin"] in ("*", "https://example.org")

@@ -82,17 +82,31 @@ class Stores:
         self.save_optimum(Puzzle.from_json(puzzle).content_hash(), item["optimal_length"], ttl)
 
     # -- daily puzzles: kept forever, and never replaced once published ------------------
+    # daily:<date> holds the record a deployment first served for that day; days served
+    # under schedule version 1 were kept under daily:v1:<date> and still stand.
 
-    def daily(self, key: str) -> dict[str, Any] | None:
-        raw = self.redis.get(f"daily:{key}")
-        return json.loads(raw)["daily"] if raw is not None else None
+    def dailies(self, days: list[str]) -> dict[str, dict[str, Any]]:
+        """The stored records of these days (ISO dates), where one is stored."""
+        raws = self.redis.mget([k for d in days for k in (f"daily:{d}", f"daily:v1:{d}")]) if days else []
+        found = {}
+        for i, day in enumerate(days):
+            raw = raws[2 * i] or raws[2 * i + 1]
+            if raw is not None:
+                found[day] = json.loads(raw)["daily"]
+        return found
 
-    def publish_daily(self, key: str, daily: dict[str, Any]) -> dict[str, Any]:
+    def daily(self, day: str) -> dict[str, Any] | None:
+        return self.dailies([day]).get(day)
+
+    def publish_daily(self, day: str, daily: dict[str, Any]) -> dict[str, Any]:
         """Store a day's puzzle unless one is there already; returns the one that stands."""
-        if self.redis.set(f"daily:{key}", json.dumps({"v": FORMAT, "daily": daily}), nx=True):
+        standing = self.daily(day)
+        if standing is not None:
+            return standing
+        if self.redis.set(f"daily:{day}", json.dumps({"v": FORMAT, "daily": daily}), nx=True):
             self._record_generated(daily, ttl=None)  # verify knows the optimum at once, for good
             return daily
-        return self.daily(key) or daily
+        return self.daily(day) or daily
 
     # -- packs: one hash field per puzzle index, so a repeated write changes nothing ------
     # pack:<id>:items  index -> puzzle JSON;  pack:<id>:failed  index -> reason;

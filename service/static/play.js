@@ -30,19 +30,22 @@ async function load() {
     found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`);
     state.title = `Puzzle ${code}`;
     state.fetchSolution = async () => (await api("POST", "/v1/solve", { code })).moves;
+    state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(code)}/hint?level=${level}`;
   } else if (params.get("length")) {
     found = await api("GET", `/v1/puzzles/random?length=${encodeURIComponent(params.get("length"))}`);
     state.title = `A ${found.optimal_length}-move puzzle`;
     state.optimal = found.optimal_length;
     const moves = found.solution;
     state.fetchSolution = async () => moves;
+    state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(found.code)}/hint?level=${level}`;
     history.replaceState(null, "", `/p/${found.code}`);
   } else {
     const daily = await api("GET", "/v1/daily");
     found = { ...daily.puzzle, code: daily.code };
-    state.title = `Daily puzzle, ${daily.date} (${daily.difficulty.grade})`;
+    state.title = `Daily puzzle #${daily.number}, ${daily.date} (${daily.difficulty.grade})`;
     state.optimal = daily.optimal_length;
     state.fetchSolution = async () => (await api("GET", daily.solution_url)).moves;
+    state.hintPath = (level) => `/v1/daily/${daily.date}/hint?level=${level}`;
   }
   state.code = found.code;
   state.puzzle = { board: found.board, robots: found.robots, target: found.target, rules: found.rules };
@@ -210,6 +213,29 @@ async function showSolution() {
   }
 }
 
+// Hints come one level at a time, as DriftingDroids gives them: the optimal length,
+// how many robots move, which ones, then the first move.
+const ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
+state.hintLevel = 0;
+
+async function showHint() {
+  if (state.hintLevel >= 4 || !state.hintPath) return;
+  try {
+    const h = await api("GET", state.hintPath(state.hintLevel + 1));
+    state.hintLevel = h.level;
+    const told = [`It takes ${h.optimal_length} moves.`];
+    if (h.level >= 3) told.push(`Robots that move: ${h.robots.join(", ")}.`);
+    else if (h.level >= 2) told.push(h.robots_moved === 1 ? "1 robot moves." : `${h.robots_moved} robots move.`);
+    if (h.level >= 4 && h.first_move) {
+      told.push(`First move: ${h.first_move.robot} ${ARROWS[h.first_move.direction]}.`);
+    }
+    $("hint-text").textContent = `Hint ${h.level} of 4: ${told.join(" ")}`;
+    if (h.level >= 4) $("hint").disabled = true;
+  } catch (e) {
+    $("hint-text").textContent = `No hint: ${e.message}`;
+  }
+}
+
 function undo() {
   if (!state.history.length) return;
   state.cells = state.history.pop();
@@ -235,6 +261,8 @@ function keys(event) {
     check();
   } else if (event.key === "s") {
     showSolution();
+  } else if (event.key === "h") {
+    showHint();
   } else {
     return;
   }
@@ -266,6 +294,7 @@ $("undo").addEventListener("click", undo);
 $("reset").addEventListener("click", () => { resetPositions(); counter("Back to the start."); });
 $("check").addEventListener("click", check);
 $("solution").addEventListener("click", showSolution);
+$("hint").addEventListener("click", showHint);
 lengths();
 swipes();
 load().catch((e) => { $("goal").textContent = `Could not load the puzzle: ${e.message}`; });

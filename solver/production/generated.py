@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..interop import driftingdroids_id
 from ..puzzle import Puzzle
 from ..solution import Solution
 
@@ -22,4 +23,5 @@ class Generated:
     def to_json(self) -> dict[str, Any]:
         """A FORMATS.md puzzle with its solution and difficulty report beside it."""
         return {**self.puzzle.to_json(), "code": self.puzzle.code(), "optimal_length": self.solution.length,
-                "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty}
+                "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty,
+                "driftingdroids_id": driftingdroids_id(self.puzzle)}
