@@ -39,7 +39,7 @@ VERIFY_REQUEST = VerifyRequest()
 SHEET_QUERY = SheetQuery()
 HINT_QUERY = HintQuery()
 api = Blueprint("api", __name__)
-OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
+OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"  # the top-level openapi.yaml links here
 
 SVG = "image/svg+xml"
 

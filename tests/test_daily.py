@@ -104,7 +104,7 @@ def test_today_and_a_past_day_by_date_and_by_number(client):
     assert today.json["number"] == (TODAY - daily.FIRST_DAY).days + 1
     one = client.get("/v1/daily/1")
     assert one.json["date"] == "2026-01-01" and one.json["number"] == 1
-    assert one.json == client.get("/v1/daily/2026-01-01").json
+    assert one.json == client.get("/v1/daily/2026-01-01").json == calendar_lines()[0]  # the CLI prints the same
     assert "solution" not in one.json and one.json["solution_url"] == "/v1/daily/2026-01-01/solution"
     assert one.headers["ETag"] and "immutable" in one.headers["Cache-Control"]
     assert client.get("/v1/daily/1", headers={"If-None-Match": one.headers["ETag"]}).status_code == 304

@@ -1,0 +1,100 @@
+"""The installed package, as the image runs it: a wheel (not the source tree)
+installed into a fresh virtualenv and served by gunicorn from another folder,
+with the Dockerfile's own command.  Docker need not be installed: the test
+reads the Dockerfile and does what its run stage does."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCKERFILE = (ROOT / "deploy" / "Dockerfile").read_text()
+
+
+def test_the_dockerfile_builds_in_one_stage_and_runs_the_installed_package_in_another():
+    stages = re.findall(r"^FROM (\S+)(?: AS (\w+))?", DOCKERFILE, re.M)
+    assert len(stages) == 2 and stages[0][1] == "build"
+    run_stage = DOCKERFILE.split("\nFROM ")[-1]
+    assert "COPY --from=build /wheels" in run_stage and "pip install" in run_stage
+    assert not re.search(r"^COPY (solver|service|workers)\b", run_stage, re.M)  # no source tree to shadow it
+    user = re.findall(r"^USER (\S+)", run_stage, re.M)
+    assert user and user[-1] not in ("root", "0")
+    assert re.search(r"^HEALTHCHECK .*\n?.*healthz", run_stage, re.M)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str, bytes]:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.status, r.headers["Content-Type"], r.read()
+
+
+@pytest.mark.slow
+def test_the_wheel_serves_from_a_fresh_virtualenv(tmp_path):
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels),
+                    str(ROOT)], check=True)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    # The package itself from the wheel; its dependencies from the test environment's
+    # site-packages, read through PYTHONPATH (where .pth files, and so the editable
+    # install of this checkout, are not read).
+    deps = sysconfig.get_paths()["purelib"]
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    *map(str, wheels.glob("*.whl"))], check=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PYTHONPATH")}
+    env["PYTHONPATH"] = deps
+    probe = "import service, solver._core as c; print(service.__file__, c.__file__)"
+    where = subprocess.run([str(python), "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True,
+                           check=True).stdout
+    assert all(str(venv) in path for path in where.split()), where
+    # The image's own command (its settings come from the installed package).
+    cmd = json.loads(re.search(r"^CMD (\[.*\])", DOCKERFILE, re.M).group(1))
+    assert cmd[0] == "gunicorn"
+    cmd = [str(python), "-m", "gunicorn", *cmd[1:]]
+    port = _free_port()
+    env.update(RICOCHET_BIND=f"127.0.0.1:{port}", RICOCHET_WEB_WORKERS="1")
+    server = subprocess.Popen(cmd, cwd=elsewhere, env=env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert _get(base + "/healthz")[0] == 200
+                break
+            except OSError:
+                assert server.poll() is None, server.stderr.read().decode()
+                assert time.monotonic() < deadline
+                time.sleep(0.3)
+        status, kind, page = _get(base + "/")
+        assert status == 200 and kind.startswith("text/html") and b"og:image" in page
+        assert _get(base + "/static/play.js")[0] == 200
+        status, _, spec = _get(base + "/openapi.yaml")
+        assert status == 200 and spec.startswith(b"openapi: 3.1.0")
+        status, _, body = _get(base + "/v1/daily")
+        daily = json.loads(body)
+        assert status == 200 and daily["optimal_length"] >= 5
+        assert _get(base + daily["image_url"])[1] == "image/png"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
