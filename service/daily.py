@@ -31,21 +31,21 @@ def _day(value: str) -> dt.date:
     """A path's day: a date (YYYY-MM-DD) or a day number (1 = 2026-01-01), published."""
     if value.isdigit() and len(value) <= 6:
         if int(value) < 1:
-            raise Problem(404, "Not published", "day numbers start at 1 (2026-01-01)", field="day")
+            raise Problem("not-found", "day numbers start at 1 (2026-01-01)", field="day")
         day = daily.day_of(int(value))
     else:
         try:
             day = dt.date.fromisoformat(value)
         except ValueError:
-            raise Problem(400, "Invalid date", f"{value!r} is neither a date (YYYY-MM-DD) nor a day number "
+            raise Problem("invalid-input", f"{value!r} is neither a date (YYYY-MM-DD) nor a day number "
                           "(1 = 2026-01-01)", field="day") from None
     if day > daily.today():
         wait = (day - daily.today()).days
-        raise Problem(404, "Not yet published", f"the puzzle of {day.isoformat()} is published on that day at "
+        raise Problem("not-yet-published", f"the puzzle of {day.isoformat()} is published on that day at "
                       f"00:00 UTC, in {wait} day{'s' if wait != 1 else ''}; nothing of it is shown before",
                       field="day")
     if day < daily.FIRST_DAY or day > daily.last_day():
-        raise Problem(404, "Not published", f"there is no daily puzzle for {day.isoformat()}: they run from "
+        raise Problem("not-found", f"there is no daily puzzle for {day.isoformat()}: they run from "
                       f"{daily.FIRST_DAY.isoformat()} to {daily.last_day().isoformat()}", field="day")
     return day
 
@@ -132,7 +132,7 @@ def archive() -> Response:
     end = min(query.get("to") or today, today)
     limit = query["limit"]
     if query.get("from") and query.get("to") and query["from"] > query["to"]:
-        raise Problem(400, "Invalid query", "from must not be after to", field="from")
+        raise Problem("invalid-input", "from must not be after to", field="from")
     total = max(0, (end - start).days + 1)
     days = [start + dt.timedelta(days=i) for i in range(min(limit, total))]
     stores = current_app.extensions.get("stores")

@@ -26,7 +26,7 @@ from solver.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
 from solver.solve import solve
 from workers.schemas import load
 
-from .errors import Problem, json_body
+from .errors import BY_STATUS, Problem, json_body
 
 games = Blueprint("games", __name__)
 
@@ -68,7 +68,7 @@ def _now() -> float:
 def _stores() -> Any:
     stores = current_app.extensions.get("stores")
     if stores is None:
-        raise Problem(503, "Service Unavailable", "games need Redis: set REDIS_URL or run `ricochet serve`")
+        raise Problem("unavailable", "games need Redis: set REDIS_URL or run `ricochet serve`")
     return stores
 
 
@@ -76,11 +76,11 @@ def _player(gid: str) -> str:
     header = request.headers.get("Authorization", "")
     token = header[7:] if header.startswith("Bearer ") else ""
     if not token or len(token) > 100:
-        raise Problem(401, "Unauthorized", "send your player token: Authorization: Bearer <token>",
+        raise Problem("unauthorized", "send your player token: Authorization: Bearer <token>",
                       headers={"WWW-Authenticate": "Bearer"})
     name = _stores().game_player(gid, token)
     if name is None:
-        raise Problem(403, "Forbidden", "that token is not a player's token in this game")
+        raise Problem("forbidden", "that token is not a player's token in this game")
     return name
 
 
@@ -95,9 +95,9 @@ def _change(gid: str, action: Callable[[Game], Any]) -> tuple[dict[str, Any], An
     try:
         state, result = _stores().update_game(gid, change)
     except GameError as e:
-        raise Problem(e.status, "Not allowed now" if e.status == 409 else "Forbidden", str(e)) from None
+        raise Problem(BY_STATUS.get(e.status, "conflict"), str(e)) from None
     if state is None:
-        raise Problem(404, "Not Found", f"no game {gid!r}: games are kept for a week after their last move")
+        raise Problem("not-found", f"no game {gid!r}: games are kept for a week after their last move")
     return _rated(gid, state), result
 
 
@@ -154,7 +154,7 @@ def create_game() -> Response:
 def get_game(game_id: str) -> Response:
     since = request.args.get("since", "0")
     if not since.isdigit() or len(since) > 9:
-        raise Problem(400, "Invalid query", "since must be a version number (0 or more)", field="since")
+        raise Problem("invalid-input", "since must be a version number (0 or more)", field="since")
     state, _ = _change(game_id, lambda game: None)  # looking settles the timers that ran out
     return jsonify(_view(state, int(since)))
 
@@ -183,17 +183,17 @@ def events(game_id: str) -> Response:
     """Server-sent events: each game event once, in order, from `since` or Last-Event-ID."""
     start = request.headers.get("Last-Event-ID") or request.args.get("since", "0")
     if not start.isdigit() or len(start) > 9:
-        raise Problem(400, "Invalid query", "since (or Last-Event-ID) must be a version number", field="since")
+        raise Problem("invalid-input", "since (or Last-Event-ID) must be a version number", field="since")
     stores = _stores()
     if stores.game(game_id) is None:
-        raise Problem(404, "Not Found", f"no game {game_id!r}")
+        raise Problem("not-found", f"no game {game_id!r}")
     clock, seconds = current_app.config["CLOCK"], current_app.config["GAME_SSE_SECONDS"]
     # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most
     # of its threads for everything else, and a stream beyond its share is told to poll.
     streams = current_app.extensions.setdefault(
         "game_streams", threading.BoundedSemaphore(current_app.config["GAME_STREAMS"]))
     if not streams.acquire(blocking=False):
-        raise Problem(503, "Service Unavailable", "too many event streams here now; poll "
+        raise Problem("unavailable", "too many event streams here now; poll "
                       f"GET /v1/games/{game_id}?since=N instead, or retry", headers={"Retry-After": "2"})
 
     def stream() -> Iterator[str]:

@@ -35,8 +35,7 @@ def register(app: Flask) -> Limiter:
     def breached(limit: RequestLimit) -> Response:
         retry_after = max(1, int(limit.reset_at - time.time()))
         response = problem_response(
-            429, "Too Many Requests",
-            f"rate limit of {limit.limit} for this route exceeded; retry after {retry_after} s",
+            "rate-limited", f"rate limit of {limit.limit} for this route exceeded; retry after {retry_after} s",
             limit=str(limit.limit))
         response.headers["Retry-After"] = str(retry_after)
         return response
@@ -90,7 +89,7 @@ def charge(kind: str, cost: int) -> dict[str, str]:
     if used > limit:
         stores.redis.decrby(key, cost)  # refused work costs nothing
         unit = "worker-seconds" if kind == "solve" else "puzzle-moves"
-        raise Problem(429, "Too Many Requests", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
+        raise Problem("quota-exceeded", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
                       f"an hour ({max(0, limit - used + cost)} left); retry after {reset} s",
                       headers={**headers, "Retry-After": str(reset)}, quota=kind)
     return headers

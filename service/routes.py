@@ -28,7 +28,7 @@ from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg, sheet_svg
 from workers.schemas import load
 
-from .errors import Problem, json_body, problem_response
+from .errors import KINDS, Problem, json_body, problem_response
 from .limits import announce, charge
 from .metrics import CACHE, SOLVE_SECONDS
 from .pictures import PNG, picture
@@ -101,6 +101,26 @@ def play_code(code: str) -> Response:
                  f"Bring {target} to its target in as few moves as you can.")
 
 
+@api.get("/problems")
+@api.get("/problems/<kind>")
+def problem_types(kind: str | None = None) -> Response:
+    """What each problem `type` means: the page its URI names."""
+    if kind is not None and kind not in KINDS:
+        raise Problem("not-found", f"no problem type {kind!r}; /problems lists them")
+    rows = "".join(
+        f"<tr id={k}><td><a href=/problems/{k}><code>/problems/{k}</code></a></td><td>{status}</td>"
+        f"<td>{html.escape(title)}</td><td>{html.escape(text)}</td></tr>"
+        for k, (status, title, text) in KINDS.items() if kind in (None, k))
+    page = ("<!doctype html><html lang=en><meta charset=utf-8><title>ricochet-service problem types</title>"
+            "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem;"
+            "vertical-align:top;border-bottom:1px solid #ddd}</style><h1>Problem types</h1><p>Every error is "
+            "<code>application/problem+json</code> (RFC 9457); its <code>type</code> is one of these.</p>"
+            f"<table><tr><th>type</th><th>status</th><th>title</th><th>meaning</th></tr>{rows}</table></html>")
+    response = Response(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 @api.get("/openapi.yaml")
 def openapi_document() -> Response:
     return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
@@ -156,7 +176,7 @@ def readyz() -> Response:
         if workers:
             current_app.extensions["ready_until"] = time.monotonic() + READY_FOR
     if not workers:
-        response = problem_response(503, "Not ready", "no worker replied; start one with `ricochet worker`")
+        response = problem_response("unavailable", "no worker replied; start one with `ricochet worker`")
         response.headers["Retry-After"] = "5"
         return response
     return jsonify(status="ready", redis="ok", workers=len(workers))
@@ -212,8 +232,8 @@ def puzzle_hint(code: str) -> Response:
     if moves is None:
         answer = _stores().answer(p.content_hash()) if _stores() is not None else None
         if answer is not None and answer.get("status") == "unsolvable":
-            raise Problem(422, "Cannot hint", "the puzzle has no solution")
-        raise Problem(422, "Cannot hint", "the optimal solution is not known yet (it takes longer than a request "
+            raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
+        raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
                       "may search): POST /v1/solve queues the search, and hints follow once it is solved")
     response = jsonify({"code": p.code(), **hint(moves, level)})
     response.headers["Cache-Control"] = "public, max-age=86400"
@@ -337,14 +357,14 @@ def _admit(queue: str) -> None:
 
     limit = current_app.config["MAX_QUEUED"][queue]
     if queued(current_app.extensions["celery"], queue) >= limit:
-        raise Problem(503, "Service Unavailable", f"the {queue} queue is full ({limit} tasks waiting); "
+        raise Problem("unavailable", f"the {queue} queue is full ({limit} tasks waiting); "
                       "retry later", headers={"Retry-After": "30"})
 
 
 def _required_stores() -> Any:
     stores = _stores()
     if stores is None:
-        raise Problem(503, "Service Unavailable", "queued work needs Redis: set REDIS_URL or run `ricochet serve`")
+        raise Problem("unavailable", "queued work needs Redis: set REDIS_URL or run `ricochet serve`")
     return stores
 
 
@@ -356,26 +376,26 @@ def create_pack() -> Response:
     stores = _required_stores()
     longest = _longest_held(request_body["board"], request_body["robots"], request_body["ricochet"])
     if request_body["min_length"] > longest:
-        raise Problem(422, "Out of range", f"the longest puzzles held for {request_body['robots']} robots on "
+        raise Problem("out-of-range", f"the longest puzzles held for {request_body['robots']} robots on "
                       f"{request_body['board']} boards (ricochet {request_body['ricochet']}) have {longest} moves; "
                       f"ask for min_length up to {longest}", field="min_length")
     job_id = uuid.uuid4().hex
     key = request.headers.get("Idempotency-Key")
     if key is not None:
         if not 1 <= len(key) <= 200:
-            raise Problem(400, "Invalid header", "Idempotency-Key must be 1 to 200 characters",
+            raise Problem("invalid-input", "Idempotency-Key must be 1 to 200 characters",
                           field="Idempotency-Key")
         # Keys are the client's own (by address), and name one request: the same key
         # with another body is refused, as the IETF Idempotency-Key draft has it.
         fingerprint = hashlib.sha256(json.dumps(request_body, sort_keys=True).encode()).hexdigest()
         existing, same = stores.job_for_key(f"{request.remote_addr}:{key}", job_id, fingerprint)
         if not same:
-            raise Problem(422, "Unprocessable Content", "this Idempotency-Key was used with another request body; "
+            raise Problem("idempotency-key-reused", "this Idempotency-Key was used with another request body; "
                           "use a new key for a new pack", field="Idempotency-Key")
         if existing != job_id:
             found = stores.job(existing)
             if found is None:
-                raise Problem(409, "Conflict", "the first request with this Idempotency-Key is still being "
+                raise Problem("conflict", "the first request with this Idempotency-Key is still being "
                               "created; retry in a moment", headers={"Retry-After": "1"}, field="Idempotency-Key")
             return _accepted(found)
     _admit("packs")
@@ -391,12 +411,12 @@ def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dic
     stores = _required_stores()
     job = stores.job(pack_id) if len(pack_id) <= 64 else None
     if job is None or job["kind"] != "pack":
-        raise Problem(404, "Not Found", f"no pack {pack_id!r}: packs are kept for a week")
+        raise Problem("not-found", f"no pack {pack_id!r}: packs are kept for a week")
     if finished and job["state"] != "succeeded" or job["state"] in ("failed", "cancelled"):
-        raise Problem(409, "Not ready", f"the pack is {job['state']}; follow its job",
+        raise Problem("not-ready", f"the pack is {job['state']}; follow its job",
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
     if job["state"] == "succeeded" and not stores.pack_exists(pack_id):
-        raise Problem(410, "Gone", "the pack has expired; create it again (same seed, same puzzles)")
+        raise Problem("gone", "the pack has expired; create it again (same seed, same puzzles)")
     items = stores.pack_items(pack_id, job["request"]["count"])
     for item in items:  # packs made before the field existed
         if "driftingdroids_id" not in item:
@@ -430,7 +450,7 @@ def pack_sheet(pack_id: str) -> Response:
     _, puzzles = _pack(pack_id)
     pages = (len(puzzles) + SHEET_SIZE - 1) // SHEET_SIZE
     if query["page"] > pages:
-        raise Problem(404, "Not Found", f"the pack has {pages} sheet(s) of {SHEET_SIZE} puzzles", field="page")
+        raise Problem("not-found", f"the pack has {pages} sheet(s) of {SHEET_SIZE} puzzles", field="page")
     first = (query["page"] - 1) * SHEET_SIZE
     items = []
     for index, item in enumerate(puzzles[first:first + SHEET_SIZE], start=first + 1):
@@ -448,7 +468,7 @@ def job(job_id: str) -> Response:
     stores = _stores()
     found = stores.job(job_id) if stores is not None and len(job_id) <= 64 else None
     if found is None:
-        raise Problem(404, "Not Found", f"no job {job_id!r}: jobs are kept for a week")
+        raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
     return jsonify(_job_view(found))
 
 
@@ -459,7 +479,7 @@ def cancel_job(job_id: str) -> Response:
     stores = _required_stores()
     found = stores.cancel_job(job_id) if len(job_id) <= 64 else None
     if found is None:
-        raise Problem(404, "Not Found", f"no job {job_id!r}: jobs are kept for a week")
+        raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
     return jsonify(_job_view(found))
 
 
@@ -468,9 +488,10 @@ def rate() -> Response:
     p = _puzzle_from(json_body())
     answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
     if answer.length is None:
-        detail = ("the puzzle has no solution" if answer.status == "unsolvable" else
-                  f"the puzzle needs more than {answer.lower_bound - 1} moves; solve it first with POST /v1/solve")
-        raise Problem(422, "Cannot rate", detail)
+        if answer.status == "unsolvable":
+            raise Problem("unsolvable", "the puzzle has no solution, so it has no difficulty")
+        raise Problem("needs-a-job", f"the puzzle needs more than {answer.lower_bound - 1} moves; solve it first "
+                      "with POST /v1/solve")
     return jsonify({**difficulty(p, answer, time_budget=current_app.config["SOLVE_TIME_BUDGET"]),
                     "code": p.code()})
 
@@ -488,9 +509,9 @@ def random_puzzle() -> Response:
     length, grade, robots, board = query.get("length"), query.get("grade"), query["robots"], query["board"]
     seed = query.get("seed") or uuid.uuid4().hex
     if (length is None) == (grade is None):
-        raise Problem(400, "Invalid query", "give exactly one of length or grade", field="length")
+        raise Problem("invalid-input", "give exactly one of length or grade", field="length")
     if length is not None and not 2 <= length <= MAX_LENGTH:
-        raise Problem(422, "Out of range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
+        raise Problem("out-of-range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
                       f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
     if length is not None:
         g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET, pools=_pools())
@@ -500,13 +521,13 @@ def random_puzzle() -> Response:
         for attempt in range(40):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise Problem(422, "Not found", f"no {grade} puzzle found in time for this seed; try another seed")
+                raise Problem("no-puzzle-found", f"no {grade} puzzle found in time for this seed; try another seed")
             g = generate(min_length=lo, max_length=hi, board=board, robots=robots, seed=f"{seed}:{attempt}",
                          time_budget=remaining, pools=_pools())
             if g.difficulty["grade"] == grade:
                 break
         else:
-            raise Problem(422, "Not found", f"no {grade} puzzle found for this seed; try another seed")
+            raise Problem("no-puzzle-found", f"no {grade} puzzle found for this seed; try another seed")
     return jsonify({**g.to_json(), "seed": seed})
 
 

@@ -14,6 +14,7 @@ from functools import cache
 import pytest
 
 from service.app import create_app
+from service.daily import _SERVED as served_here
 from solver import daily
 from solver.production.calendar import identity
 from solver.puzzle import Puzzle, moves_from_json
@@ -214,9 +215,11 @@ def test_days_served_under_schedule_version_1_still_stand(redis_url):
     day = "2026-01-04"
     old = {**daily.daily_json(dt.date(2026, 1, 4)), "schedule_version": 1,
            "code": daily.daily_json(dt.date(2026, 1, 11))["code"]}
+    stores.redis.delete(f"daily:{day}")  # as in a deployment that served the day under version 1 only
     stores.redis.set(f"daily:v1:{day}", json.dumps({"v": 1, "daily": old}))
     try:
         assert stores.publish_daily(day, daily.daily_json(dt.date(2026, 1, 4)))["code"] == old["code"]
+        served_here.clear()  # a fresh API process: nothing of the day served from memory
         client = create_app({"REDIS_URL": redis_url}).test_client()
         assert client.get(f"/v1/daily/{day}").json["schedule_version"] == 1
     finally:

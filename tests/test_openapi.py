@@ -63,3 +63,33 @@ def test_responses_match_their_schemas(client, sample_puzzles):
     ]
     for path, method, r in checks:
         jsonschema.validate(r.get_json(force=True), _schema(path, method, r.status_code, r.mimetype))
+
+
+def test_every_problem_type_is_in_the_contract_and_documented_at_its_uri(client):
+    from service.errors import KINDS, problem_type
+
+    documented = SPEC["components"]["schemas"]["Problem"]["properties"]["type"]["enum"]
+    assert documented == [problem_type(k) for k in KINDS]
+    titles = set()
+    for kind, (status, title, _) in KINDS.items():
+        page = client.get(problem_type(kind))
+        assert page.status_code == 200 and title.encode() in page.data and str(status).encode() in page.data
+        titles.add(title)
+    assert len(titles) == len(KINDS)  # one title per kind: a title names its kind
+    r = client.get("/problems/nope")
+    assert r.status_code == 404 and r.json["type"] == "/problems/not-found"
+
+
+@pytest.mark.parametrize("method,path,kind,status", [
+    ("get", "/nope", "not-found", 404),
+    ("delete", "/v1/daily", "method-not-allowed", 405),
+    ("post", "/v1/solve", "invalid-json", 400),
+    ("get", "/v1/puzzles/random?length=99", "out-of-range", 422),
+    ("get", "/v1/daily/2099-01-01", "not-yet-published", 404),
+])
+def test_problems_carry_their_type(client, method, path, kind, status):
+    r = getattr(client, method)(path)
+    assert r.status_code == status and r.mimetype == "application/problem+json"
+    assert r.json["type"] == f"/problems/{kind}"
+    if status == 405:
+        assert set(r.headers["Allow"].split(", ")) >= {"GET", "HEAD"}

@@ -283,7 +283,8 @@ def test_a_received_chunk_beats_before_it_starts(redis_url, monkeypatch):
                                                      args=["received-pack", [[3, 9], [4, 9]]]))
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.solve", args=["x", {}, 1.0]))  # not a chunk
         assert set(stores.redis.hkeys("pack:received-pack:beats")) == {b"3"}
-        assert stores.silent_chunks(0.0) == [("received-pack", "3", [[3, 9], [4, 9]])]
+        mine = [c for c in stores.silent_chunks(0.0) if c[0] == "received-pack"]
+        assert mine == [("received-pack", "3", [[3, 9], [4, 9]])]
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", args=["received-pack"]))  # logged
     finally:
         stores.forget_chunks("received-pack")
