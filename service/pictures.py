@@ -4,14 +4,14 @@ show SVG).  resvg (through resvg-py) rasterises the same SVG the API serves."""
 from __future__ import annotations
 
 import functools
-import hashlib
 
 import resvg_py
-from flask import Response, request
+from flask import Response
+
+from .caching import IMMUTABLE, cached
 
 PNG = "image/png"
 ZOOM = 1.5  # the SVG board is 656 px wide; link previews want about 1000
-IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 @functools.lru_cache(maxsize=256)
@@ -22,8 +22,4 @@ def png(svg: str) -> bytes:
 def picture(svg: str, mimetype: str, cache_control: str = IMMUTABLE) -> Response:
     """A picture (the SVG, or the PNG made from it) with an ETag and cache headers;
     answers 304 to a request that already holds it."""
-    body = png(svg) if mimetype == PNG else svg.encode()
-    response = Response(body, mimetype=mimetype)
-    response.set_etag(hashlib.sha256(svg.encode() + mimetype.encode()).hexdigest()[:32])
-    response.headers["Cache-Control"] = cache_control
-    return response.make_conditional(request)
+    return cached(Response(png(svg) if mimetype == PNG else svg.encode(), mimetype=mimetype), cache_control)

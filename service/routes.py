@@ -28,6 +28,7 @@ from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg, sheet_svg
 from workers.schemas import load
 
+from .caching import cached
 from .errors import KINDS, Problem, json_body, problem_response
 from .limits import announce, charge
 from .metrics import CACHE, SOLVE_SECONDS
@@ -184,14 +185,14 @@ def readyz() -> Response:
 
 @api.get("/v1/boards")
 def boards() -> Response:
-    return jsonify(
+    return cached(jsonify(
         editions={e: {"boards": sum(1 for _ in all_boards(e)),
                       "sections": [s for s in sections() if e == "2013" or s[-1] in "AB"]}
                   for e in EDITIONS},
         sections=[{"id": s["id"], "colour_marking": s["colour_marking"], "has_vortex": s["has_vortex"],
                    "has_diagonals": s["has_diagonals"]} for s in sections().values()],
         example="green-A,yellow-B,red-B,blue-B",
-    )
+    ))
 
 
 @api.get("/v1/boards/<spec>")
@@ -208,7 +209,7 @@ def board(spec: str) -> Response:
         body["steps"] = [list(row) for row in b.steps]
         body["barriers"] = {str(i): {"colour": d.colour, "orientation": d.orientation} for i, d in b.barriers.items()}
         body["deflect"] = {k: list(v) for k, v in DEFLECT.items()}  # new direction by barrier and old direction
-    return jsonify(body)
+    return cached(jsonify(body))
 
 
 @api.get("/v1/puzzles/<code>")
@@ -219,8 +220,8 @@ def puzzle(code: str) -> Response:
             solution = _known_solution(p) if request.args.get("solution") == "true" else None
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
-    return jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash(),
-                    "driftingdroids_id": driftingdroids_id(p)})
+    return cached(jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash(),
+                           "driftingdroids_id": driftingdroids_id(p)}))
 
 
 @api.get("/v1/puzzles/<code>/hint")
@@ -235,9 +236,7 @@ def puzzle_hint(code: str) -> Response:
             raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
         raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
                       "may search): POST /v1/solve queues the search, and hints follow once it is solved")
-    response = jsonify({"code": p.code(), **hint(moves, level)})
-    response.headers["Cache-Control"] = "public, max-age=86400"
-    return response
+    return cached(jsonify({"code": p.code(), **hint(moves, level)}))
 
 
 def _stores() -> Any:

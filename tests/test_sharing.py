@@ -160,3 +160,13 @@ def test_generate_prints_driftingdroids_ids():
     line = subprocess.run([sys.executable, "-m", "service.cli", "generate", "--length", "5", "--board",
                            "random-1999"], capture_output=True, text=True, check=True).stdout
     assert json.loads(line)["driftingdroids_id"]
+
+
+@pytest.mark.parametrize("path", ["/v1/boards", f"/v1/boards/{BOARD_1999}", f"/v1/boards/{BOARD_1999}?tables=true",
+                                  "/v1/puzzles/{code}", "/v1/puzzles/{code}/hint?level=2"])
+def test_content_addressed_json_is_cacheable(client, path):
+    code = client.get("/v1/puzzles/random?length=6&seed=png").json["code"]
+    r = client.get(path.format(code=code))
+    assert r.status_code == 200 and r.headers["ETag"] and r.headers["Cache-Control"].startswith("public")
+    again = client.get(path.format(code=code), headers={"If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 304 and not again.data
