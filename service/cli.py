@@ -31,6 +31,19 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_worker)
     p = sub.add_parser("beat", help="run the Celery beat scheduler: daily puzzles published ahead, pools grown")
     p.set_defaults(run=_beat)
+    p = sub.add_parser("pack", help="make a pack without a server: one JSON puzzle per line, the same items as "
+                                    "POST /v1/packs with the same fields (starter pools)")
+    p.add_argument("--count", type=int, required=True, help="puzzles in the pack (1 to 1000)")
+    p.add_argument("--length", type=int, help="exact optimal length (or --min-length and --max-length)")
+    p.add_argument("--min-length", type=int, help="shortest optimal length")
+    p.add_argument("--max-length", type=int, help="longest optimal length")
+    p.add_argument("--seed", default="0", help="same seed and fields, same pack (default 0)")
+    p.add_argument("--board", default="random-2013",
+                   help="a board spec, random-2013 (default), random-1999 or random-beginner")
+    p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
+    p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
+    p.set_defaults(run=_pack)
     pool = sub.add_parser("pool", help="pools: proven, rated puzzles of every length from one board analysis")
     verbs = pool.add_subparsers(dest="verb", required=True, metavar="{build,list,import}")
     p = verbs.add_parser("build", help="analyse one board and target (about 4 GiB, minutes) and store its pools")
@@ -98,6 +111,41 @@ def _pool_build(args: argparse.Namespace) -> int:
         print(f"ricochet: {pool.id}: {len(pool.rows)} puzzles of {min(lengths, default=0)}-"
               f"{max(lengths, default=0)} moves -> {where}", file=sys.stderr)
     return 0
+
+
+def _pack(args: argparse.Namespace) -> int:
+    """A pack on standard output, items in order; items that could not be made on standard error."""
+    import json
+
+    from tqdm import tqdm
+
+    from solver.production.packs import make
+    from workers.schemas import PackRequest, load
+
+    lo = args.min_length if args.length is None else args.length
+    hi = args.max_length if args.length is None else args.length
+    if lo is None or hi is None:
+        print("ricochet: give --length, or --min-length and --max-length", file=sys.stderr)
+        return 2
+    if not 1 <= args.jobs <= 64:
+        print("ricochet: --jobs must be from 1 to 64", file=sys.stderr)
+        return 2
+    try:
+        request = load(PackRequest(), {"count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed,
+                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet})
+    except InvalidInput as e:
+        print(f"ricochet: {e}", file=sys.stderr)
+        return 2
+    failed = 0
+    with tqdm(total=args.count, desc="pack", unit=" puzzles", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        for index, item in make(request, processes=args.jobs, progress=bar.update):
+            if isinstance(item, str):
+                failed += 1
+                print(f"ricochet: item {index}: {item}", file=sys.stderr)
+                continue
+            print(json.dumps({"index": index, **item}, separators=(",", ":")), flush=True)
+    bar.close()
+    return 1 if failed else 0
 
 
 def _pool_list(args: argparse.Namespace) -> int:

@@ -44,6 +44,11 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     assert all(p["code"].encode() in sheet.data for p in pack["puzzles"])
     assert client.get(f"/v1/packs/{job['pack_id']}.svg?page=2").status_code == 404
     assert client.get(f"/v1/packs/{job['pack_id']}.svg?page=x").json["field"] == "page"
+    # Without a server: the same items, made by two processes.
+    cli = subprocess.run([sys.executable, "-m", "service.cli", "pack", "--count", "12", "--min-length", "5",
+                          "--max-length", "7", "--seed", "t1", "-j", "2"], capture_output=True, text=True, check=True)
+    assert [json.loads(x) for x in cli.stdout.splitlines()] == [{**p, "index": i} for i, p in
+                                                                 enumerate(pack["puzzles"])]
 
 
 def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
@@ -288,3 +293,11 @@ def test_a_received_chunk_beats_before_it_starts(redis_url, monkeypatch):
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", args=["received-pack"]))  # logged
     finally:
         stores.forget_chunks("received-pack")
+
+
+@pytest.mark.parametrize("args,says", [(["--count", "2"], "--length"), (["--count", "0", "--length", "6"], "count"),
+                                       (["--count", "2", "--length", "6", "--board", "nope"], "board"),
+                                       (["--count", "2", "--length", "6", "-j", "0"], "--jobs")])
+def test_pack_command_refuses_bad_requests(args, says):
+    out = subprocess.run([sys.executable, "-m", "service.cli", "pack", *args], capture_output=True, text=True)
+    assert out.returncode == 2 and says in out.stderr and not out.stdout

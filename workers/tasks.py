@@ -17,10 +17,10 @@ from celery.signals import task_received
 from solver.board import all_boards, real_board
 from solver.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.errors import InvalidInput
-from solver.production import pools
-from solver.production.generate import NoPuzzleFound, generate
-from solver.production.packs import plan, variety_key
-from solver.puzzle import Goal, Puzzle, Rules
+from solver.production import packs, pools
+from solver.production.generate import NoPuzzleFound
+from solver.production.packs import CLASH_RETRIES, plan_for, variety_key
+from solver.puzzle import Goal, Puzzle
 from solver.solve import Cancel, solve
 
 from .app import ANALYSIS_QUEUE, celery_app
@@ -252,8 +252,7 @@ def pack_request(body: Any) -> dict[str, Any]:
 
 
 def pack_plan(request: dict[str, Any]) -> list[Any]:
-    return plan(request["count"], request["min_length"], request["max_length"], board=request["board"],
-                robots=request["robots"], ricochet=request["ricochet"], seed=request["seed"], library=library())
+    return plan_for(request, library())
 
 
 def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
@@ -265,13 +264,7 @@ def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
 
 def searched_item(request: dict[str, Any], index: int, length: int, cancel: Cancel | None = None,
                   attempt: int = 0) -> dict[str, Any]:
-    """A pack item the pools could not fill: searched for, a pure function of the
-    request, the index and the attempt (a retry after a clash with another item)."""
-    suffix = f":{attempt}" if attempt else ""
-    g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(request["ricochet"]),
-                 seed=f"pack:{request['seed']}:{index}{suffix}", max_evaluations=5000, pools=library(),
-                 draw_from_pools=False, cancel=cancel)
-    return g.to_json()
+    return packs.searched_item(request, index, length, library(), cancel, attempt)
 
 
 @celery_app.task(name="ricochet.generate", acks_late=True)
@@ -363,9 +356,6 @@ def chunk_received(request: Any = None, **_: Any) -> None:
         _stores().chunk_beat(job_id, str(items[0][0]))
     except Exception:  # a heartbeat must never cost the worker its message
         log.warning("no heartbeat for a received pack chunk", exc_info=True)
-
-
-CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
 
 
 @celery_app.task(name="ricochet.pack_chunk", acks_late=True)

@@ -12,14 +12,19 @@ pool holds the length, or its puzzles are used up) are searched for.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..puzzle import Puzzle
+from ..puzzle import Puzzle, Rules
+from ..solve import Cancel
 from . import bank
-from .generated import Generated
-from .pools import Entry, Library, Pool
+from .generate import generate
+from .generated import Generated, NoPuzzleFound
+from .pools import Entry, Library, Pool, packaged
+
+CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
 
 
 @dataclass(frozen=True)
@@ -124,3 +129,83 @@ def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
                 live.append(order)
         queues = live
         k += 1
+
+
+def plan_for(request: dict[str, Any], library: Library | None) -> list[Planned]:
+    """The plan of a pack request (the fields of POST /v1/packs, defaults filled in)."""
+    return plan(request["count"], request["min_length"], request["max_length"], board=request["board"],
+                robots=request["robots"], ricochet=request["ricochet"], seed=request["seed"], library=library)
+
+
+def searched_item(request: dict[str, Any], index: int, length: int, library: Library | None,
+                  cancel: Cancel | None = None, attempt: int = 0) -> dict[str, Any]:
+    """A pack item the pools could not fill: searched for, a pure function of the
+    request, the index and the attempt (a retry after a clash with another item)."""
+    suffix = f":{attempt}" if attempt else ""
+    g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(request["ricochet"]),
+                 seed=f"pack:{request['seed']}:{index}{suffix}", max_evaluations=5000, pools=library,
+                 draw_from_pools=False, cancel=cancel)
+    return g.to_json()
+
+
+def _search(job: tuple[dict[str, Any], int, int, int]) -> tuple[int, dict[str, Any] | str]:
+    request, index, length, attempt = job
+    try:
+        return index, searched_item(request, index, length, Library([packaged()]), attempt=attempt)
+    except NoPuzzleFound as e:
+        return index, f"no puzzle of {length} moves: {e}"
+
+
+def make(request: dict[str, Any], *, processes: int = 1,
+         progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """A whole pack without a server, from the starter pools: (index, item) in
+    index order, or (index, reason) for an item that could not be made.  The
+    same items as the API's pack for the same request, whichever clashes the
+    API's workers happened to settle first: here an item that repeats an earlier
+    one (by index) is searched again."""
+    library = Library([packaged()])
+    planned = plan_for(request, library)
+    items: dict[int, dict[str, Any] | str] = {p.index: p.generated().to_json() for p in planned if p.drawn}
+    # As in the API: drawn items claim their keys first, searched ones in index order.
+    claimed = {variety_key(item): index for index, item in items.items() if not isinstance(item, str)}
+    attempts = {p.index: 0 for p in planned if not p.drawn}
+    todo = sorted(attempts)
+    if progress:
+        progress(len(items))
+    with ProcessPoolExecutor(processes) if processes > 1 and todo else _Inline() as pool:
+        while todo:
+            jobs = [(request, i, planned[i].length, attempts[i]) for i in todo]
+            for index, item in pool.map(_search, jobs, chunksize=1):
+                items[index] = item
+                if progress:
+                    progress(1)
+            again = []
+            for index in todo:
+                item = items[index]
+                if isinstance(item, str):
+                    continue
+                key = variety_key(item)
+                if claimed.setdefault(key, index) == index:
+                    continue
+                attempts[index] += 1
+                if attempts[index] > CLASH_RETRIES:
+                    items[index] = f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)"
+                else:
+                    again.append(index)
+            todo = again
+    for index in range(request["count"]):
+        yield index, items[index]
+
+
+class _Inline:
+    """A stand-in for a process pool: map in this process."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    @staticmethod
+    def map(fn: Callable[[Any], Any], jobs: list[Any], chunksize: int = 1) -> Iterator[Any]:
+        return map(fn, jobs)
