@@ -1,20 +1,16 @@
 """A pack of puzzles: create the job, follow its progress, fetch the puzzles."""
 
+import os
 import sys
-import time
 import uuid
 
-from client import call
+from ricochet_client import Client
 
-job = call("POST", "/v1/packs", {"count": 6, "min_length": 8, "max_length": 10, "seed": "example"},
-           headers={"Idempotency-Key": f"example-{uuid.uuid4()}"})
-while job["state"] not in ("succeeded", "failed"):
-    print(f"\rjob {job['id']}: {job['state']} {100 * job['progress']:.0f}%", end="", file=sys.stderr)
-    time.sleep(1)
-    job = call("GET", f"/v1/jobs/{job['id']}")
+api = Client(os.environ.get("RICOCHET_URL", "http://127.0.0.1:8000"))
+job = api.pack(count=6, min_length=8, max_length=10, seed="example", idempotency_key=f"example-{uuid.uuid4()}")
+job.wait(progress=lambda j: print(f"\rjob {j.id}: {j.state} {100 * j.progress:.0f}%", end="", file=sys.stderr))
 print(file=sys.stderr)
-if job["state"] == "failed":
-    raise SystemExit(f"the pack failed: {job['error']}")
-pack = call("GET", f"/v1/packs/{job['pack_id']}")
-for p in pack["puzzles"]:
-    print(p["code"], p["optimal_length"], p["difficulty"]["grade"])
+if job.state != "succeeded":
+    raise SystemExit(f"the pack {job.state}: {job.raw.get('error')}")
+for p in job.puzzles():
+    print(p.code, p.optimal_length, p.difficulty["grade"])

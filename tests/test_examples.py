@@ -38,7 +38,7 @@ def _run(command: list[str], base_url: str, tmp_path: Path) -> str:
 def test_python_example(name, base_url, tmp_path):
     out = _run([sys.executable, str(EXAMPLES / f"{name}.py")], base_url, tmp_path)
     if name == "daily":
-        assert "puzzle of" in out and "-" in out.splitlines()[1]
+        assert "puzzle #" in out and "-" in out.splitlines()[1] and "hint:" in out
     if name == "verify":
         lines = out.splitlines()
         assert "solved=False" in lines[0] and "solved=True" in lines[1] and "optimal=True" in lines[1]

@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("solver", "workers", "service")
+PACKAGES = ("solver", "workers", "service", "ricochet_client")
 
 
 def _modules() -> dict[str, Path]:
@@ -108,6 +108,8 @@ def test_the_layers_point_one_way():
             assert not any(t.startswith(("workers", "service")) for t in targets), module
         if module.startswith("workers"):
             assert not any(t.startswith("service") for t in targets), module
+        if module.startswith("ricochet_client"):  # the client stands alone: HTTP only
+            assert not targets, module
         if module.startswith("solver.production"):
             assert "solver.cli" not in targets, module
         if module == "solver.daily":
