@@ -12,15 +12,18 @@ same puzzle on every machine.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..board import Board, random_board_spec, real_board
 from ..errors import InvalidInput
 from ..geometry import ROBOT_COLOURS
-from ..puzzle import Goal, Puzzle, Rules
+from ..puzzle import Goal, Move, Puzzle, Rules
 from ..rules import round_of
 from ..solution import Solution
 from ..solve import Cancel, solve
@@ -101,7 +104,7 @@ def generate(
     deadline = time.monotonic() + time_budget if time_budget else math.inf
     evaluations = 0
     if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
-        starts = _walk_starts(lo, hi, board, robots, rules, rng, pools)
+        starts = _walk_starts(lo, hi, board, robots, rules, pools)
         found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
                                         cancel)
         if found is not None:
@@ -168,48 +171,65 @@ WALK_STEPS = 12  # steps from one start before the walk starts from another
 POOL_STARTS = 200  # pool puzzles per length that may start a walk
 
 
-def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules, rng: random.Random,
-                 pools: Library | None) -> list[Puzzle]:
+@dataclass(frozen=True)
+class _Start:
+    """A walk's starting puzzle, made when the walk first picks it: a pool holds
+    thousands, and a 5-robot start needs its fifth robot placed."""
+
+    make: Callable[[random.Random], Puzzle]
+    fresh: bool  # not a known puzzle itself (a fifth robot added): it may be the answer as it is
+
+
+def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules,
+                 pools: Library | None) -> list[_Start]:
     """Long puzzles to walk from: the bank's of lo..hi + SEED_SLACK moves and,
     with pools, the pools' (for 5 robots: 4-robot ones with a fifth robot)."""
-    def near(n: int) -> list[dict[str, Any]]:
-        return sorted(bank.matching(lo, hi + SEED_SLACK, n, rules.ricochet, _edition(board)), key=lambda e: e["code"])
+    def near(n: int) -> list[str]:
+        return sorted(e["code"] for e in bank.matching(lo, hi + SEED_SLACK, n, rules.ricochet, _edition(board)))
+
+    def known(code: str) -> _Start:
+        return _Start(lambda rng: Puzzle.from_code(code), False)
+
+    def fifth(make: Callable[[], Puzzle], solution: Callable[[], list[Move]] | None) -> _Start:
+        return _Start(lambda rng: bank.with_fifth_robot(make(), rng, solution() if solution else None), True)
 
     banked = board in ("random-2013", "random-1999")  # the bank holds no beginner boards apart
-    starts = [Puzzle.from_code(e["code"]) for e in near(robots)] if banked else []
-    four = [(Puzzle.from_code(e["code"]), None) for e in near(4)] if robots == 5 and banked else []
+    starts = [known(code) for code in near(robots)] if banked else []
+    if robots == 5 and banked:
+        starts += [fifth(functools.partial(Puzzle.from_code, code), None) for code in near(4)]
     if pools is not None:
         for pool in pools.pools(board, 4, rules.ricochet):
             by_length = pool.lengths()
             if robots == 5:  # as long as wanted, the fifth robot out of the solution's way
                 rows = [i for n in range(lo, hi + 1) for i in by_length.get(n, [])[:POOL_STARTS]]
-                four.extend((pool.puzzle(i), pool.moves(i)) for i in rows)
+                starts += [fifth(functools.partial(pool.puzzle, i), functools.partial(pool.moves, i)) for i in rows]
             else:
                 rows = [i for n in range(lo, hi + SEED_SLACK + 1) for i in by_length.get(n, [])[:POOL_STARTS]]
-                starts.extend(pool.puzzle(i) for i in rows)
-    return starts + [bank.with_fifth_robot(p, rng, solution) for p, solution in four]
+                starts += [_Start(functools.partial(_pool_puzzle, pool, i), False) for i in rows]
+    return starts
 
 
+def _pool_puzzle(pool: Any, row: int, rng: random.Random) -> Puzzle:
+    return pool.puzzle(row)
 
 
-
-def _walk_from(starts: list[Puzzle], lo: int, hi: int, rules: Rules, min_robots_moved: int, rng: random.Random,
+def _walk_from(starts: list[_Start], lo: int, hi: int, rules: Rules, min_robots_moved: int, rng: random.Random,
                max_evaluations: int, deadline: float, cancel: Cancel | None) -> tuple[Generated | None, int]:
     """Walk from the starts, staying among positions at least `lo` moves long;
     the first fair position of length lo..hi that is not a known puzzle (a bank
-    entry, a 4-robot start) is the answer."""
+    entry, the 4-robot start) is the answer."""
     if not starts:
         return None, 0
-    # Known puzzles are never the answer; a start with a fifth robot added is new,
-    # and a candidate itself before the walk moves anything.
-    known = {e["code"] for e in bank.entries()} | {p.code() for p in starts if len(p.robots) == 4}
-    fresh = {p.code() for p in starts if len(p.robots) == 5} - known
+    banked = {e["code"] for e in bank.entries()}
     evaluations = 0
     while evaluations < max_evaluations and time.monotonic() < deadline and not (cancel and cancel.is_set()):
-        start = rng.choice(starts)
+        pick = rng.choice(starts)
+        start = pick.make(rng)
+        # A start with a fifth robot added is new, and a candidate itself before the walk moves anything.
+        known = banked if pick.fresh else banked | {start.code()}
         for p, answer in walk(Puzzle.create(start.board, dict(start.robots), start.goal, rules), rng,
                               steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
-                              include_start=start.code() in fresh):
+                              include_start=pick.fresh and start.code() not in banked):
             evaluations += 1
             if answer is not None and p.code() not in known \
                     and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
