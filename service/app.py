@@ -58,11 +58,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
-    from .daily import bp as daily
+    from . import daily, meta, packs, puzzles, solving
     from .games import games
-    from .routes import api
 
-    app.register_blueprint(api)
-    app.register_blueprint(daily)
-    app.register_blueprint(games)
+    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, daily.bp, games):
+        app.register_blueprint(blueprint)
     return app

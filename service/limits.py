@@ -23,7 +23,7 @@ from flask_limiter.util import get_remote_address
 
 from .errors import Problem, problem_response
 
-SEARCH_ENDPOINTS = frozenset({"api.solve_puzzle", "api.rate", "api.random_puzzle", "api.create_pack"})
+SEARCH_ENDPOINTS = frozenset({"solving.solve_puzzle", "puzzles.rate", "puzzles.random_puzzle", "packs.create_pack"})
 
 
 def register(app: Flask) -> Limiter:

@@ -1,0 +1,133 @@
+"""What the views share: reading a puzzle from a body, the stores and pools of this app, the
+search a request may run, and queued work (admission, the 202 answer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, jsonify
+
+from solver.errors import InvalidInput
+from solver.interop import from_driftingdroids_id
+from solver.production import bank
+from solver.production.generate import MAX_LENGTH
+from solver.production.pools import Library, packaged
+from solver.puzzle import Puzzle, Rules, moves_from_json
+from solver.solve import solve
+
+from .errors import Problem
+from .metrics import SOLVE_SECONDS
+
+SVG = "image/svg+xml"
+
+
+def puzzle_from(body: Any) -> Puzzle:
+    """A puzzle as FORMATS.md writes it, or {"code": ...}, or {"driftingdroids_id": ...}
+    (with "rules" beside it if not RULES.md's defaults)."""
+    if isinstance(body, dict) and set(body) == {"code"}:
+        return Puzzle.from_code(body["code"])
+    if isinstance(body, dict) and "driftingdroids_id" in body:
+        if set(body) - {"driftingdroids_id", "rules"}:
+            raise InvalidInput("", "a DriftingDroids puzzle is {\"driftingdroids_id\": ..., \"rules\": {...}} "
+                               "and nothing else")
+        rules = Rules.from_json(body["rules"]) if "rules" in body else None
+        try:
+            return from_driftingdroids_id(body["driftingdroids_id"], rules)
+        except InvalidInput as e:
+            raise InvalidInput("driftingdroids_id", e.message) from None
+    return Puzzle.from_json(body)
+
+
+def app_stores() -> Any:
+    return current_app.extensions.get("stores")
+
+
+def known_solution(p: Puzzle) -> list[Any] | None:
+    """An optimal solution to draw: a stored answer, else one search within the
+    request's budget (remembered either way); None when it is not known in time."""
+    stores = app_stores()
+    key = p.content_hash()
+    budget = current_app.config["SOLVE_TIME_BUDGET"]
+    if stores is not None:
+        cached = stores.answer(key)
+        if cached is not None:
+            return moves_from_json(cached.get("moves") or [])
+        if stores.unsettled(key, budget) is not None:
+            return None
+    answer = search_and_remember(p)
+    return answer.moves if answer.status == "optimal" else None
+
+
+def search_and_remember(p: Puzzle) -> Any:
+    """One search within the request's budget; its answer is kept if settled,
+    else that it ran out (for an hour): nobody repeats it meanwhile."""
+    stores = app_stores()
+    budget = current_app.config["SOLVE_TIME_BUDGET"]
+    with SOLVE_SECONDS.time():
+        answer = solve(p, time_budget=budget)
+    if stores is not None:
+        key = p.content_hash()
+        if answer.status in ("optimal", "unsolvable"):
+            stores.save_answer(key, {**answer.to_json(), "code": p.code()})
+        else:
+            stores.save_unsettled(key, budget, answer.lower_bound)
+    return answer
+
+
+def pools() -> Library:
+    """The pools this process sees: the starter set, then the deployment's (Redis).
+    One library per app, so a pool is loaded once and kept."""
+    library = current_app.extensions.get("pools")
+    if library is None:
+        stores = app_stores()
+        library = Library([packaged()] + ([stores.pools()] if stores is not None else []))
+        current_app.extensions["pools"] = library
+    return library
+
+
+SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
+
+
+def longest_held(board: str, robots: int, ricochet: str) -> int:
+    """The longest length pools (or, for random boards, the bank) hold for such requests."""
+    longest = SEARCH_REACHES
+    for pool in pools().pools(board, robots, ricochet):
+        longest = max(longest, max(pool.lengths(), default=0))
+    if board in ("random-2013", "random-1999"):
+        edition = "1999" if board == "random-1999" else "2013"
+        longest = max([longest] + [e["length"] for e in bank.matching(1, MAX_LENGTH, robots, ricochet, edition)])
+    return longest
+
+
+def job_view(job: dict[str, Any]) -> dict[str, Any]:
+    view = {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
+                                "error", "result")}
+    if job["kind"] == "pack" and job["state"] == "succeeded":
+        view["pack_id"] = job["id"]
+    return view
+
+
+def accepted(job: dict[str, Any]) -> Response:
+    response = jsonify(job_view(job))
+    response.status_code = 202
+    response.headers["Location"] = f"/v1/jobs/{job['id']}"
+    response.headers["Retry-After"] = "1"
+    return response
+
+
+def admit(queue: str) -> None:
+    """Refuse new queued work while the queue is full: 503 with Retry-After, rather
+    than an unbounded backlog that nobody's request would live to see."""
+    from workers.app import queued
+
+    limit = current_app.config["MAX_QUEUED"][queue]
+    if queued(current_app.extensions["celery"], queue) >= limit:
+        raise Problem("unavailable", f"the {queue} queue is full ({limit} tasks waiting); "
+                      "retry later", headers={"Retry-After": "30"})
+
+
+def required_stores() -> Any:
+    stores = app_stores()
+    if stores is None:
+        raise Problem("unavailable", "queued work needs Redis: set REDIS_URL or run `ricochet serve`")
+    return stores

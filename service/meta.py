@@ -1,0 +1,140 @@
+"""The pages and the service's own routes: the play page (with Open Graph tags), problem
+types, the contract and its docs, health and readiness."""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from solver import daily
+from solver.errors import InvalidInput
+from solver.puzzle import Puzzle
+
+from .common import app_stores
+from .errors import KINDS, Problem, problem_response
+
+bp = Blueprint("meta", __name__)
+
+OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"  # the top-level openapi.yaml links here
+PAGE = Path(__file__).resolve().parent / "static" / "index.html"
+
+
+def _page(title: str, image: str, description: str) -> Response:
+    """The play page with Open Graph tags, so that a shared link unfurls with the board."""
+    root = request.url_root.rstrip("/")
+    tags = "\n  ".join(
+        f'<meta property="{p}" content="{html.escape(v, quote=True)}">'
+        for p, v in (("og:type", "website"), ("og:site_name", "Ricochet Robots"), ("og:title", title),
+                     ("og:description", description), ("og:image", root + image), ("og:url", request.base_url)))
+    tags += '\n  <meta name="twitter:card" content="summary_large_image">'
+    page = PAGE.read_text(encoding="utf-8").replace("<!-- open graph -->", tags)
+    response = Response(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/")
+def play_daily() -> Response:
+    """The play page: today's puzzle (or ?length=N for a random one)."""
+    today = daily.today()
+    record = daily.daily_json(today)
+    return _page(f"Ricochet Robots: daily puzzle #{daily.number(today)}, {today.isoformat()}",
+                 f"/v1/daily/{today.isoformat()}.png",
+                 f"Today's puzzle: {record['optimal_length']} moves ({record['difficulty']['grade']}). "
+                 "Can you find the shortest way?")
+
+
+@bp.get("/p/<code>")
+def play_code(code: str) -> Response:
+    """The play page for any puzzle, by its code (a bad code: the page says so)."""
+    try:
+        p = Puzzle.from_code(code)
+    except InvalidInput:
+        return _page("Ricochet Robots", "/v1/boards/green-A,yellow-B,red-B,blue-B.png", "Ricochet Robots puzzles")
+    target = p.goal.colour or "any robot"
+    return _page(f"Ricochet Robots puzzle {p.code()}", f"/v1/puzzles/{p.code()}.png",
+                 f"Bring {target} to its target in as few moves as you can.")
+
+
+@bp.get("/problems")
+@bp.get("/problems/<kind>")
+def problem_types(kind: str | None = None) -> Response:
+    """What each problem `type` means: the page its URI names."""
+    if kind is not None and kind not in KINDS:
+        raise Problem("not-found", f"no problem type {kind!r}; /problems lists them")
+    rows = "".join(
+        f"<tr id={k}><td><a href=/problems/{k}><code>/problems/{k}</code></a></td><td>{status}</td>"
+        f"<td>{html.escape(title)}</td><td>{html.escape(text)}</td></tr>"
+        for k, (status, title, text) in KINDS.items() if kind in (None, k))
+    page = ("<!doctype html><html lang=en><meta charset=utf-8><title>ricochet-service problem types</title>"
+            "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem;"
+            "vertical-align:top;border-bottom:1px solid #ddd}</style><h1>Problem types</h1><p>Every error is "
+            "<code>application/problem+json</code> (RFC 9457); its <code>type</code> is one of these.</p>"
+            f"<table><tr><th>type</th><th>status</th><th>title</th><th>meaning</th></tr>{rows}</table></html>")
+    response = Response(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@bp.get("/openapi.yaml")
+def openapi_document() -> Response:
+    return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
+
+
+@bp.get("/docs")
+def docs() -> Response:
+    """The API documentation, rendered from openapi.yaml (no scripts, no outside assets)."""
+    import html
+
+    import yaml
+
+    spec = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+    rows = []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            codes = ", ".join(str(c) for c in op.get("responses", {}))
+            rows.append(f"<tr><td><code>{method.upper()}</code></td><td><code>{html.escape(path)}</code></td>"
+                        f"<td>{html.escape(op.get('summary', ''))}</td><td>{codes}</td></tr>")
+    page = (f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(spec['info']['title'])} API"
+            "</title><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+            "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}</style>"
+            f"<h1>{html.escape(spec['info']['title'])} {html.escape(spec['info']['version'])}</h1>"
+            f"<p>{html.escape(spec['info'].get('description', ''))}</p>"
+            "<p>The contract: <a href=/openapi.yaml>openapi.yaml</a> (OpenAPI 3.1).</p>"
+            "<table><tr><th>method</th><th>path</th><th>what</th><th>responses</th></tr>"
+            + "".join(rows) + "</table></html>")
+    return Response(page, mimetype="text/html")
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    return jsonify(status="ok")
+
+
+READY_FOR = 3.0  # seconds a worker's reply to the readiness ping is trusted
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    """Ready when Redis answers and at least one worker replies to a ping."""
+    stores = app_stores()
+    if stores is None:
+        return jsonify(status="ready", redis="not configured", workers=0)
+    stores.redis.ping()
+    # One reply is enough (the broadcast ends at the first), and a reply is good
+    # for a few seconds in this process: a busy probe costs no worker a thing.
+    cached = current_app.extensions.get("ready_until", 0.0)
+    if cached > time.monotonic():
+        workers = [True]
+    else:
+        workers = current_app.extensions["celery"].control.ping(timeout=1.0, limit=1) or []
+        if workers:
+            current_app.extensions["ready_until"] = time.monotonic() + READY_FOR
+    if not workers:
+        response = problem_response("unavailable", "no worker replied; start one with `ricochet worker`")
+        response.headers["Retry-After"] = "5"
+        return response
+    return jsonify(status="ready", redis="ok", workers=len(workers))

@@ -1,0 +1,142 @@
+"""Boards and puzzles: boards, puzzles by code (JSON and pictures), hints, difficulty and
+random puzzles."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from solver.board import EDITIONS, all_boards, real_board, sections
+from solver.geometry import DEFLECT
+from solver.interop import driftingdroids_id
+from solver.production.difficulty import difficulty
+from solver.production.generate import MAX_LENGTH, generate
+from solver.puzzle import Puzzle
+from solver.solution import hint
+from solver.solve import solve
+from solver.svg import board_svg, puzzle_svg
+from workers.schemas import load
+
+from .caching import cached
+from .common import (
+    SVG,
+    app_stores,
+    known_solution,
+    pools,
+    puzzle_from,
+)
+from .errors import Problem, json_body
+from .pictures import PNG, picture
+from .schemas import HintQuery, RandomQuery
+
+bp = Blueprint("puzzles", __name__)
+
+RANDOM_QUERY = RandomQuery()  # schemas are stateless: one instance serves every request
+HINT_QUERY = HintQuery()
+
+
+@bp.get("/v1/boards")
+def boards() -> Response:
+    return cached(jsonify(
+        editions={e: {"boards": sum(1 for _ in all_boards(e)),
+                      "sections": [s for s in sections() if e == "2013" or s[-1] in "AB"]}
+                  for e in EDITIONS},
+        sections=[{"id": s["id"], "colour_marking": s["colour_marking"], "has_vortex": s["has_vortex"],
+                   "has_diagonals": s["has_diagonals"]} for s in sections().values()],
+        example="green-A,yellow-B,red-B,blue-B",
+    ))
+
+
+@bp.get("/v1/boards/<spec>")
+def board(spec: str) -> Response:
+    for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
+        if spec.endswith(suffix):
+            return picture(board_svg(real_board(spec[:-4])), mimetype)
+    b = real_board(spec)
+    body = b.to_object()
+    if request.args.get("tables") == "true":
+        # What a client needs to slide robots itself (the web page does): the next
+        # cell from each cell in each direction (N E S W, -1 where a wall stops
+        # it), and the diagonal barriers by cell index.
+        body["steps"] = [list(row) for row in b.steps]
+        body["barriers"] = {str(i): {"colour": d.colour, "orientation": d.orientation} for i, d in b.barriers.items()}
+        body["deflect"] = {k: list(v) for k, v in DEFLECT.items()}  # new direction by barrier and old direction
+    return cached(jsonify(body))
+
+
+@bp.get("/v1/puzzles/<code>")
+def puzzle(code: str) -> Response:
+    for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
+        if code.endswith(suffix):
+            p = Puzzle.from_code(code[:-4])
+            solution = known_solution(p) if request.args.get("solution") == "true" else None
+            return picture(puzzle_svg(p, solution), mimetype)
+    p = Puzzle.from_code(code)
+    return cached(jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash(),
+                           "driftingdroids_id": driftingdroids_id(p)}))
+
+
+@bp.get("/v1/puzzles/<code>/hint")
+def puzzle_hint(code: str) -> Response:
+    """A hint from the optimal solution the API serves for this puzzle."""
+    level = load(HINT_QUERY, request.args.to_dict())["level"]
+    p = Puzzle.from_code(code)
+    moves = known_solution(p)
+    if moves is None:
+        answer = app_stores().answer(p.content_hash()) if app_stores() is not None else None
+        if answer is not None and answer.get("status") == "unsolvable":
+            raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
+        raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
+                      "may search): POST /v1/solve queues the search, and hints follow once it is solved")
+    return cached(jsonify({"code": p.code(), **hint(moves, level)}))
+
+
+@bp.post("/v1/difficulty")
+def rate() -> Response:
+    p = puzzle_from(json_body())
+    answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
+    if answer.length is None:
+        if answer.status == "unsolvable":
+            raise Problem("unsolvable", "the puzzle has no solution, so it has no difficulty")
+        raise Problem("needs-a-job", f"the puzzle needs more than {answer.lower_bound - 1} moves; solve it first "
+                      "with POST /v1/solve")
+    return jsonify({**difficulty(p, answer, time_budget=current_app.config["SOLVE_TIME_BUDGET"]),
+                    "code": p.code()})
+
+
+RANDOM_TIME_BUDGET = 10.0  # seconds a request may spend generating
+
+
+# Lengths to try for each grade; the grade of each find is checked before it is served.
+GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (7, 10), "expert": (9, 13),
+                 "extreme": (12, 16)}
+
+
+@bp.get("/v1/puzzles/random")
+def random_puzzle() -> Response:
+    query = load(RANDOM_QUERY, request.args.to_dict())
+    length, grade, robots, board = query.get("length"), query.get("grade"), query["robots"], query["board"]
+    seed = query.get("seed") or uuid.uuid4().hex
+    if (length is None) == (grade is None):
+        raise Problem("invalid-input", "give exactly one of length or grade", field="length")
+    if length is not None and not 2 <= length <= MAX_LENGTH:
+        raise Problem("out-of-range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
+                      f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
+    if length is not None:
+        g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET, pools=pools())
+    else:
+        lo, hi = GRADE_LENGTHS[grade]
+        deadline = time.monotonic() + RANDOM_TIME_BUDGET
+        for attempt in range(40):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Problem("no-puzzle-found", f"no {grade} puzzle found in time for this seed; try another seed")
+            g = generate(min_length=lo, max_length=hi, board=board, robots=robots, seed=f"{seed}:{attempt}",
+                         time_budget=remaining, pools=pools())
+            if g.difficulty["grade"] == grade:
+                break
+        else:
+            raise Problem("no-puzzle-found", f"no {grade} puzzle found for this seed; try another seed")
+    return jsonify({**g.to_json(), "seed": seed})
