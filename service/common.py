@@ -42,20 +42,21 @@ def app_stores() -> Any:
     return current_app.extensions.get("stores")
 
 
-def known_solution(p: Puzzle) -> list[Any] | None:
-    """An optimal solution to draw: a stored answer, else one search within the
-    request's budget (remembered either way); None when it is not known in time."""
+def known_answer(p: Puzzle) -> tuple[str, list[Any]] | None:
+    """The puzzle's settled answer, as (status, optimal moves): a stored one, else
+    one search within the request's budget (remembered either way); None when it
+    is not known in time.  Status is optimal or unsolvable (then no moves)."""
     stores = app_stores()
     key = p.content_hash()
     budget = current_app.config["SOLVE_TIME_BUDGET"]
     if stores is not None:
         cached = stores.answer(key)
         if cached is not None:
-            return moves_from_json(cached.get("moves") or [])
+            return cached["status"], moves_from_json(cached.get("moves") or [])
         if stores.unsettled(key, budget) is not None:
             return None
     answer = search_and_remember(p)
-    return answer.moves if answer.status == "optimal" else None
+    return (answer.status, answer.moves) if answer.status in ("optimal", "unsolvable") else None
 
 
 def search_and_remember(p: Puzzle) -> Any:

@@ -22,8 +22,7 @@ from workers.schemas import load
 from .caching import cached
 from .common import (
     SVG,
-    app_stores,
-    known_solution,
+    known_answer,
     pools,
     puzzle_from,
 )
@@ -71,7 +70,8 @@ def puzzle(code: str) -> Response:
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if code.endswith(suffix):
             p = Puzzle.from_code(code[:-4])
-            solution = known_solution(p) if request.args.get("solution") == "true" else None
+            known = known_answer(p) if request.args.get("solution") == "true" else None
+            solution = known[1] if known is not None and known[0] == "optimal" else None
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
     return cached(jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash(),
@@ -83,14 +83,13 @@ def puzzle_hint(code: str) -> Response:
     """A hint from the optimal solution the API serves for this puzzle."""
     level = load(HINT_QUERY, request.args.to_dict())["level"]
     p = Puzzle.from_code(code)
-    moves = known_solution(p)
-    if moves is None:
-        answer = app_stores().answer(p.content_hash()) if app_stores() is not None else None
-        if answer is not None and answer.get("status") == "unsolvable":
-            raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
+    known = known_answer(p)
+    if known is not None and known[0] == "unsolvable":
+        raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
+    if known is None:
         raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
                       "may search): POST /v1/solve queues the search, and hints follow once it is solved")
-    return cached(jsonify({"code": p.code(), **hint(moves, level)}))
+    return cached(jsonify({"code": p.code(), **hint(known[1], level)}))
 
 
 @bp.post("/v1/difficulty")

@@ -99,6 +99,7 @@ def _calendar(version: Version) -> dict[str, dict[str, Any]]:
     return {d["date"]: d for d in map(json.loads, raw.decode().splitlines())}
 
 
+@functools.cache
 def last_day() -> dt.date:
     return max(dt.date.fromisoformat(d) for d in _calendar(VERSIONS[-1]))
 

@@ -167,15 +167,17 @@ def make(request: dict[str, Any], *, processes: int = 1,
     planned = plan_for(request, library)
     items: dict[int, dict[str, Any] | str] = {p.index: p.generated().to_json() for p in planned if p.drawn}
     # As in the API: drawn items claim their keys first, searched ones in index order.
-    claimed = {variety_key(item): index for index, item in items.items() if not isinstance(item, str)}
+    claimed = {variety_key(item): index for index, item in items.items()}
     attempts = {p.index: 0 for p in planned if not p.drawn}
     todo = sorted(attempts)
     if progress:
         progress(len(items))
-    with ProcessPoolExecutor(processes) if processes > 1 and todo else _Inline() as pool:
+    executor = ProcessPoolExecutor(processes) if processes > 1 and todo else None
+    search = executor.map if executor is not None else map
+    try:
         while todo:
             jobs = [(request, i, planned[i].length, attempts[i]) for i in todo]
-            for index, item in pool.map(_search, jobs, chunksize=1):
+            for index, item in search(_search, jobs):
                 items[index] = item
                 if progress:
                     progress(1)
@@ -193,19 +195,8 @@ def make(request: dict[str, Any], *, processes: int = 1,
                 else:
                     again.append(index)
             todo = again
+    finally:
+        if executor is not None:
+            executor.shutdown()
     for index in range(request["count"]):
         yield index, items[index]
-
-
-class _Inline:
-    """A stand-in for a process pool: map in this process."""
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    @staticmethod
-    def map(fn: Callable[[Any], Any], jobs: list[Any], chunksize: int = 1) -> Iterator[Any]:
-        return map(fn, jobs)
