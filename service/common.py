@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify
+from flask import Response, current_app, jsonify, request
 
 from solver.errors import InvalidInput
 from solver.interop import from_driftingdroids_id
@@ -19,6 +19,16 @@ from .errors import Problem
 from .metrics import SOLVE_SECONDS
 
 SVG = "image/svg+xml"
+
+
+def query_choice(name: str, choices: tuple[str, ...], default: str | None = None) -> str | None:
+    """Query parameter `name`: one of `choices`, or `default` when it is left out."""
+    value = request.args.get(name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise Problem("invalid-input", f"{name} must be {' or '.join(choices)}", field=name)
+    return value
 
 
 def puzzle_from(body: Any) -> Puzzle:

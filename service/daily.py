@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -18,7 +19,7 @@ from solver.solution import hint
 from solver.svg import puzzle_svg
 from workers.schemas import load
 
-from .errors import Problem
+from .errors import Problem, count_in
 from .pictures import PNG, picture
 from .schemas import ArchiveQuery, HintQuery
 
@@ -29,12 +30,15 @@ HINT_QUERY = HintQuery()
 
 def _day(value: str) -> dt.date:
     """A path's day: a date (YYYY-MM-DD) or a day number (1 = 2026-01-01), published."""
-    if value.isdigit() and len(value) <= 6:
-        if int(value) < 1:
+    number = count_in(value, 6)
+    if number is not None:
+        if number < 1:
             raise Problem("not-found", "day numbers start at 1 (2026-01-01)", field="day")
-        day = daily.day_of(int(value))
+        day = daily.day_of(number)
     else:
         try:
+            if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):  # fromisoformat also reads 20260103
+                raise ValueError(value)
             day = dt.date.fromisoformat(value)
         except ValueError:
             raise Problem("invalid-input", f"{value!r} is neither a date (YYYY-MM-DD) nor a day number "

@@ -73,6 +73,14 @@ class Problem(Exception):
         self.headers = headers or {}
 
 
+def count_in(text: str | None, most: int) -> int | None:
+    """The whole number `text` writes in at most `most` ASCII digits, else None:
+    str.isdigit() alone lets through digits such as '²' that int() refuses."""
+    if text is None or not (text.isascii() and text.isdigit()) or len(text) > most:
+        return None
+    return int(text)
+
+
 MAX_JSON_DEPTH = 32  # no request the API takes nests deeper; checked before the document is parsed
 
 

@@ -24,9 +24,9 @@ from marshmallow import RAISE, Schema, fields, validate
 from solver.errors import InvalidInput
 from solver.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
 from solver.solve import solve
-from workers.schemas import load
+from workers.schemas import Seed, load
 
-from .errors import BY_STATUS, Problem, json_body
+from .errors import BY_STATUS, Problem, count_in, json_body
 
 games = Blueprint("games", __name__)
 
@@ -41,7 +41,7 @@ class NewGame(Schema):
     players = fields.List(fields.String(), required=True, validate=validate.Length(1, 16))
     board = fields.String(load_default="random", validate=validate.Length(max=200))
     options = fields.Dict(load_default=dict)
-    seed = fields.String(validate=validate.Length(1, 100))
+    seed = Seed()
 
 
 class Bid(Schema):
@@ -139,8 +139,9 @@ def create_game() -> Response:
         raise e if e.field.startswith("options") else e.within("options") from None
     board = body["board"]
     gid = uuid.uuid4().hex
+    seed = secrets.token_hex(16) if body.get("seed") is None else body["seed"]  # a secret deck unless seeded
     game = Game.create(gid, body["players"], None if board in ("random", "beginner") else board, options,
-                       body.get("seed") or secrets.token_hex(16), _now(), beginner=board == "beginner")
+                       seed, _now(), beginner=board == "beginner")
     tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
     _stores().create_game(game.state, game.events, tokens)
     state = _rated(gid, game.state)
@@ -152,11 +153,11 @@ def create_game() -> Response:
 
 @games.get("/v1/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    since = request.args.get("since", "0")
-    if not since.isdigit() or len(since) > 9:
-        raise Problem("invalid-input", "since must be a version number (0 or more)", field="since")
+    since = count_in(request.args.get("since", "0"), 9)
+    if since is None:
+        raise Problem("invalid-input", "since must be a version number (0 to 999999999)", field="since")
     state, _ = _change(game_id, lambda game: None)  # looking settles the timers that ran out
-    return jsonify(_view(state, int(since)))
+    return jsonify(_view(state, since))
 
 
 @games.post("/v1/games/<game_id>/bids")
@@ -181,9 +182,10 @@ def show(game_id: str) -> Response:
 @games.get("/v1/games/<game_id>/events")
 def events(game_id: str) -> Response:
     """Server-sent events: each game event once, in order, from `since` or Last-Event-ID."""
-    start = request.headers.get("Last-Event-ID") or request.args.get("since", "0")
-    if not start.isdigit() or len(start) > 9:
-        raise Problem("invalid-input", "since (or Last-Event-ID) must be a version number", field="since")
+    start = count_in(request.headers.get("Last-Event-ID") or request.args.get("since", "0"), 9)
+    if start is None:
+        raise Problem("invalid-input", "since (or Last-Event-ID) must be a version number (0 to 999999999)",
+                      field="since")
     stores = _stores()
     if stores.game(game_id) is None:
         raise Problem("not-found", f"no game {game_id!r}")
@@ -198,7 +200,7 @@ def events(game_id: str) -> Response:
 
     def stream() -> Iterator[str]:
         try:
-            yield from events_since(int(start))
+            yield from events_since(start)
         finally:
             streams.release()
 

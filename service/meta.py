@@ -14,7 +14,7 @@ from solver.errors import InvalidInput
 from solver.puzzle import Puzzle
 
 from .common import app_stores
-from .errors import KINDS, Problem, problem_response
+from .errors import KINDS, Problem, count_in, problem_response
 
 bp = Blueprint("meta", __name__)
 
@@ -38,7 +38,11 @@ def _page(title: str, image: str, description: str) -> Response:
 
 @bp.get("/")
 def play_daily() -> Response:
-    """The play page: today's puzzle (or ?length=N for a random one)."""
+    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page)."""
+    length = request.args.get("length")
+    if length is not None and count_in(length, 2) not in range(2, 17):
+        raise Problem("invalid-input", "length must be an integer from 2 to 16 (or left out for the daily puzzle)",
+                      field="length")
     today = daily.today()
     record = daily.daily_json(today)
     return _page(f"Ricochet Robots: daily puzzle #{daily.number(today)}, {today.isoformat()}",

@@ -22,6 +22,7 @@ from .common import (
     app_stores,
     job_view,
     longest_held,
+    query_choice,
     required_stores,
 )
 from .errors import Problem, json_body
@@ -89,8 +90,8 @@ def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dic
 
 @bp.get("/v1/packs/<pack_id>")
 def get_pack(pack_id: str) -> Response:
-    wants_lines = request.args.get("format") == "ndjson" or \
-        request.accept_mimetypes.best == "application/x-ndjson"
+    asked = query_choice("format", ("json", "ndjson"))
+    wants_lines = asked == "ndjson" or (asked is None and request.accept_mimetypes.best == "application/x-ndjson")
     # NDJSON streams the puzzles made so far, also while the pack is still running.
     job, puzzles = _pack(pack_id, finished=not wants_lines)
     if wants_lines:

@@ -25,6 +25,7 @@ from .common import (
     known_answer,
     pools,
     puzzle_from,
+    query_choice,
 )
 from .errors import Problem, json_body
 from .pictures import PNG, picture
@@ -55,7 +56,7 @@ def board(spec: str) -> Response:
             return picture(board_svg(real_board(spec[:-4])), mimetype)
     b = real_board(spec)
     body = b.to_object()
-    if request.args.get("tables") == "true":
+    if query_choice("tables", ("true", "false")) == "true":
         # What a client needs to slide robots itself (the web page does): the next
         # cell from each cell in each direction (N E S W, -1 where a wall stops
         # it), and the diagonal barriers by cell index.
@@ -67,10 +68,11 @@ def board(spec: str) -> Response:
 
 @bp.get("/v1/puzzles/<code>")
 def puzzle(code: str) -> Response:
+    drawn = query_choice("solution", ("true", "false")) == "true"  # pictures only
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if code.endswith(suffix):
             p = Puzzle.from_code(code[:-4])
-            known = known_answer(p) if request.args.get("solution") == "true" else None
+            known = known_answer(p) if drawn else None
             solution = known[1] if known is not None and known[0] == "optimal" else None
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
@@ -105,7 +107,8 @@ def rate() -> Response:
                     "code": p.code()})
 
 
-RANDOM_TIME_BUDGET = 10.0  # seconds a request may spend generating
+RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
+RANDOM_SEARCH_BUDGET = RANDOM_TIME_BUDGET - 1.0  # the search stops early enough to answer within it
 
 
 # Lengths to try for each grade; the grade of each find is checked before it is served.
@@ -124,10 +127,11 @@ def random_puzzle() -> Response:
         raise Problem("out-of-range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
                       f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
     if length is not None:
-        g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_TIME_BUDGET, pools=pools())
+        g = generate(length, board=board, robots=robots, seed=seed, time_budget=RANDOM_SEARCH_BUDGET,
+                     pools=pools())
     else:
         lo, hi = GRADE_LENGTHS[grade]
-        deadline = time.monotonic() + RANDOM_TIME_BUDGET
+        deadline = time.monotonic() + RANDOM_SEARCH_BUDGET
         for attempt in range(40):
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -215,11 +215,14 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_redis_restarted_mid_pack(tmp_path):
+def test_redis_restarted_mid_pack(tmp_path, monkeypatch):
     """While Redis is down the API answers 503 with Retry-After; the worker's
     writes in the middle of the outage are retried until Redis is back, and the
     pack completes with every puzzle."""
     redis = EmbeddedRedis(tmp_path / "redis", persist=True).start()
+    # pack_item below plans from the pools this Redis holds, not from the Redis
+    # an earlier test in this process pointed the task module at (long stopped).
+    monkeypatch.setenv("REDIS_URL", redis.url)
     client = create_app({"REDIS_URL": redis.url}).test_client()
     body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart", "board": unpooled_board()}
     worker = _start_worker(redis.url)

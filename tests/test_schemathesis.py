@@ -1,31 +1,38 @@
-"""Property-based contract run (schemathesis) over every operation in openapi.yaml:
-no server errors, no undocumented status codes, content types, headers or shapes.
+"""Property-based contract run (schemathesis) over every operation in openapi.yaml,
+with every check schemathesis has: no server errors; no undocumented status
+codes, content types, headers or shapes; requests that match the schema are
+accepted and requests that break it are refused.  tests/schemathesis.toml widens
+a check for an operation only where the service checks more than JSON Schema can
+say, and says why.
 
-The app runs on a real Redis, in a database of its own that no worker reads, so
-the packs and solves it queues stay queued instead of loading the session worker.
-Rate limits are off: the run sends far more requests than a client may."""
+Each operation is run twice: with requests the schema allows (positive) and
+with requests it forbids (negative).  The app runs on a real Redis, in a
+database of its own that no worker reads, so the packs and solves it queues stay
+queued instead of loading the session worker.  Rate limits are off: the run
+sends far more requests than a client may."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from schemathesis.checks import (
-    content_type_conformance,
-    not_a_server_error,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from hypothesis.errors import Unsatisfiable
+from hypothesis.stateful import run_state_machine_as_test
+from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.config import SchemathesisConfig
+from schemathesis.generation import GenerationMode
 
 from service.app import create_app
 
 OPENAPI = Path(__file__).resolve().parents[1] / "openapi.yaml"
+CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 LABELS = [op.ok().label for op in schemathesis.openapi.from_path(OPENAPI).get_all_operations()]
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
-          response_schema_conformance]
+load_all_checks()
+ALL_CHECKS = CHECKS.get_all()
+EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "30"))  # per operation and mode; more for a deeper hunt
 
 
 @pytest.fixture(scope="module")
@@ -33,24 +40,71 @@ def api_schema(redis_url):
     base, _, _ = redis_url.rpartition("/")
     app = create_app({"TESTING": True, "REDIS_URL": f"{base}/7", "RATE_LIMITS_ENABLED": False,
                       "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2})
-    return schemathesis.openapi.from_wsgi("/openapi.yaml", app)
+    return schemathesis.openapi.from_wsgi("/openapi.yaml", app, config=SchemathesisConfig.from_path(CONFIG))
 
 
-def test_every_operation_is_covered():
+def test_every_operation_and_every_check_is_covered():
     assert len(LABELS) >= 15 and "POST /v1/verify" in LABELS and "GET /v1/daily/{day}" in LABELS
+    names = {check.__name__ for check in ALL_CHECKS}
+    assert {"positive_data_acceptance", "negative_data_rejection", "not_a_server_error",
+            "response_schema_conformance", "allow_header_conformance"} <= names
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.value)
 @pytest.mark.parametrize("label", LABELS)
-def test_operation_keeps_the_contract(api_schema, label):
+def test_operation_keeps_the_contract(api_schema, label, mode):
     operation = api_schema.find_operation_by_label(label)
+    config = api_schema.config.checks_config_for(operation=operation)
+    checks = [c for c in ALL_CHECKS if config.get_by_name(name=c.__name__).enabled]  # schemathesis.toml says
 
-    # /readyz answers 503 by design when no worker replies (none reads this database).
-    checks = [c for c in CHECKS if label != "GET /readyz" or c is not not_a_server_error]
-
-    @given(case=operation.as_strategy())
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     def run(case):
         case.call_and_validate(checks=checks)
 
-    run()
+    try:
+        run()
+    except Unsatisfiable:
+        # Nothing the schema forbids can be sent to an operation whose only
+        # inputs are free strings (or none): there is no negative request to try.
+        assert mode is GenerationMode.NEGATIVE
+
+
+@pytest.mark.slow
+def test_stateful_links_keep_the_contract(api_schema):
+    """Sequences of calls along the links schemathesis finds (a game's id into
+    its bids, a job's id into its reads and its cancellation), checked with
+    every check the configuration leaves on for each operation."""
+    machine = api_schema.as_state_machine()
+    run_state_machine_as_test(machine, settings=settings(max_examples=25, stateful_step_count=6, deadline=None,
+                                                         suppress_health_check=list(HealthCheck), database=None))
+
+
+@pytest.mark.slow
+def test_the_schemathesis_command_passes_every_phase(redis_url, tmp_path):
+    """`st run` as a client would use it, against the app served over HTTP: the
+    examples, coverage, fuzzing and stateful phases, every check, and the
+    exceptions of tests/schemathesis.toml.  The stateful phase follows the
+    spec's links and checks, for example, a cancelled job's later reads."""
+    import subprocess
+    import sys
+    import threading
+
+    from werkzeug.serving import make_server
+
+    base, _, _ = redis_url.rpartition("/")
+    app = create_app({"TESTING": True, "REDIS_URL": f"{base}/7", "RATE_LIMITS_ENABLED": False,
+                      "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "schemathesis.cli", "--no-color", "--config-file", str(CONFIG), "run",
+             f"http://127.0.0.1:{server.port}/openapi.yaml", "--max-examples", str(EXAMPLES), "--workers", "2",
+             "--seed", "1", "--report-dir", str(tmp_path)],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path)  # its cache stays out of the tree
+    finally:
+        server.shutdown()
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]

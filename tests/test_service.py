@@ -140,6 +140,20 @@ def test_deeply_nested_json_is_refused_before_parsing(client, path, body):
     assert "nests" in r.json["detail"]
 
 
+@pytest.mark.parametrize("url,field", [
+    ("/v1/daily/²", "day"),               # str.isdigit() is true, int() refuses it: this was a 500
+    ("/v1/daily/٣", "day"),               # an Arabic-Indic 3 is not day 3
+    ("/v1/daily/20260103", "day"),        # fromisoformat reads it; the contract says YYYY-MM-DD
+    ("/v1/games/any?since=²", "since"),
+    ("/v1/games/any/events?since=²", "since"),
+    ("/?length=²", "length"),
+    ("/?length=17", "length"),
+])
+def test_numbers_in_urls_are_ascii_digits_or_a_400(client, url, field):
+    r = client.get(url)
+    assert r.status_code == 400 and r.mimetype == "application/problem+json" and r.json["field"] == field
+
+
 def test_a_search_in_a_request_ends_within_the_requests_budget(client):
     """A 20-move 5-robot puzzle cannot be searched for within a request: every solve
     of the walk gets what is left of the request's 10 s, so the request ends with
