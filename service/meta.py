@@ -13,6 +13,7 @@ from solver import daily
 from solver.errors import InvalidInput
 from solver.puzzle import Puzzle
 
+from .caching import cached
 from .common import app_stores
 from .errors import KINDS, Problem, count_in, problem_response
 
@@ -88,11 +89,23 @@ def openapi_document() -> Response:
     return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
 
 
+DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "index.css",
+               "favicon-32x32.png", "favicon-16x16.png")
+
+
+def _swagger_ui() -> tuple[Path, str]:
+    """Swagger UI's files as the flask-swagger-ui package installs them (from the
+    package registry, never a CDN), and their version."""
+    import flask_swagger_ui
+
+    dist = Path(flask_swagger_ui.__file__).resolve().parent / "dist"
+    return dist, (dist / "VERSION").read_text(encoding="utf-8").strip()
+
+
 @bp.get("/docs")
 def docs() -> Response:
-    """The API documentation, rendered from openapi.yaml (no scripts, no outside assets)."""
-    import html
-
+    """The API documentation: Swagger UI over openapi.yaml (try any operation from
+    the page), with every operation listed for a browser without scripts."""
     import yaml
 
     spec = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
@@ -102,15 +115,37 @@ def docs() -> Response:
             codes = ", ".join(str(c) for c in op.get("responses", {}))
             rows.append(f"<tr><td><code>{method.upper()}</code></td><td><code>{html.escape(path)}</code></td>"
                         f"<td>{html.escape(op.get('summary', ''))}</td><td>{codes}</td></tr>")
-    page = (f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(spec['info']['title'])} API"
-            "</title><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+    _, version = _swagger_ui()
+    title = html.escape(f"{spec['info']['title']} {spec['info']['version']}")
+    page = (f"<!doctype html><html lang=en><meta charset=utf-8><title>{title} API</title>"
+            f'<meta name="generator" content="Swagger UI {html.escape(version)}">'
+            '<link rel=stylesheet href=/docs/assets/swagger-ui.css>'
+            '<link rel=stylesheet href=/docs/assets/index.css>'
+            '<link rel=icon type=image/png href=/docs/assets/favicon-32x32.png sizes=32x32>'
+            "<div id=swagger-ui></div>"
+            "<noscript><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
             "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}</style>"
-            f"<h1>{html.escape(spec['info']['title'])} {html.escape(spec['info']['version'])}</h1>"
-            f"<p>{html.escape(spec['info'].get('description', ''))}</p>"
+            f"<h1>{title}</h1><p>{html.escape(spec['info'].get('description', ''))}</p>"
             "<p>The contract: <a href=/openapi.yaml>openapi.yaml</a> (OpenAPI 3.1).</p>"
             "<table><tr><th>method</th><th>path</th><th>what</th><th>responses</th></tr>"
-            + "".join(rows) + "</table></html>")
-    return Response(page, mimetype="text/html")
+            + "".join(rows) + "</table></noscript>"
+            "<script src=/docs/assets/swagger-ui-bundle.js></script>"
+            "<script src=/docs/assets/swagger-ui-standalone-preset.js></script>"
+            "<script src=/static/docs.js></script></html>")
+    response = Response(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/docs/assets/<name>")
+def docs_asset(name: str) -> Response:
+    """One of Swagger UI's files, from the installed package."""
+    if name not in DOCS_ASSETS:
+        raise Problem("not-found", f"no docs asset {name!r}: the page uses {', '.join(DOCS_ASSETS)}")
+    dist, version = _swagger_ui()
+    mimetype = {"js": "text/javascript", "css": "text/css", "png": "image/png"}[name.rsplit(".", 1)[1]]
+    response = Response((dist / name).read_bytes(), mimetype=mimetype)
+    return cached(response)
 
 
 @bp.get("/healthz")

@@ -108,6 +108,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
                    help="append the new entries of FILEs (from --output runs) to the bank, then stop")
     p.add_argument("--walk", action="store_true",
                    help="walk from the bank's long puzzles (generate) instead of sampling random positions")
+    p.add_argument("--spread", type=int, metavar="N",
+                   help="at most N entries per board and target, at every length: a run that looks for new "
+                        "boards and targets (a pack spreads over them) rather than more of the same")
     p.add_argument("--exhaustive", nargs=2, metavar=("BOARD", "TARGET"),
                    help="analyse every position of one board and target (e.g. green-B,blue-B,red-B,yellow-D "
                         "yellow-square; 4 GiB, minutes) and bank its longest fair positions")
@@ -314,7 +317,7 @@ def _bank(args: argparse.Namespace) -> int:
                                   edition=args.edition, threads=args.threads, per_length=args.per_length)
     else:
         finds = search(args.min_length, args.robots, args.ricochet, args.seed, args.minutes * 60,
-                       edition=args.edition, threads=args.threads, walk=args.walk)
+                       edition=args.edition, threads=args.threads, walk=args.walk, spread=args.spread)
     found = 0
     path = args.output or args.bank
     with open(path, "a", encoding="utf-8") as f:

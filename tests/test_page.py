@@ -133,3 +133,27 @@ def test_hint_button_tells_a_level_more_at_each_press(browser, base_url):
     assert page.get_attribute('meta[property="og:image"]', "content").endswith(f"/v1/daily/{daily['date']}.png")
     assert not errors
     page.close()
+
+
+def test_docs_page_is_swagger_ui_over_the_contract_from_this_server_alone(browser, base_url):
+    """/docs renders every operation of openapi.yaml with Swagger UI, whose files
+    come from the installed package: the page asks nothing of any other host."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    hosts: set[str] = set()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
+    page.goto(base_url + "/docs")
+    page.wait_for_selector(".opblock", timeout=30_000)
+    paths = page.eval_on_selector_all(".opblock-summary-path", "els => els.map(e => e.dataset.path)")
+    assert "/v1/daily/{day}" in paths and "/v1/solve" in paths
+    # Try an operation from the page, as a reader would.
+    page.click("#operations-default-healthz .opblock-summary")
+    page.click("#operations-default-healthz .try-out__btn")
+    page.click("#operations-default-healthz .execute")
+    page.wait_for_selector("#operations-default-healthz .live-responses-table tbody .response-col_status")
+    assert "200" in page.text_content("#operations-default-healthz .live-responses-table tbody .response-col_status")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "docs-desktop.png"))
+    assert hosts == {base_url.split("/")[2]} and not errors
+    page.close()

@@ -42,12 +42,16 @@ class Variety:
     CLUSTER_FROM moves, at most PER_GOAL entries per board, target and robot
     count.  Puzzles of 19 moves and more are so rare that they come in clusters
     (most lie one or two robot moves from another), so there each distinct
-    solution counts."""
+    solution counts, unless `spread` caps the entries per board, target and
+    robot count at every length (a run that looks for new boards and targets
+    rather than more of the same)."""
 
-    def __init__(self, existing: Iterable[dict[str, Any]] = ()) -> None:
+    def __init__(self, existing: Iterable[dict[str, Any]] = (), spread: int | None = None) -> None:
         self.codes: set[str] = set()
         self.per_goal: Counter[tuple[str, Cell, int]] = Counter()
+        self.any_length: Counter[tuple[str, Cell, int]] = Counter()
         self.solutions: set[tuple[str, Cell, int, str]] = set()
+        self.spread = spread
         for e in existing:
             self.add(Puzzle.from_code(e["code"]), e["length"], e["solution"])
 
@@ -59,23 +63,27 @@ class Variety:
 
     def admits(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> bool:
         goal, route = self._keys(p, solution)
-        if p.code() in self.codes or route in self.solutions:
+        if p.code() in self.codes or route in self.solutions or self.full(p):
             return False
         return length >= CLUSTER_FROM or self.per_goal[goal] < PER_GOAL
+
+    def full(self, p: Puzzle) -> bool:
+        """Whether p's board, target and robot count hold all that `spread` allows."""
+        return self.spread is not None and self.any_length[self._keys(p, [])[0]] >= self.spread
 
     def add(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> None:
         goal, route = self._keys(p, solution)
         self.codes.add(p.code())
         self.solutions.add(route)
+        self.any_length[goal] += 1
         if length < CLUSTER_FROM:
             self.per_goal[goal] += 1
 
 
-def _banker(min_length: int, robots: int, ricochet: str, edition: str
+def _banker(min_length: int, robots: int, ricochet: str, edition: str, variety: Variety
             ) -> Callable[..., dict[str, Any] | None]:
     """The bank's gate for one search: a proven position at least `floor` moves long
     that the Variety rule admits becomes an entry (and counts for the next ones)."""
-    variety = Variety(bank.entries())
 
     def bankable(p: Puzzle, answer: Solution, floor: int = min_length) -> dict[str, Any] | None:
         if answer.length is None or answer.length < floor or answer.round.void:
@@ -91,7 +99,7 @@ def _banker(min_length: int, robots: int, ricochet: str, edition: str
 
 def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
            edition: str = "2013", threads: int = 2, climb_steps: int = 150,
-           walk: bool = False) -> Iterator[dict[str, Any]]:
+           walk: bool = False, spread: int | None = None) -> Iterator[dict[str, Any]]:
     """Yield bank entries (optimal length >= min_length) found within `seconds`.
 
     Random fair positions, solved in batches over threads: long optima are rare
@@ -99,7 +107,9 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
     millisecond on average, so sampling finds the first long puzzle of a region.
     From each find it then climbs: one robot moved to another free cell at a
     time, kept when the optimum does not get shorter, so that the neighbourhood
-    of a long puzzle yields longer ones.  The Variety rule keeps the bank varied.
+    of a long puzzle yields longer ones.  The Variety rule keeps the bank varied;
+    with `spread`, a climb leaves a board and target once it holds that many
+    entries, and no batch position on a full one is climbed from.
 
     With `walk`, it instead walks away from the bank's own puzzles of at least
     min_length moves: the quickest way to the longest lengths once the bank
@@ -108,7 +118,8 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
     specs = list(all_boards(edition))
     boards: dict[str, tuple[Board, list[Cell]]] = {}
     deadline = time.monotonic() + seconds
-    bankable = _banker(min_length, robots, ricochet, edition)
+    variety = Variety(bank.entries(), spread)
+    bankable = _banker(min_length, robots, ricochet, edition, variety)
     colours = ROBOT_COLOURS[:robots]
 
     def free_cells(spec: str) -> tuple[Board, list[Cell]]:
@@ -134,7 +145,8 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
         for p, answer in zip(batch, solve_many(batch, threads=threads, time_budget=60.0)):
             if (entry := bankable(p, answer)) is not None:
                 yield entry
-            if answer.length is not None and answer.length >= min_length - CLIMB_FROM_BELOW:
+            if answer.length is not None and answer.length >= min_length - CLIMB_FROM_BELOW \
+                    and not variety.full(p):
                 finds.append((p, answer.length))
         # Climb from the batch's longest positions, the finds first: long puzzles
         # lie near other long ones.
@@ -142,7 +154,7 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
         for p, length in finds[:CLIMBS_PER_BATCH]:
             if time.monotonic() >= deadline:
                 return
-            yield from _climb(p, length, climb_steps, deadline, rng, bankable)
+            yield from _climb(p, length, climb_steps, deadline, rng, bankable, variety)
 
 
 CLIMB_FROM_BELOW = 3  # climbs start from positions up to this many moves short of min_length
@@ -173,13 +185,17 @@ def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: 
 
 
 def _climb(start: Puzzle, length: int, steps: int, deadline: float, rng: random.Random,
-           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
+           bankable: Callable[[Puzzle, Solution], dict[str, Any] | None], variety: Variety
+           ) -> Iterator[dict[str, Any]]:
     """Hill-climb from a long puzzle: move one robot at a time, keep a move that
-    does not shorten the optimum, yield every bankable position met."""
+    does not shorten the optimum, yield every bankable position met, until the
+    board and target hold all the Variety rule allows."""
     for p, answer in walk(start, rng, steps=steps, floor=length, climb=True, depth=MAX_BANK_LENGTH,
                           deadline=deadline, state_budget=BANK_STATE_BUDGET):
         if answer is not None and answer.length is not None and (entry := bankable(p, answer)) is not None:
             yield entry
+        if variety.full(start):
+            return
 
 
 # Positions the retrograde analysis hands back: whole lengths, longest first, so
@@ -199,7 +215,7 @@ def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, 
     entries per length for this board and goal, counting those banked before."""
     rng = random.Random(f"bank-exhaustive:{seed}:{board.spec}:{goal}:{min_length}:{ricochet}")
     deadline = time.monotonic() + seconds
-    bankable = _banker(min_length, 4, ricochet, edition)
+    bankable = _banker(min_length, 4, ricochet, edition, Variety(bank.entries()))
     colours = ROBOT_COLOURS[:4]
     analysis = exhaustive(board, colours, goal, min_length=min_length, limit=EXHAUSTIVE_LIMIT, threads=threads)
     starts = set(board.start_cells())
