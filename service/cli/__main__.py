@@ -1,0 +1,7 @@
+"""`python -m service.cli`: the same as the `ricochet` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,55 @@
+"""`ricochet pack`: a whole pack without a server, the same items as POST /v1/packs with the same fields."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from solver.errors import InvalidInput
+
+from .common import EXIT_FAILED, EXIT_OK, InputError, progress_bar
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("pack", help="make a pack without a server: one JSON puzzle per line, the same items as "
+                                    "POST /v1/packs with the same fields (starter pools)")
+    p.add_argument("--count", type=int, required=True, help="puzzles in the pack (1 to 1000)")
+    p.add_argument("--length", type=int, help="exact optimal length (or --min-length and --max-length)")
+    p.add_argument("--min-length", type=int, help="shortest optimal length")
+    p.add_argument("--max-length", type=int, help="longest optimal length")
+    p.add_argument("--seed", default="0", help="same seed and fields, same pack (default 0)")
+    p.add_argument("--board", default="random-2013",
+                   help="a board spec, random-2013 (default), random-1999 or random-beginner")
+    p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
+    p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """A pack on standard output, items in order; items that could not be made on
+    standard error (and exit 1)."""
+    from solver.production.packs import make
+    from workers.schemas import PackRequest, load
+
+    lo = args.min_length if args.length is None else args.length
+    hi = args.max_length if args.length is None else args.length
+    if lo is None or hi is None:
+        raise InputError("give --length, or --min-length and --max-length")
+    if not 1 <= args.jobs <= 64:
+        raise InputError("--jobs must be from 1 to 64")
+    try:
+        request = load(PackRequest(), {"count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed,
+                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet})
+    except InvalidInput as e:
+        raise InputError(str(e)) from None
+    failed = 0
+    with progress_bar(args.count, "pack", " puzzles") as bar:
+        for index, item in make(request, processes=args.jobs, progress=bar.update):
+            if isinstance(item, str):
+                failed += 1
+                bar.write(f"ricochet: item {index}: {item}", file=sys.stderr)
+                continue
+            print(json.dumps({"index": index, **item}, separators=(",", ":")), flush=True)
+    return EXIT_FAILED if failed else EXIT_OK

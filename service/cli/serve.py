@@ -1,0 +1,57 @@
+"""`ricochet serve`: the API under gunicorn with the production settings; without
+REDIS_URL, a private Redis and one worker (that also runs the beat) beside it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from . import worker
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the HTTP API (with a private Redis and a worker when REDIS_URL is unset)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--instance", default="instance", help="folder for the private Redis's files")
+    p.set_defaults(run=run)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run(args: argparse.Namespace) -> int:
+    embedded = work = web = None
+    signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack as Ctrl-C does
+    env = dict(os.environ)
+    try:
+        if not env.get("REDIS_URL"):
+            from workers.embedded import EmbeddedRedis
+
+            embedded = EmbeddedRedis(Path(args.instance) / "redis").start()
+            env["REDIS_URL"] = embedded.url
+            work = subprocess.Popen(worker.command(1, beat=True, queues="ricochet,packs,analysis"), env=env)
+            print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
+        env.setdefault("RICOCHET_ACCESS_LOG", "")
+        web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",
+                                "--bind", f"{args.host}:{args.port}", "service.app:create_app()"], env=env)
+        print(f"ricochet: serving on http://{args.host}:{args.port}/ with gunicorn (Ctrl-C stops)", file=sys.stderr)
+        web.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for proc in (web, work):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        if embedded is not None:
+            embedded.stop()
+    return 0

@@ -1,0 +1,45 @@
+"""`ricochet solve`: an optimal solution as FORMATS.md's answer, one file or one line at a time."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from solver.puzzle import Puzzle
+
+from .common import InputError, each
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("solve", help="print an optimal solution as the FORMATS.md answer")
+    p.add_argument("file", help="puzzle JSON ('-' for standard input)")
+    p.add_argument("--jsonl", action="store_true", help="one puzzle per line, one answer per line")
+    p.add_argument("--max-depth", type=int, default=64,
+                   help="search no deeper than this many moves (0 to 254, default 64): deeper is depth_limit")
+    p.add_argument("--time-budget", type=float, default=None,
+                   help="seconds per puzzle (default none): a search past it answers timeout")
+    p.add_argument("--reference", action="store_true", help="use the plain Python breadth-first search")
+    p.add_argument("--facts", action="store_true",
+                   help="add facts over all optimal solutions (count, fewest robots moved, fewest switches)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_depth < 0 or args.max_depth > 254:
+        raise InputError("--max-depth must be from 0 to 254")
+
+    def judge(doc: Any) -> dict[str, Any]:
+        puzzle = Puzzle.from_json(doc)
+        if args.reference:
+            from solver.reference import reference_solve
+
+            return reference_solve(puzzle, max_depth=args.max_depth).to_json()
+        from solver.solve import solution_facts, solve
+
+        answer = solve(puzzle, max_depth=args.max_depth, time_budget=args.time_budget)
+        out = answer.to_json()
+        if args.facts and answer.length is not None:
+            out["facts"] = solution_facts(puzzle, answer.length, time_budget=args.time_budget)
+        return out
+
+    return each(args.file, args.jsonl, judge)

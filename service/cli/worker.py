@@ -1,0 +1,52 @@
+"""`ricochet worker` and `ricochet beat`: the Celery processes of a deployment (REDIS_URL names the Redis)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .common import InputError
+
+DEFAULT_QUEUES = "ricochet,packs"
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("worker", help="run a Celery worker (REDIS_URL names the Redis)")
+    p.add_argument("--concurrency", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument("--queues", default=DEFAULT_QUEUES,
+                   help="queues to take work from, the first first: ricochet (solves, single puzzles, the "
+                        "daily), packs, analysis (pool builds, about 4 GiB each: give those workers "
+                        "--concurrency 1); default ricochet,packs")
+    p.set_defaults(run=run_worker)
+    p = sub.add_parser("beat", help="run the Celery beat scheduler: daily puzzles published ahead, pools grown")
+    p.set_defaults(run=run_beat)
+
+
+def command(concurrency: int | None, beat: bool = False, queues: str = DEFAULT_QUEUES) -> list[str]:
+    """The Celery worker's command line (`ricochet serve` starts one too)."""
+    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+           "--without-gossip", "--without-mingle", "--queues", queues]
+    if beat:  # the embedded default: one process also schedules the daily precompute
+        cmd += ["--beat", "--schedule", str(Path("instance") / "celerybeat-schedule")]
+    return cmd + (["--concurrency", str(concurrency)] if concurrency else [])
+
+
+def _redis_url() -> None:
+    if not os.environ.get("REDIS_URL"):
+        raise InputError("set REDIS_URL to the Redis the API uses")
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    _redis_url()
+    cmd = command(args.concurrency, queues=args.queues)
+    os.execv(cmd[0], cmd)  # become the worker: signals reach Celery itself
+    return 0
+
+
+def run_beat(args: argparse.Namespace) -> int:
+    _redis_url()
+    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning"]
+    os.execv(cmd[0], cmd)  # become beat: signals reach Celery itself
+    return 0
