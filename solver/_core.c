@@ -1407,6 +1407,7 @@ static int check_limits(int max_depth, Py_ssize_t state_budget) {
 }
 
 static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Setup *S);
+static PyObject *cells_tuple(const int *pos, int n);
 
 static PyObject *moves_list(const Setup *S, const Result *res) {
     PyObject *moves = PyList_New(res->length > 0 ? res->length : 0);
@@ -1477,10 +1478,9 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     double elapsed = now_seconds() - t0;
     if (lim.cancel) PyBuffer_Release(&view);
     PyObject *moves = moves_list(S, res);
-    PyObject *reach = PyTuple_New(q.nrobots);
+    PyObject *reach = cells_tuple(S->reach_dir, q.nrobots);
     PyObject *out = NULL;
     if (moves && reach) {
-        for (int i = 0; i < q.nrobots; i++) PyTuple_SET_ITEM(reach, i, PyLong_FromLong(S->reach_dir[i]));
         out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i,s:i}", "status", STATUS_NAMES[res->status],
                             "moves", moves, "lower_bound", res->status == ST_OPTIMAL ? res->length : res->lower_bound,
                             "states", (unsigned long long)res->states, "nodes", (unsigned long long)res->nodes,
@@ -2061,7 +2061,7 @@ static PyObject *counts_list(const uint64_t hist[256]) {
     return counts;
 }
 
-/* A tuple of robot cells, or NULL. */
+/* A tuple of ints (robot cells, directions), or NULL with the error set. */
 static PyObject *cells_tuple(const int *pos, int n) {
     PyObject *cells = PyTuple_New(n);
     if (!cells) return NULL;
@@ -2530,8 +2530,15 @@ static PyMethodDef core_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "solver._core", "The optimal search for Ricochet Robots, in C.", -1, core_methods,
+/* Multi-phase initialisation (PEP 489): the module keeps no state of its own
+ * (layouts and analyses are capsules), so it needs no exec slot. */
+static PyModuleDef_Slot core_slots[] = {
+    {0, NULL},
 };
 
-PyMODINIT_FUNC PyInit__core(void) { return PyModule_Create(&core_module); }
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "solver._core", "The optimal search for Ricochet Robots, in C.", 0, core_methods,
+    core_slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) { return PyModuleDef_Init(&core_module); }
