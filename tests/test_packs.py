@@ -215,21 +215,27 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_redis_restarted_mid_pack(tmp_path, monkeypatch):
+def test_redis_restarted_mid_pack(tmp_path):
     """While Redis is down the API answers 503 with Retry-After; the worker's
     writes in the middle of the outage are retried until Redis is back, and the
     pack completes with every puzzle."""
+    from solver.production import packs
+    from solver.production.pools import Library, packaged
+    from workers.stores import Stores
+
     redis = EmbeddedRedis(tmp_path / "redis", persist=True).start()
-    # pack_item below plans from the pools this Redis holds, not from the Redis
-    # an earlier test in this process pointed the task module at (long stopped).
-    monkeypatch.setenv("REDIS_URL", redis.url)
-    client = create_app({"REDIS_URL": redis.url}).test_client()
-    body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart", "board": unpooled_board()}
-    # What the pack must hold, worked out before the restart: this process's own
-    # Redis connections are not the workers' patient ones.
-    expected = [pack_item(pack_request(body), i)["code"] for i in range(20)]
-    worker = _start_worker(redis.url)
+    worker = None
     try:
+        client = create_app({"REDIS_URL": redis.url}).test_client()
+        body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart", "board": unpooled_board()}
+        # What the pack must hold, as a worker of this deployment plans and makes it
+        # (the starter pools, then this Redis's), worked out before the restart.
+        library = Library([packaged(), Stores.from_url(redis.url).pools()])
+        request = pack_request(body)
+        expected = [(p.generated().to_json() if p.drawn else
+                     packs.searched_item(request, p.index, p.length, library))["code"]
+                    for p in packs.plan_for(request, library)]
+        worker = _start_worker(redis.url)
         r = client.post("/v1/packs", json=body)
         location = r.headers["Location"]
         deadline = time.monotonic() + 120
@@ -249,8 +255,9 @@ def test_redis_restarted_mid_pack(tmp_path, monkeypatch):
         puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
         assert [p["code"] for p in puzzles] == expected
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
+        if worker is not None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=30)
         redis.stop()
 
 
