@@ -3,6 +3,7 @@ types, the contract and its docs, health and readiness."""
 
 from __future__ import annotations
 
+import functools
 import html
 import time
 from pathlib import Path
@@ -93,6 +94,7 @@ DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagg
                "favicon-32x32.png", "favicon-16x16.png")
 
 
+@functools.cache
 def _swagger_ui() -> tuple[Path, str]:
     """Swagger UI's files as the flask-swagger-ui package installs them (from the
     package registry, never a CDN), and their version."""
@@ -102,10 +104,23 @@ def _swagger_ui() -> tuple[Path, str]:
     return dist, (dist / "VERSION").read_text(encoding="utf-8").strip()
 
 
+@functools.cache
+def _docs_asset(name: str) -> bytes:
+    return (_swagger_ui()[0] / name).read_bytes()
+
+
 @bp.get("/docs")
 def docs() -> Response:
     """The API documentation: Swagger UI over openapi.yaml (try any operation from
     the page), with every operation listed for a browser without scripts."""
+    response = Response(_docs_page(), mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@functools.cache
+def _docs_page() -> str:
+    """The /docs page, built once: the contract does not change while the process runs."""
     import yaml
 
     spec = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
@@ -132,9 +147,7 @@ def docs() -> Response:
             "<script src=/docs/assets/swagger-ui-bundle.js></script>"
             "<script src=/docs/assets/swagger-ui-standalone-preset.js></script>"
             "<script src=/static/docs.js></script></html>")
-    response = Response(page, mimetype="text/html")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return page
 
 
 @bp.get("/docs/assets/<name>")
@@ -142,10 +155,8 @@ def docs_asset(name: str) -> Response:
     """One of Swagger UI's files, from the installed package."""
     if name not in DOCS_ASSETS:
         raise Problem("not-found", f"no docs asset {name!r}: the page uses {', '.join(DOCS_ASSETS)}")
-    dist, version = _swagger_ui()
     mimetype = {"js": "text/javascript", "css": "text/css", "png": "image/png"}[name.rsplit(".", 1)[1]]
-    response = Response((dist / name).read_bytes(), mimetype=mimetype)
-    return cached(response)
+    return cached(Response(_docs_asset(name), mimetype=mimetype))
 
 
 @bp.get("/healthz")

@@ -232,9 +232,7 @@ def test_redis_restarted_mid_pack(tmp_path):
         # (the starter pools, then this Redis's), worked out before the restart.
         library = Library([packaged(), Stores.from_url(redis.url).pools()])
         request = pack_request(body)
-        expected = [(p.generated().to_json() if p.drawn else
-                     packs.searched_item(request, p.index, p.length, library))["code"]
-                    for p in packs.plan_for(request, library)]
+        expected = [packs.item(request, planned, library)["code"] for planned in packs.plan_for(request, library)]
         worker = _start_worker(redis.url)
         r = client.post("/v1/packs", json=body)
         location = r.headers["Location"]

@@ -257,9 +257,8 @@ def pack_plan(request: dict[str, Any]) -> list[Any]:
 
 def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
     """Puzzle `index` of a pack as its plan has it (a searched item as its first try makes it)."""
-    planned = pack_plan(request)[index]
-    return planned.generated().to_json() if planned.drawn else \
-        searched_item(request, index, planned.length)
+    shelf = library()
+    return packs.item(request, plan_for(request, shelf)[index], shelf)
 
 
 def searched_item(request: dict[str, Any], index: int, length: int, cancel: Cancel | None = None,
@@ -280,10 +279,11 @@ def generate_task(job_id: str) -> dict[str, Any]:
         return {"error": str(e)}
     if not stores.start_job(job_id):
         return {"status": "cancelled"}
-    first = pack_plan(request)[0]
+    shelf = library()
+    first = plan_for(request, shelf)[0]
     try:
         with watching(stores, job_id) as cancel:
-            item = first.generated().to_json() if first.drawn else searched_item(request, 0, first.length, cancel)
+            item = packs.item(request, first, shelf, cancel)
     except NoPuzzleFound as e:
         stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
         return {"error": str(e)}

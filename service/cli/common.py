@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
@@ -98,10 +100,6 @@ class TimedBar:
     seconds spent, ticking once a second on its own, and shows what was found."""
 
     def __init__(self, seconds: float, desc: str) -> None:
-        import threading
-        import time
-
-        self._time = time
         self._start = time.monotonic()
         self._stop = threading.Event()
         self.bar = progress_bar(round(seconds), desc, " s")
@@ -112,7 +110,7 @@ class TimedBar:
             self._advance()
 
     def _advance(self) -> None:
-        done = min(round(self._time.monotonic() - self._start), self.bar.total or 0)
+        done = min(round(time.monotonic() - self._start), self.bar.total or 0)
         self.bar.update(done - self.bar.n)
 
     def found(self, what: str) -> None:

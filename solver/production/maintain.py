@@ -56,9 +56,13 @@ class Variety:
             self.add(Puzzle.from_code(e["code"]), e["length"], e["solution"])
 
     @staticmethod
-    def _keys(p: Puzzle, solution: list[dict[str, str]]
+    def _goal(p: Puzzle) -> tuple[str, Cell, int]:
+        return p.board.spec, p.goal.cell, len(p.robots)
+
+    @classmethod
+    def _keys(cls, p: Puzzle, solution: list[dict[str, str]]
               ) -> tuple[tuple[str, Cell, int], tuple[str, Cell, int, str]]:
-        goal = (p.board.spec, p.goal.cell, len(p.robots))
+        goal = cls._goal(p)
         return goal, (*goal, json.dumps(solution))
 
     def admits(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> bool:
@@ -69,7 +73,7 @@ class Variety:
 
     def full(self, p: Puzzle) -> bool:
         """Whether p's board, target and robot count hold all that `spread` allows."""
-        return self.spread is not None and self.any_length[self._keys(p, [])[0]] >= self.spread
+        return self.spread is not None and self.any_length[self._goal(p)] >= self.spread
 
     def add(self, p: Puzzle, length: int, solution: list[dict[str, str]]) -> None:
         goal, route = self._keys(p, solution)

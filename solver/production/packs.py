@@ -137,6 +137,14 @@ def plan_for(request: dict[str, Any], library: Library | None) -> list[Planned]:
                 robots=request["robots"], ricochet=request["ricochet"], seed=request["seed"], library=library)
 
 
+def item(request: dict[str, Any], planned: Planned, library: Library | None,
+         cancel: Cancel | None = None) -> dict[str, Any]:
+    """A planned item as its plan has it: drawn from a pool or the bank, else
+    searched for (its first try)."""
+    return planned.generated().to_json() if planned.drawn else \
+        searched_item(request, planned.index, planned.length, library, cancel)
+
+
 def searched_item(request: dict[str, Any], index: int, length: int, library: Library | None,
                   cancel: Cancel | None = None, attempt: int = 0) -> dict[str, Any]:
     """A pack item the pools could not fill: searched for, a pure function of the
