@@ -12,8 +12,8 @@ from solver.interop import from_driftingdroids_id
 from solver.production import bank
 from solver.production.generate import MAX_LENGTH
 from solver.production.pools import Library, packaged
-from solver.puzzle import Puzzle, Rules, moves_from_json
-from solver.solve import solve
+from solver.puzzle import Puzzle, Rules
+from workers.answers import Answers
 
 from .errors import Problem
 from .metrics import SOLVE_SECONDS
@@ -52,37 +52,9 @@ def app_stores() -> Any:
     return current_app.extensions.get("stores")
 
 
-def known_answer(p: Puzzle) -> tuple[str, list[Any]] | None:
-    """The puzzle's settled answer, as (status, optimal moves): a stored one, else
-    one search within the request's budget (remembered either way); None when it
-    is not known in time.  Status is optimal or unsolvable (then no moves)."""
-    stores = app_stores()
-    key = p.content_hash()
-    budget = current_app.config["SOLVE_TIME_BUDGET"]
-    if stores is not None:
-        cached = stores.answer(key)
-        if cached is not None:
-            return cached["status"], moves_from_json(cached.get("moves") or [])
-        if stores.unsettled(key, budget) is not None:
-            return None
-    answer = search_and_remember(p)
-    return (answer.status, answer.moves) if answer.status in ("optimal", "unsolvable") else None
-
-
-def search_and_remember(p: Puzzle) -> Any:
-    """One search within the request's budget; its answer is kept if settled,
-    else that it ran out (for an hour): nobody repeats it meanwhile."""
-    stores = app_stores()
-    budget = current_app.config["SOLVE_TIME_BUDGET"]
-    with SOLVE_SECONDS.time():
-        answer = solve(p, time_budget=budget)
-    if stores is not None:
-        key = p.content_hash()
-        if answer.status in ("optimal", "unsolvable"):
-            stores.save_answer(key, {**answer.to_json(), "code": p.code()})
-        else:
-            stores.save_unsettled(key, budget, answer.lower_bound)
-    return answer
+def answers() -> Answers:
+    """Answers within a request's search budget, kept in this app's store."""
+    return Answers(app_stores(), current_app.config["SOLVE_TIME_BUDGET"], SOLVE_SECONDS.time)
 
 
 def pools() -> Library:

@@ -15,18 +15,12 @@ from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.puzzle import Puzzle
 from solver.solution import hint
-from solver.solve import solve
 from solver.svg import board_svg, puzzle_svg
+from workers.answers import from_json
 from workers.schemas import load
 
 from .caching import cached
-from .common import (
-    SVG,
-    known_answer,
-    pools,
-    puzzle_from,
-    query_choice,
-)
+from .common import SVG, answers, pools, puzzle_from, query_choice
 from .errors import Problem, json_body
 from .pictures import PNG, picture
 from .schemas import HintQuery, RandomQuery
@@ -72,8 +66,8 @@ def puzzle(code: str) -> Response:
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if code.endswith(suffix):
             p = Puzzle.from_code(code[:-4])
-            known = known_answer(p) if drawn else None
-            solution = known[1] if known is not None and known[0] == "optimal" else None
+            known = answers().settled(p) if drawn else None
+            solution = known.moves if known is not None and known.status == "optimal" else None
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
     return cached(jsonify({**p.to_json(), "code": p.code(), "hash": p.content_hash(),
@@ -85,24 +79,25 @@ def puzzle_hint(code: str) -> Response:
     """A hint from the optimal solution the API serves for this puzzle."""
     level = load(HINT_QUERY, request.args.to_dict())["level"]
     p = Puzzle.from_code(code)
-    known = known_answer(p)
-    if known is not None and known[0] == "unsolvable":
+    known = answers().settled(p)
+    if known is not None and known.status == "unsolvable":
         raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
     if known is None:
         raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
                       "may search): POST /v1/solve queues the search, and hints follow once it is solved")
-    return cached(jsonify({"code": p.code(), **hint(known[1], level)}))
+    return cached(jsonify({"code": p.code(), **hint(known.moves, level)}))
 
 
 @bp.post("/v1/difficulty")
 def rate() -> Response:
     p = puzzle_from(json_body())
-    answer = solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"])
-    if answer.length is None:
-        if answer.status == "unsolvable":
+    found, _ = answers().lookup(p)
+    if found["length"] is None:
+        if found["status"] == "unsolvable":
             raise Problem("unsolvable", "the puzzle has no solution, so it has no difficulty")
-        raise Problem("needs-a-job", f"the puzzle needs more than {answer.lower_bound - 1} moves; solve it first "
+        raise Problem("needs-a-job", f"the puzzle needs more than {found['lower_bound'] - 1} moves; solve it first "
                       "with POST /v1/solve")
+    answer = from_json(p, found)
     return jsonify({**difficulty(p, answer, time_budget=current_app.config["SOLVE_TIME_BUDGET"]),
                     "code": p.code()})
 

@@ -5,21 +5,14 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify
 
 from solver.errors import InvalidInput
-from solver.puzzle import Puzzle, moves_from_json
+from solver.puzzle import moves_from_json
 from solver.rules import check
-from solver.solve import solve
 from workers.schemas import load
 
-from .common import (
-    accepted,
-    admit,
-    app_stores,
-    puzzle_from,
-    search_and_remember,
-)
+from .common import accepted, admit, answers, app_stores, puzzle_from
 from .errors import Problem, json_body
 from .limits import announce, charge
-from .metrics import CACHE, SOLVE_SECONDS
+from .metrics import CACHE
 from .schemas import VerifyRequest
 
 bp = Blueprint("solving", __name__)
@@ -31,21 +24,15 @@ VERIFY_REQUEST = VerifyRequest()
 def solve_puzzle() -> Response:
     p = puzzle_from(json_body())
     stores = app_stores()
-    key = p.content_hash()
+    answer, source = answers().lookup(p)
     if stores is not None:
-        cached = stores.answer(key)
-        CACHE.labels("hit" if cached is not None else "miss").inc()
-        if cached is not None:
-            response = jsonify(cached)
-            response.headers["X-Cache"] = "hit"
-            return response
-    with SOLVE_SECONDS.time():
-        answer = {**solve(p, time_budget=current_app.config["SOLVE_TIME_BUDGET"]).to_json(), "code": p.code()}
+        CACHE.labels("hit" if source == "store" else "miss").inc()
     if answer["status"] == "timeout" and stores is not None:
         budget = current_app.config["JOB_TIME_BUDGET"]
         admit("ricochet")
         # Identical work in flight (same puzzle, same budget) shares one job, charged once.
-        job, fresh = stores.shared_job("solve", f"{key}:{budget:g}", {"puzzle": p.to_json()}, ttl=budget + 60)
+        job, fresh = stores.shared_job("solve", f"{p.content_hash()}:{budget:g}", {"puzzle": p.to_json()},
+                                       ttl=budget + 60)
         quota = {}
         if fresh:
             try:
@@ -55,9 +42,10 @@ def solve_puzzle() -> Response:
                 raise
             current_app.extensions["celery"].send_task("ricochet.solve", args=[job["id"], p.to_json(), budget])
         return announce(accepted(job), quota)
-    if stores is not None:
-        stores.save_answer(key, answer)
-    return jsonify(answer)
+    response = jsonify(answer)
+    if source == "store":
+        response.headers["X-Cache"] = "hit"
+    return response
 
 
 @bp.post("/v1/verify")
@@ -68,7 +56,7 @@ def verify() -> Response:
     except InvalidInput as e:
         raise e.within("puzzle") from None
     verdict = check(p, moves_from_json(body["moves"])).to_json()
-    optimal_length, settled = _optimum(p)
+    optimal_length, settled = answers().optimum(p)
     verdict["optimal_length"] = optimal_length
     verdict["optimal"] = bool(verdict["solved"] and optimal_length is not None
                               and verdict["length"] == optimal_length)
@@ -77,21 +65,3 @@ def verify() -> Response:
     verdict["optimality"] = "proven" if settled else "unknown"
     return jsonify(verdict)
 
-
-def _optimum(p: Puzzle) -> tuple[int | None, bool]:
-    """A puzzle's optimal length and whether it is settled: from what is known
-    (a solved answer, a published or generated optimum), else from a search
-    within the request's budget.  A search that runs out of it is remembered
-    for an hour, so asking again costs no second search."""
-    stores = app_stores()
-    key = p.content_hash()
-    budget = current_app.config["SOLVE_TIME_BUDGET"]
-    if stores is not None:
-        known = stores.optimum(key)
-        if known is not None:
-            return known, True
-        if stores.unsettled(key, budget) is not None:
-            return None, False
-    answer = search_and_remember(p)
-    settled = answer.status in ("optimal", "unsolvable")
-    return answer.length, settled

@@ -147,3 +147,30 @@ def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
     picture = client.get(f"/v1/puzzles/{code}.svg?solution=true")
     plain = client.get(f"/v1/puzzles/{code}.svg")
     assert picture.status_code == 200 and picture.data == plain.data  # not known in time: no route drawn
+    rated = client.post("/v1/difficulty", json=UNSEEN)  # no second search: the bound it proved
+    assert rated.status_code == 422 and rated.json["type"].endswith("needs-a-job")
+
+
+def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
+    """The one piece the views and the solve task share: a search's end is
+    remembered (settled: kept; out of time: its bound, for that budget)."""
+    from solver.puzzle import Puzzle
+    from workers.answers import Answers
+    from workers.stores import Stores
+
+    stores = Stores.from_url(redis_url)
+    hard = Puzzle.from_json({**HARD, "rules": {"ricochet": "none", "vortex_sightline": False},
+                             "target": {"cell": [3, 9], "colour": "green"}})
+    quick = Puzzle.from_json({**HARD, "target": {"colour": "green", "symbol": "triangle"}})
+    short = Answers(stores, 0.002)
+    first, source = short.lookup(hard)
+    assert source == "search" and first["status"] == "timeout" and first["code"] == hard.code()
+    again, source = short.lookup(hard)
+    assert source == "unsettled" and again["status"] == "timeout" and again["lower_bound"] == first["lower_bound"]
+    assert short.optimum(hard) == (None, False) and short.settled(hard) is None
+    answer, source = Answers(stores, 1.0).lookup(quick)
+    assert source == "search" and answer["status"] == "optimal"
+    kept, source = short.lookup(quick)
+    assert source == "store" and kept["moves"] == answer["moves"]
+    assert short.settled(quick).moves == Answers(None, 1.0).settled(quick).moves
+    assert short.optimum(quick) == (answer["length"], True)

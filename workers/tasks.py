@@ -21,8 +21,9 @@ from solver.production import packs, pools
 from solver.production.generate import NoPuzzleFound
 from solver.production.packs import CLASH_RETRIES, plan_for, variety_key
 from solver.puzzle import Goal, Puzzle
-from solver.solve import Cancel, solve
+from solver.solve import Cancel
 
+from .answers import Answers
 from .app import ANALYSIS_QUEUE, celery_app
 from .schemas import PackRequest, SolveTask, load
 from .stores import Stores
@@ -80,7 +81,7 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
     if not stores.start_job(job_id):
         return {"status": "cancelled"}
     with watching(stores, job_id) as cancel:
-        answer = solve(p, time_budget=time_budget, max_depth=max_depth, cancel=cancel).to_json()
+        answer = Answers(stores, time_budget).search(p, cancel=cancel, max_depth=max_depth).to_json()
     answer["code"] = p.code()
     if answer["status"] == "cancelled":
         return {"status": "cancelled"}
@@ -91,7 +92,6 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
                  f"{answer.get('lower_bound')} moves")
         stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=error, result=answer)
         return {"status": answer["status"]}
-    stores.save_answer(p.content_hash(), answer)
     stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=answer)
     return {"status": answer["status"]}
 

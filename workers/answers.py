@@ -1,0 +1,101 @@
+"""Where a puzzle's answer comes from, written once for the views and the workers:
+a settled answer kept in the store, else one search within a budget (its end
+remembered either way), else, for the caller to queue, a longer search as a job.
+
+A settled answer (optimal or unsolvable) is kept for SOLVE_TTL.  A search that
+ran out of its budget is remembered for an hour with the bound it proved, so
+nobody repeats the same search meanwhile: the answer then says `timeout` at
+once, and a longer budget (a job's) is what can settle it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from solver.puzzle import Puzzle, moves_from_json
+from solver.rules import Round, candidates
+from solver.solution import Solution
+from solver.solve import DEFAULT_MAX_DEPTH, Cancel, solve
+
+from .stores import Stores
+
+SETTLED = ("optimal", "unsolvable")
+
+Source = Literal["store", "unsettled", "search"]
+
+
+@dataclass(frozen=True)
+class Answers:
+    """Answers to puzzles for one kind of caller: `budget` is the seconds one
+    search may take (a request's, or a job's); `timer` wraps each search (the
+    service's solver-time metric)."""
+
+    stores: Stores | None
+    budget: float
+    timer: Callable[[], AbstractContextManager[Any]] = nullcontext
+
+    def lookup(self, p: Puzzle) -> tuple[dict[str, Any], Source]:
+        """The answer JSON (FORMATS.md, with the puzzle's code) and where it came
+        from: the store; a search with this budget that ran out lately (not
+        repeated: status timeout, with the bound it proved); or a search now."""
+        if self.stores is not None:
+            key = p.content_hash()
+            kept = self.stores.answer(key)
+            if kept is not None:
+                return kept, "store"
+            bound = self.stores.unsettled(key, self.budget)
+            if bound is not None:
+                return ran_out(p, bound), "unsettled"
+        return self.search(p).to_json() | {"code": p.code()}, "search"
+
+    def search(self, p: Puzzle, *, cancel: Cancel | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> Solution:
+        """One search within the budget, remembered: a settled answer is kept, a
+        run out of time is noted with its bound (a cancelled one is not)."""
+        with self.timer():
+            answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel)
+        self.remember(p, answer)
+        return answer
+
+    def remember(self, p: Puzzle, answer: Solution) -> None:
+        if self.stores is None:
+            return
+        key = p.content_hash()
+        if answer.status in SETTLED:
+            self.stores.save_answer(key, answer.to_json() | {"code": p.code()})
+        elif answer.status == "timeout":
+            self.stores.save_unsettled(key, self.budget, answer.lower_bound)
+
+    def settled(self, p: Puzzle) -> Solution | None:
+        """The puzzle's settled answer (optimal or unsolvable), or None when it
+        is not known within the budget."""
+        answer, _ = self.lookup(p)
+        return from_json(p, answer) if answer["status"] in SETTLED else None
+
+    def optimum(self, p: Puzzle) -> tuple[int | None, bool]:
+        """The optimal length and whether it is settled: what is known (a solved
+        answer, or the optimum recorded when the puzzle was generated: daily
+        puzzles, packs), else the lookup's."""
+        if self.stores is not None:
+            known = self.stores.optimum(p.content_hash())
+            if known is not None:
+                return known, True
+        answer, _ = self.lookup(p)
+        return answer["length"], answer["status"] in SETTLED
+
+
+def ran_out(p: Puzzle, lower_bound: int) -> dict[str, Any]:
+    """The answer of a search that ran out of time having proved `lower_bound`."""
+    return {"length": None, "moves": [], "status": "timeout", "lower_bound": lower_bound,
+            "message": f"no solution in {lower_bound - 1} moves or fewer", "code": p.code()}
+
+
+def from_json(p: Puzzle, answer: dict[str, Any]) -> Solution:
+    """A kept answer of `p` as a Solution (the inverse of Solution.to_json)."""
+    moves = moves_from_json(answer.get("moves") or [])
+    length = answer.get("length")
+    return Solution(answer["status"], moves, answer.get("lower_bound", length or 0),
+                    Round(candidates(p), bool(answer.get("void")), answer.get("void_reason")),
+                    dict(answer.get("stats") or {}))
