@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser run test lint bench bench-load clean
+.PHONY: install browser run test lint openapi bench bench-load clean
 
 $(STAMP): pyproject.toml setup.py solver/_core.c
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
@@ -21,6 +21,10 @@ run: install
 
 lint: install
 	$(BIN)/ruff check .
+
+# openapi.yaml is generated from the marshmallow shapes and the views' docstrings.
+openapi: install
+	$(BIN)/python -m service.contract
 
 # The web page's end-to-end tests drive Debian's Chromium (through Playwright).
 browser:

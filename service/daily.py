@@ -95,11 +95,39 @@ def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dic
 
 @bp.get("/v1/daily")
 def daily_today() -> Response:
+    """
+    ---
+    get:
+      operationId: dailyToday
+      summary: Today's daily puzzle (UTC), the same for everyone; the solution only on request
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200': {$ref: '#/components/responses/Daily'}
+        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     return daily_on(daily.today().isoformat())
 
 
 @bp.get("/v1/daily/<day>")
 def daily_on(day: str) -> Response:
+    """
+    ---
+    get:
+      operationId: dailyOn
+      summary: A published day's puzzle, by date or number; its PNG picture when the day ends in `.png`
+      description: A day is published from 00:00 UTC on its date; before that it answers 404 (title "Not yet
+        published"), solution, hint and picture alike. The calendar runs from 2026-01-01 (day 1) to 2036-12-31.
+      parameters:
+      - DayOrPicture
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200': {$ref: '#/components/responses/Daily'}
+        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     if day.endswith(".png"):
         published = _day(day[:-4])
         record = _record(published)
@@ -109,6 +137,26 @@ def daily_on(day: str) -> Response:
 
 @bp.get("/v1/daily/<day>/solution")
 def daily_solution(day: str) -> Response:
+    """
+    ---
+    get:
+      operationId: dailySolution
+      summary: An optimal solution of a published day's puzzle
+      parameters:
+      - Day
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The solution, in the FORMATS.md answer shape
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content: {application/json: {schema: DailySolution}}
+        '304': {description: Not modified}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     def build(found: dict[str, Any]) -> dict[str, Any]:
         return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
                 "moves": found["solution"], "status": "optimal"}
@@ -118,6 +166,27 @@ def daily_solution(day: str) -> Response:
 
 @bp.get("/v1/daily/<day>/hint")
 def daily_hint(day: str) -> Response:
+    """
+    ---
+    get:
+      operationId: dailyHint
+      summary: A hint for a published day's puzzle (levels 1 to 4, as DriftingDroids gives them)
+      parameters:
+      - Day
+      - HintLevel
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The hint
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content: {application/json: {schema: DailyHint}}
+        '304': {description: Not modified}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     level = load(HINT_QUERY, request.args.to_dict())["level"]
 
     def build(found: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +198,31 @@ def daily_hint(day: str) -> Response:
 
 @bp.get("/v1/daily/archive")
 def archive() -> Response:
-    """Published days, oldest first, a page at a time (RFC 8288 Link headers)."""
+    """Published days, oldest first, a page at a time (RFC 8288 Link headers).
+
+    ---
+    get:
+      operationId: dailyArchive
+      summary: Published days, oldest first, a page at a time
+      description: 'Lists the days from `from` to `to` (both clamped to the published days: 2026-01-01 to
+        today, UTC; nothing of a future day is listed). Pages are linked by an RFC 8288 `Link` header (rel
+        first, prev, next, last); `X-Total-Count` gives the days in the range.'
+      parameters:
+      - {in: query, schema: ArchiveQuery}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: One page of days
+          headers:
+            Link:
+              schema: {type: string}
+              description: 'RFC 8288 links: first, prev, next, last'
+            X-Total-Count: {schema: {type: integer}}
+            Cache-Control: {schema: {type: string}}
+          content: {application/json: {schema: Archive}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     query = load(ARCHIVE_QUERY, request.args.to_dict())
     today = min(daily.today(), daily.last_day())
     start = max(query.get("from") or daily.FIRST_DAY, daily.FIRST_DAY)

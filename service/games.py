@@ -27,6 +27,7 @@ from solver.solve import solve
 from workers.schemas import Seed, load
 
 from .errors import BY_STATUS, Problem, count_in, json_body
+from .shapes import GameOptions, Move
 
 games = Blueprint("games", __name__)
 
@@ -38,24 +39,27 @@ class NewGame(Schema):
     class Meta:
         unknown = RAISE
 
-    players = fields.List(fields.String(), required=True, validate=validate.Length(1, 16))
+    # Names and options are checked by solver.game (with its own messages); the metadata documents them.
+    players = fields.List(fields.String(metadata={"minLength": 1, "maxLength": 40}), required=True,
+                          validate=validate.Length(1, 16), metadata={"uniqueItems": True})
     board = fields.String(load_default="random", validate=validate.Length(max=200))
-    options = fields.Dict(load_default=dict)
-    seed = Seed()
+    options = fields.Dict(load_default=dict, metadata={"shape": GameOptions})
+    seed = Seed(metadata={"description": "fixes board, robots and every shuffle; without one the server draws a "
+                                         "secret"})
 
 
 class Bid(Schema):
     class Meta:
         unknown = RAISE
 
-    moves = fields.Raw(required=True)
+    moves = fields.Raw(required=True, metadata={"shape": {"type": "integer", "minimum": 1, "maximum": 99}})
 
 
 class Shown(Schema):
     class Meta:
         unknown = RAISE
 
-    moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=200))
+    moves = fields.List(fields.Raw(metadata={"shape": Move}), required=True, validate=validate.Length(max=200))
 
 
 NEW_GAME, BID, SHOWN = NewGame(), Bid(), Shown()
@@ -132,6 +136,38 @@ def _view(state: dict[str, Any], since: int | None = None) -> dict[str, Any]:
 
 @games.post("/v1/games")
 def create_game() -> Response:
+    """
+    ---
+    post:
+      operationId: createGame
+      summary: Start a game (RULES.md section 5); answers each player's token
+      description: 'players: 1 name (solitaire) to 16.  board: a spec, "random" (any 2013 board) or "beginner"
+        (no barrier sections).  options: timer_seconds (60), idle_seconds (300), exact_bid (false), tie_break
+        (fewer_chips | first_bid), chips_to_win (by player count: 2 -> 8, 3 -> 6, 4 -> 5, more -> every chip),
+        scoring (chips | infinity), infinity_target (50), solitaire_timer_factor (1 or 2), black_robot (false),
+        ricochet (turn | none), void_returns_chip (false).  Robots start on random cells without targets;
+        the seed fixes board, robots and every shuffle.'
+      requestBody:
+        required: true
+        content: {application/json: {schema: NewGame}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '201':
+          description: The game, and a token per player (send it as Authorization Bearer)
+          headers:
+            Location: {schema: {type: string}}
+          content: {application/json: {schema: NewGameView}}
+          links:
+            getGame:
+              operationId: getGame
+              parameters: {game_id: $response.body#/game/id}
+            gameEvents:
+              operationId: gameEvents
+              parameters: {game_id: $response.body#/game/id}
+        '400': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     body = load(NEW_GAME, json_body())
     try:
         options = options_from_json(body["options"])
@@ -153,6 +189,29 @@ def create_game() -> Response:
 
 @games.get("/v1/games/<game_id>")
 def get_game(game_id: str) -> Response:
+    """
+    ---
+    get:
+      operationId: getGame
+      summary: The game's public state, and with ?since=VERSION the events after that version
+      parameters:
+      - name: game_id
+        in: path
+        required: true
+        schema: {type: string}
+      - name: since
+        in: query
+        required: false
+        schema: {type: integer, minimum: 0, maximum: 999999999}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The game
+          content: {application/json: {schema: GameView}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     since = count_in(request.args.get("since", "0"), 9)
     if since is None:
         raise Problem("invalid-input", "since must be a version number (0 to 999999999)", field="since")
@@ -162,6 +221,34 @@ def get_game(game_id: str) -> Response:
 
 @games.post("/v1/games/<game_id>/bids")
 def bid(game_id: str) -> Response:
+    """
+    ---
+    post:
+      operationId: bid
+      summary: Bid a number of moves (the first bid starts the timer; a bid may only go down)
+      security:
+      - {player: []}
+      parameters:
+      - name: game_id
+        in: path
+        required: true
+        schema: {type: string}
+      requestBody:
+        required: true
+        content: {application/json: {schema: Bid}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '200':
+          description: The game after the bid
+          content: {application/json: {schema: GameView}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '401': {$ref: '#/components/responses/Problem'}
+        '403': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '409': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     body = load(BID, json_body())
     player = _player(game_id)
     state, _ = _change(game_id, lambda game: game.bid(player, body["moves"], _now()))
@@ -170,6 +257,34 @@ def bid(game_id: str) -> Response:
 
 @games.post("/v1/games/<game_id>/solutions")
 def show(game_id: str) -> Response:
+    """
+    ---
+    post:
+      operationId: showSolution
+      summary: The player whose turn it is shows a solution (in solitaire, at any time before the timer ends)
+      security:
+      - {player: []}
+      parameters:
+      - name: game_id
+        in: path
+        required: true
+        schema: {type: string}
+      requestBody:
+        required: true
+        content: {application/json: {schema: Shown}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '200':
+          description: The attempt's result and the game after it
+          content: {application/json: {schema: AttemptView}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '401': {$ref: '#/components/responses/Problem'}
+        '403': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '409': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     body = load(SHOWN, json_body())
     player = _player(game_id)
     try:
@@ -181,7 +296,45 @@ def show(game_id: str) -> Response:
 
 @games.get("/v1/games/<game_id>/events")
 def events(game_id: str) -> Response:
-    """Server-sent events: each game event once, in order, from `since` or Last-Event-ID."""
+    """Server-sent events: each game event once, in order, from `since` or Last-Event-ID.
+
+    ---
+    get:
+      operationId: gameEvents
+      summary: Server-sent events, each event once and in order, from ?since or Last-Event-ID; reconnect when
+        it ends
+      parameters:
+      - name: game_id
+        in: path
+        required: true
+        schema: {type: string}
+      - name: since
+        in: query
+        required: false
+        schema: {type: integer, minimum: 0, maximum: 999999999}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: 'An event stream: each event''s `id` is the game version after it, `event` its type
+            and `data` the GameEvent as JSON'
+          content:
+            text/event-stream:
+              schema:
+                description: One event of the stream (the schema describes each event)
+                type: object
+                required: [id, event, data]
+                properties:
+                  id: {type: string, pattern: '^[0-9]+$'}
+                  event: {type: string}
+                  retry: {description: milliseconds before a client reconnects}
+                  data:
+                    type: string
+                    contentMediaType: application/json
+                    contentSchema: {$ref: '#/components/schemas/GameEvent'}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     start = count_in(request.headers.get("Last-Event-ID") or request.args.get("since", "0"), 9)
     if start is None:
         raise Problem("invalid-input", "since (or Last-Event-ID) must be a version number (0 to 999999999)",

@@ -40,7 +40,25 @@ def _page(title: str, image: str, description: str) -> Response:
 
 @bp.get("/")
 def play_daily() -> Response:
-    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page)."""
+    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page).
+
+    ---
+    get:
+      operationId: playPage
+      summary: A web page to play the daily puzzle (or, with ?length=N, a random one)
+      description: Carries Open Graph tags (og:title, og:image = today's PNG), so a shared link unfurls
+      parameters:
+      - name: length
+        in: query
+        required: false
+        schema: {type: integer, minimum: 2, maximum: 16}
+      responses:
+        '200':
+          description: HTML
+          content:
+            text/html: {schema: {type: string}}
+        '400': {$ref: '#/components/responses/Problem'}
+    """
     length = request.args.get("length")
     if length is not None and count_in(length, 2) not in range(2, 17):
         raise Problem("invalid-input", "length must be an integer from 2 to 16 (or left out for the daily puzzle)",
@@ -55,7 +73,24 @@ def play_daily() -> Response:
 
 @bp.get("/p/<code>")
 def play_code(code: str) -> Response:
-    """The play page for any puzzle, by its code (a bad code: the page says so)."""
+    """The play page for any puzzle, by its code (a bad code: the page says so).
+
+    ---
+    get:
+      operationId: playPuzzle
+      summary: The play page for a puzzle, by its code
+      description: Carries Open Graph tags (og:title, og:image = the puzzle's PNG), so a shared link unfurls
+      parameters:
+      - name: code
+        in: path
+        required: true
+        schema: {type: string}
+      responses:
+        '200':
+          description: HTML
+          content:
+            text/html: {schema: {type: string}}
+    """
     try:
         p = Puzzle.from_code(code)
     except InvalidInput:
@@ -68,7 +103,34 @@ def play_code(code: str) -> Response:
 @bp.get("/problems")
 @bp.get("/problems/<kind>")
 def problem_types(kind: str | None = None) -> Response:
-    """What each problem `type` means: the page its URI names."""
+    """What each problem `type` means: the page its URI names.
+
+    ---
+    /problems/{kind}:
+      get:
+        operationId: problemType
+        summary: What one problem type means (the page a problem's `type` URI names)
+        parameters:
+        - name: kind
+          in: path
+          required: true
+          schema: {type: string, examples: [invalid-input, not-found, rate-limited]}
+        responses:
+          '200':
+            description: HTML
+            content:
+              text/html: {schema: {type: string}}
+          '404': {$ref: '#/components/responses/Problem'}
+    /problems:
+      get:
+        operationId: problemTypes
+        summary: Every problem type, its status, title and meaning (HTML)
+        responses:
+          '200':
+            description: HTML
+            content:
+              text/html: {schema: {type: string}}
+    """
     if kind is not None and kind not in KINDS:
         raise Problem("not-found", f"no problem type {kind!r}; /problems lists them")
     rows = "".join(
@@ -87,6 +149,17 @@ def problem_types(kind: str | None = None) -> Response:
 
 @bp.get("/openapi.yaml")
 def openapi_document() -> Response:
+    """
+    ---
+    get:
+      operationId: openapi
+      summary: This contract
+      responses:
+        '200':
+          description: The OpenAPI document
+          content:
+            application/yaml: {schema: {type: object, description: An OpenAPI 3.1 document (a YAML mapping)}}
+    """
     return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
 
 
@@ -112,7 +185,19 @@ def _docs_asset(name: str) -> bytes:
 @bp.get("/docs")
 def docs() -> Response:
     """The API documentation: Swagger UI over openapi.yaml (try any operation from
-    the page), with every operation listed for a browser without scripts."""
+    the page), with every operation listed for a browser without scripts.
+
+    ---
+    get:
+      operationId: docs
+      summary: This documentation, interactive (Swagger UI over this document), with a plain list without
+        scripts
+      responses:
+        '200':
+          description: HTML
+          content:
+            text/html: {schema: {type: string}}
+    """
     response = Response(_docs_page(), mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -152,7 +237,38 @@ def _docs_page() -> str:
 
 @bp.get("/docs/assets/<name>")
 def docs_asset(name: str) -> Response:
-    """One of Swagger UI's files, from the installed package."""
+    """One of Swagger UI's files, from the installed package.
+
+    ---
+    get:
+      operationId: docsAsset
+      summary: One of Swagger UI's files, served from the installed package (no CDN)
+      parameters:
+      - name: name
+        in: path
+        required: true
+        schema:
+          type: string
+          enum:
+          - swagger-ui-bundle.js
+          - swagger-ui-standalone-preset.js
+          - swagger-ui.css
+          - index.css
+          - favicon-32x32.png
+          - favicon-16x16.png
+      responses:
+        '200':
+          description: The file, with a strong ETag
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content:
+            text/javascript: {schema: {type: string}}
+            text/css: {schema: {type: string}}
+            image/png: {schema: {type: string, format: binary}}
+        '304': {description: Not modified}
+        '404': {$ref: '#/components/responses/Problem'}
+    """
     if name not in DOCS_ASSETS:
         raise Problem("not-found", f"no docs asset {name!r}: the page uses {', '.join(DOCS_ASSETS)}")
     mimetype = {"js": "text/javascript", "css": "text/css", "png": "image/png"}[name.rsplit(".", 1)[1]]
@@ -161,6 +277,16 @@ def docs_asset(name: str) -> Response:
 
 @bp.get("/healthz")
 def healthz() -> Response:
+    """
+    ---
+    get:
+      operationId: healthz
+      summary: The process is up
+      responses:
+        '200':
+          description: Up
+          content: {application/json: {schema: Health}}
+    """
     return jsonify(status="ok")
 
 
@@ -169,7 +295,18 @@ READY_FOR = 3.0  # seconds a worker's reply to the readiness ping is trusted
 
 @bp.get("/readyz")
 def readyz() -> Response:
-    """Ready when Redis answers and at least one worker replies to a ping."""
+    """Ready when Redis answers and at least one worker replies to a ping.
+
+    ---
+    get:
+      operationId: readyz
+      summary: Redis reachable and at least one worker replying
+      responses:
+        '200':
+          description: Ready
+          content: {application/json: {schema: Ready}}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     stores = app_stores()
     if stores is None:
         return jsonify(status="ready", redis="not configured", workers=0)

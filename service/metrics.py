@@ -35,6 +35,17 @@ def register(app: Flask) -> None:
 
     @app.get("/metrics")
     def metrics() -> Response:
+        """
+        ---
+        get:
+          operationId: metrics
+          summary: Prometheus metrics (requests, latency, solver time, cache hits, queue depth)
+          responses:
+            '200':
+              description: Prometheus text format
+              content:
+                text/plain: {schema: {type: string}}
+        """
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)

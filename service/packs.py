@@ -36,6 +36,37 @@ SHEET_QUERY = SheetQuery()
 
 @bp.post("/v1/packs")
 def create_pack() -> Response:
+    """
+    ---
+    post:
+      operationId: createPack
+      summary: Generate a pack of puzzles in the background (202 + the job's Location)
+      parameters:
+      - name: Idempotency-Key
+        in: header
+        required: false
+        schema: {type: string, maxLength: 200}
+        description: the same key (per client) with the same body returns the same job for 24 hours; with
+          another body 422; while the first request is still being created 409
+      requestBody:
+        required: true
+        content: {application/json: {schema: PackRequest}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '202':
+          description: Accepted; follow `Location`
+          headers:
+            Location: {schema: {type: string}}
+          content: {application/json: {schema: Job}}
+          links:
+            getJob: {$ref: '#/components/links/GetJob'}
+            cancelJob: {$ref: '#/components/links/CancelJob'}
+        '400': {$ref: '#/components/responses/Problem'}
+        '409': {$ref: '#/components/responses/Problem'}
+        '422': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     request_body = load(PACK_REQUEST, json_body())
     stores = required_stores()
     longest = longest_held(request_body["board"], request_body["robots"], request_body["ricochet"])
@@ -90,6 +121,41 @@ def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dic
 
 @bp.get("/v1/packs/<pack_id>")
 def get_pack(pack_id: str) -> Response:
+    """
+    ---
+    get:
+      operationId: getPack
+      summary: 'A finished pack as JSON, or (with ?format=ndjson or Accept application/x-ndjson) one puzzle
+        per line: the puzzles made so far, also while the pack is running (header X-Pack-State)'
+      parameters:
+      - name: pack_id
+        in: path
+        required: true
+        schema: {type: string}
+      - name: format
+        in: query
+        required: false
+        schema: {type: string, enum: [json, ndjson]}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The puzzles in order of `index`, each a FORMATS.md puzzle with its solution and difficulty;
+            `failed` lists the items that could not be made, with the reason
+          headers:
+            Vary:
+              schema: {type: string}
+              description: Accept
+            X-Pack-State:
+              schema: {type: string}
+              description: 'NDJSON only: the pack''s job state'
+          content:
+            application/json: {schema: Pack}
+            application/x-ndjson: {schema: {type: string}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '409': {$ref: '#/components/responses/Problem'}
+        '410': {$ref: '#/components/responses/Problem'}
+    """
     asked = query_choice("format", ("json", "ndjson"))
     wants_lines = asked == "ndjson" or (asked is None and request.accept_mimetypes.best == "application/x-ndjson")
     # NDJSON streams the puzzles made so far, also while the pack is still running.
@@ -110,6 +176,28 @@ SHEET_SIZE = 24  # puzzles per SVG sheet
 
 @bp.get("/v1/packs/<pack_id>.svg")
 def pack_sheet(pack_id: str) -> Response:
+    """
+    ---
+    get:
+      operationId: getPackSheet
+      summary: A finished pack drawn as printable SVG sheets of 24 puzzles, captioned with code and length
+      parameters:
+      - name: pack_id
+        in: path
+        required: true
+        schema: {type: string}
+      - {in: query, schema: SheetQuery}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: One sheet
+          content:
+            image/svg+xml: {schema: {type: string}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '404': {$ref: '#/components/responses/Problem'}
+        '409': {$ref: '#/components/responses/Problem'}
+        '410': {$ref: '#/components/responses/Problem'}
+    """
     query = load(SHEET_QUERY, request.args.to_dict())
     _, puzzles = _pack(pack_id)
     pages = (len(puzzles) + SHEET_SIZE - 1) // SHEET_SIZE
@@ -129,6 +217,24 @@ def pack_sheet(pack_id: str) -> Response:
 
 @bp.get("/v1/jobs/<job_id>")
 def job(job_id: str) -> Response:
+    """
+    ---
+    get:
+      operationId: getJob
+      summary: A queued job's state, progress and, once done, its result
+      parameters:
+      - name: job_id
+        in: path
+        required: true
+        schema: {type: string}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The job
+          content: {application/json: {schema: Job}}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     stores = app_stores()
     found = stores.job(job_id) if stores is not None and len(job_id) <= 64 else None
     if found is None:
@@ -139,7 +245,26 @@ def job(job_id: str) -> Response:
 @bp.delete("/v1/jobs/<job_id>")
 def cancel_job(job_id: str) -> Response:
     """Cancel a pending or running job: its workers stop within about a second.
-    A settled job answers as it stands (cancelling twice is harmless)."""
+    A settled job answers as it stands (cancelling twice is harmless).
+
+    ---
+    delete:
+      operationId: cancelJob
+      summary: Cancel a pending or running job; its workers stop within about a second (a pack keeps the puzzles
+        made so far).  A settled job answers as it stands.
+      parameters:
+      - name: job_id
+        in: path
+        required: true
+        schema: {type: string}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The job as it stands (state cancelled, unless it had settled before)
+          content: {application/json: {schema: Job}}
+        '404': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     stores = required_stores()
     found = stores.cancel_job(job_id) if len(job_id) <= 64 else None
     if found is None:

@@ -33,6 +33,21 @@ HINT_QUERY = HintQuery()
 
 @bp.get("/v1/boards")
 def boards() -> Response:
+    """
+    ---
+    get:
+      operationId: listBoards
+      summary: Editions, their board counts and the 16 quadrant sections
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: Editions and sections
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content: {application/json: {schema: Boards}}
+        '304': {description: Not modified (If-None-Match matched the ETag)}
+    """
     return cached(jsonify(
         editions={e: {"boards": sum(1 for _ in all_boards(e)),
                       "sections": [s for s in sections() if e == "2013" or s[-1] in "AB"]}
@@ -45,6 +60,44 @@ def boards() -> Response:
 
 @bp.get("/v1/boards/<spec>")
 def board(spec: str) -> Response:
+    """
+    ---
+    get:
+      operationId: getBoard
+      summary: An assembled real board as JSON, or its picture when the spec ends in `.svg` or `.png`
+      parameters:
+      - name: spec
+        in: path
+        required: true
+        description: Four section ids clockwise from the top-left, e.g. `green-A,yellow-B,red-B,blue-B`, optionally
+          followed by `.svg` or `.png`
+        schema: {type: string}
+      - name: tables
+        in: query
+        required: false
+        description: 'true adds `steps` (per direction N E S W, per cell index y * width + x: the next cell,
+          or -1 where a wall or the edge stops a robot) and `barriers` (cell index -> colour and orientation)
+          and `deflect` (the direction a barrier turns a robot to, by orientation and direction), enough for
+          a client to slide robots itself'
+        schema: {type: boolean}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The board (pictures carry an ETag and Cache-Control public, immutable)
+          headers:
+            ETag:
+              schema: {type: string}
+              description: strong, from the body
+            Cache-Control:
+              schema: {type: string}
+              description: public; pictures immutable
+          content:
+            application/json: {schema: BoardObject}
+            image/svg+xml: {schema: {type: string}}
+            image/png: {schema: {type: string, format: binary}}
+        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '400': {$ref: '#/components/responses/Problem'}
+    """
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if spec.endswith(suffix):
             return picture(board_svg(real_board(spec[:-4])), mimetype)
@@ -62,6 +115,41 @@ def board(spec: str) -> Response:
 
 @bp.get("/v1/puzzles/<code>")
 def puzzle(code: str) -> Response:
+    r"""
+    ---
+    get:
+      operationId: getPuzzle
+      summary: A puzzle from its code, or its picture when the code ends in `.svg` or `.png`
+      parameters:
+      - name: code
+        in: path
+        required: true
+        description: A puzzle code (URL-safe base64), optionally followed by `.svg` or `.png`
+        schema: {type: string, pattern: '^[A-Za-z0-9_-]+(\.(svg|png))?$'}
+      - name: solution
+        in: query
+        required: false
+        description: With `.svg` or `.png`, `true` draws an optimal solution's moves
+        schema: {type: string, enum: ['true', 'false']}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The puzzle (FORMATS.md form plus `code`, `hash` and `driftingdroids_id`), or its picture
+            (with an ETag and Cache-Control public, immutable)
+          headers:
+            ETag:
+              schema: {type: string}
+              description: strong, from the body
+            Cache-Control:
+              schema: {type: string}
+              description: public; pictures immutable
+          content:
+            application/json: {schema: PuzzleByCode}
+            image/svg+xml: {schema: {type: string}}
+            image/png: {schema: {type: string, format: binary}}
+        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '400': {$ref: '#/components/responses/Problem'}
+    """
     drawn = query_choice("solution", ("true", "false")) == "true"  # pictures only
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if code.endswith(suffix):
@@ -76,7 +164,34 @@ def puzzle(code: str) -> Response:
 
 @bp.get("/v1/puzzles/<code>/hint")
 def puzzle_hint(code: str) -> Response:
-    """A hint from the optimal solution the API serves for this puzzle."""
+    """A hint from the optimal solution the API serves for this puzzle.
+
+    ---
+    get:
+      operationId: puzzleHint
+      summary: A hint for any puzzle by its code (daily, pack item, random), levels 1 to 4
+      parameters:
+      - name: code
+        in: path
+        required: true
+        description: a puzzle code (URL-safe base64)
+        schema: {type: string, pattern: '^[A-Za-z0-9_-]+$'}
+      - HintLevel
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The hint
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content: {application/json: {schema: CodedHint}}
+        '304': {description: Not modified}
+        '400': {$ref: '#/components/responses/Problem'}
+        '422':
+          description: 'No hint: the puzzle has no solution, or its optimal solution takes longer than a request
+            may search (POST /v1/solve queues that search; hints follow)'
+          content: {application/problem+json: {schema: Problem}}
+    """
     level = load(HINT_QUERY, request.args.to_dict())["level"]
     p = Puzzle.from_code(code)
     known = answers().settled(p)
@@ -90,6 +205,24 @@ def puzzle_hint(code: str) -> Response:
 
 @bp.post("/v1/difficulty")
 def rate() -> Response:
+    """
+    ---
+    post:
+      operationId: difficulty
+      summary: A puzzle's difficulty report (optimal length, robots moved, solutions, score, grade)
+      requestBody:
+        required: true
+        content:
+          application/json: {schema: {$ref: '#/components/schemas/PuzzleRef'}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '200':
+          description: The report
+          content: {application/json: {schema: Difficulty}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '422': {$ref: '#/components/responses/Problem'}
+    """
     p = puzzle_from(json_body())
     found, _ = answers().lookup(p)
     if found["length"] is None:
@@ -113,6 +246,21 @@ GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (
 
 @bp.get("/v1/puzzles/random")
 def random_puzzle() -> Response:
+    """
+    ---
+    get:
+      operationId: randomPuzzle
+      summary: A generated puzzle of an exact optimal length, or of a difficulty grade
+      parameters:
+      - {in: query, schema: RandomQuery}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '200':
+          description: The puzzle with its solution and difficulty report
+          content: {application/json: {schema: RandomPuzzle}}
+        '400': {$ref: '#/components/responses/Problem'}
+        '422': {$ref: '#/components/responses/Problem'}
+    """
     query = load(RANDOM_QUERY, request.args.to_dict())
     length, grade, robots, board = query.get("length"), query.get("grade"), query["robots"], query["board"]
     seed = query.get("seed") or uuid.uuid4().hex

@@ -6,6 +6,9 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from solver.production.difficulty import GRADES
+from solver.production.generate import MAX_LENGTH
+
+from .shapes import Move
 
 
 class VerifyRequest(Schema):
@@ -14,8 +17,9 @@ class VerifyRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    puzzle = fields.Dict(required=True, error_messages={"invalid": "must be a FORMATS.md puzzle or {{\"code\": ...}}"})
-    moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=1000),
+    puzzle = fields.Dict(required=True, metadata={"shape": {"$ref": "#/components/schemas/PuzzleRef"}},
+                         error_messages={"invalid": "must be a FORMATS.md puzzle or {{\"code\": ...}}"})
+    moves = fields.List(fields.Raw(metadata={"shape": Move}), required=True, validate=validate.Length(max=1000),
                         error_messages={"invalid": "must be a list of moves like {{\"robot\": \"red\", "
                                                    "\"direction\": \"N\"}}"})
 
@@ -26,12 +30,18 @@ class RandomQuery(Schema):
     class Meta:
         unknown = RAISE
 
-    length = fields.Integer(error_messages={"invalid": "must be an integer"})
+    # 2..MAX_LENGTH is checked by the view: beyond it is 422 (out of range), not 400
+    length = fields.Integer(error_messages={"invalid": "must be an integer"}, metadata={
+        "minimum": 2, "maximum": MAX_LENGTH,
+        "description": "from 21 moves on, puzzles come from the bank of verified long puzzles; 422 when it has none"})
     grade = fields.String(validate=validate.OneOf(GRADES, error=f"must be one of {', '.join(GRADES)}"))
     robots = fields.Integer(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"),
                             error_messages={"invalid": "must be 4 or 5"})
-    seed = fields.String(validate=validate.Length(1, 100, error="must be 1 to 100 characters"))
-    board = fields.String(load_default="random-2013", validate=validate.Length(max=200))
+    seed = fields.String(validate=validate.Length(1, 100, error="must be 1 to 100 characters"),
+                         metadata={"description": "same seed, same puzzle"})
+    board = fields.String(load_default="random-2013", validate=validate.Length(max=200),
+                          metadata={"description": "a board spec, random-2013 (default), random-1999 or "
+                                                   "random-beginner"})
 
 
 class SheetQuery(Schema):
@@ -42,7 +52,8 @@ class SheetQuery(Schema):
 
     page = fields.Integer(load_default=1, validate=validate.Range(1, 1000, error="must be from 1 to 1000"),
                           error_messages={"invalid": "must be an integer"})
-    solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"})
+    solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
+                              metadata={"description": "draw each puzzle's optimal solution"})
 
 
 class ArchiveQuery(Schema):
@@ -51,8 +62,10 @@ class ArchiveQuery(Schema):
     class Meta:
         unknown = RAISE
 
-    from_ = fields.Date(data_key="from", attribute="from", error_messages={"invalid": "must be a date, YYYY-MM-DD"})
-    to = fields.Date(error_messages={"invalid": "must be a date, YYYY-MM-DD"})
+    from_ = fields.Date(data_key="from", attribute="from", error_messages={"invalid": "must be a date, YYYY-MM-DD"},
+                        metadata={"description": "first day (default 2026-01-01)"})
+    to = fields.Date(error_messages={"invalid": "must be a date, YYYY-MM-DD"},
+                     metadata={"description": "last day (default today); not before from"})
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 366, error="must be from 1 to 366"),
                            error_messages={"invalid": "must be an integer"})
 

@@ -22,6 +22,35 @@ VERIFY_REQUEST = VerifyRequest()
 
 @bp.post("/v1/solve")
 def solve_puzzle() -> Response:
+    """
+    ---
+    post:
+      operationId: solve
+      summary: An optimal solution (FORMATS.md answer)
+      requestBody:
+        required: true
+        content:
+          application/json: {schema: {$ref: '#/components/schemas/PuzzleRef'}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '200':
+          description: The answer; `status` says whether the search finished
+          content: {application/json: {schema: Answer}}
+        '202':
+          description: The search needs longer than a request may take; poll the job at `Location`
+          headers:
+            Location:
+              schema: {type: string}
+              description: /v1/jobs/{job_id}
+            Retry-After: {schema: {type: string}}
+          content: {application/json: {schema: Job}}
+          links:
+            getJob: {$ref: '#/components/links/GetJob'}
+            cancelJob: {$ref: '#/components/links/CancelJob'}
+        '400': {$ref: '#/components/responses/Problem'}
+        '503': {$ref: '#/components/responses/Unavailable'}
+    """
     p = puzzle_from(json_body())
     stores = app_stores()
     answer, source = answers().lookup(p)
@@ -50,6 +79,22 @@ def solve_puzzle() -> Response:
 
 @bp.post("/v1/verify")
 def verify() -> Response:
+    """
+    ---
+    post:
+      operationId: verify
+      summary: Judge a player's moves, and whether they are optimal
+      requestBody:
+        required: true
+        content: {application/json: {schema: VerifyRequest}}
+      responses:
+        '429': {$ref: '#/components/responses/TooManyRequests'}
+        '413': {$ref: '#/components/responses/Problem'}
+        '200':
+          description: The `ricochet check` verdict plus `optimal` and `optimal_length`
+          content: {application/json: {schema: Verdict}}
+        '400': {$ref: '#/components/responses/Problem'}
+    """
     body = load(VERIFY_REQUEST, json_body())
     try:
         p = puzzle_from(body["puzzle"])

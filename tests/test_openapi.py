@@ -93,3 +93,28 @@ def test_problems_carry_their_type(client, method, path, kind, status):
     assert r.json["type"] == f"/problems/{kind}"
     if status == 405:
         assert set(r.headers["Allow"].split(", ")) >= {"GET", "HEAD"}
+
+
+def test_the_committed_document_is_the_generated_one():
+    """openapi.yaml comes from the marshmallow shapes and the views' docstrings
+    (service/contract.py); edited by hand, or left behind a change, it fails here."""
+    from service.contract import DOCUMENT, build, render
+
+    assert DOCUMENT.read_text(encoding="utf-8") == render(build()), \
+        "openapi.yaml differs from the generated document: run .venv/bin/python -m service.contract"
+
+
+def test_every_limit_a_request_schema_enforces_is_in_the_document():
+    """The request schemas that check bodies and queries are the document's
+    schemas: their ranges, lengths and choices appear as they are."""
+    from service.schemas import ArchiveQuery, RandomQuery, SheetQuery
+    from workers.schemas import PackRequest
+
+    pack = SPEC["components"]["schemas"]["PackRequest"]["properties"]
+    assert pack["count"]["maximum"] == PackRequest().fields["count"].validators[0].max == 1000
+    assert SPEC["components"]["schemas"]["VerifyRequest"]["properties"]["moves"]["maxItems"] == 1000
+    assert SPEC["components"]["schemas"]["Shown"]["properties"]["moves"]["maxItems"] == 200
+    for path, schema in (("/v1/puzzles/random", RandomQuery), ("/v1/daily/archive", ArchiveQuery),
+                         ("/v1/packs/{pack_id}.svg", SheetQuery)):
+        documented = {p["name"] for p in SPEC["paths"][path]["get"]["parameters"] if p["in"] == "query"}
+        assert documented == {f.data_key or name for name, f in schema().fields.items()}

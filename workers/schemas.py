@@ -30,6 +30,10 @@ class StrictInt(fields.Integer):
 class Seed(fields.Field):
     """An integer or a string of at most MAX_SEED characters."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"shape": {"type": ["integer", "string"], "maxLength": MAX_SEED}, **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | str:
         if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > MAX_SEED:
             raise ValidationError(f"must be an integer or a string of at most {MAX_SEED} characters")
@@ -49,14 +53,18 @@ class PackRequest(Schema):
 
     count = StrictInt(required=True, validate=_range(1, MAX_PACK))
     min_length = StrictInt(required=True, validate=_range(1, MAX_PACK_LENGTH))
-    max_length = StrictInt(required=True, validate=_range(1, MAX_PACK_LENGTH))
-    seed = Seed(load_default=0)
-    board = fields.String(load_default="random-2013", validate=validate.Length(max=200),
+    max_length = StrictInt(required=True, validate=_range(1, MAX_PACK_LENGTH), metadata={
+        "description": "beyond 20 moves, up to the longest the pools and the bank hold (else 422)"})
+    seed = Seed(load_default=0, metadata={
+        "description": "same seed, same puzzles, in the same order (for a given pool set)"})
+    board = fields.String(load_default="random-2013", validate=validate.Length(max=200), metadata={
+                          "description": "a real board spec, random-2013 (default), random-1999, random-beginner"},
                           error_messages={"invalid": "must be a board spec or random-2013, random-1999, "
                                                      "random-beginner"})
     robots = StrictInt(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"))
     ricochet = fields.String(load_default="turn", validate=validate.OneOf(["turn", "none"],
-                                                                        error="must be turn or none"))
+                                                                        error="must be turn or none"),
+                             metadata={"description": "the ricochet rule of every puzzle in the pack"})
 
     @validates_schema
     def _lengths(self, data: dict[str, Any], **kwargs: Any) -> None:

@@ -1,0 +1,237 @@
+"""openapi.yaml, generated: the shapes are the marshmallow schemas (service/shapes.py
+and the request schemas that check bodies and queries), each operation is the
+YAML after `---` in its view's docstring, and the parts that are neither
+(shared parameters, responses, links, security) are below.
+
+    .venv/bin/python -m service.contract            # rewrite openapi.yaml
+    .venv/bin/python -m service.contract --check    # exit 1 when it differs from the generated
+
+tests/test_openapi.py fails when the committed file is not the generated one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import yaml
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow.common import resolve_schema_cls
+from apispec.yaml_utils import load_yaml_from_docstring
+from flask import Flask
+from marshmallow import Schema, fields
+
+from . import shapes
+from .schemas import HintQuery
+
+DOCUMENT = Path(__file__).resolve().parent / "openapi.yaml"
+
+INFO = {
+    "title": "ricochet-service",
+    "description": """\
+Ricochet Robots puzzles as a service: optimal solving, answer checking and
+board pictures.  Puzzles, moves and answers use the shapes of FORMATS.md.
+Every error is `application/problem+json` (RFC 9457) with a `detail` that
+says what to fix and, for invalid input, the `field` at fault.
+
+Limits: request bodies up to 1 MiB (413 beyond); a synchronous solve
+searches for at most 1 s (then 202 and a job, which may search for 300 s;
+at most 64 moves deep, tables within 1 GiB); a random puzzle is searched for at most 10 s
+(then 422, pointing to packs); a pack holds at most 1,000 puzzles.
+Rate limits per client address and route: 1,200 requests per minute, and
+120 per minute for the routes that search (solve, difficulty, random
+puzzles, new packs); beyond them 429 with Retry-After.  Operators set them
+with RICOCHET_RATE_LIMIT and RICOCHET_RATE_LIMIT_SEARCH.
+""",
+}
+SERVERS = [{"url": "/", "description": "the server that serves this document (ricochet serve listens on "
+                                       "http://127.0.0.1:8000)"}]
+
+DAY = "[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,6}"
+PROBLEM = {"application/problem+json": {"schema": "Problem"}}
+PARAMETERS = {
+    "Day": {"name": "day", "in": "path", "required": True,
+            "description": "A date (YYYY-MM-DD) or a day number (1 = 2026-01-01)",
+            "schema": {"type": "string", "pattern": f"^({DAY})$", "examples": ["2026-11-20", "324"]}},
+    "DayOrPicture": {"name": "day", "in": "path", "required": True,
+                     "description": "A date (YYYY-MM-DD) or a day number (1 = 2026-01-01); `.png` after it asks "
+                                    "for the picture",
+                     "schema": {"type": "string", "pattern": f"^({DAY})(\\.png)?$",
+                                "examples": ["2026-11-20", "324", "2026-11-20.png"]}},
+}
+RESPONSES = {
+    "Daily": {"description": "The daily puzzle, or its PNG picture (strong ETag; Cache-Control public, immutable "
+                             "for past days, until midnight UTC for today)",
+              "headers": {"ETag": {"schema": {"type": "string"}}, "Cache-Control": {"schema": {"type": "string"}}},
+              "content": {"application/json": {"schema": "Daily"},
+                          "image/png": {"schema": {"type": "string", "format": "binary"}}}},
+    "TooManyRequests": {"description": "A rate limit for this client and route was exceeded (problem+json); "
+                                       "Retry-After gives the seconds until the window resets",
+                        "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": PROBLEM},
+    "Unavailable": {"description": "The store is unreachable; retry after the given seconds",
+                    "headers": {"Retry-After": {"schema": {"type": "string"}}}, "content": PROBLEM},
+    "Problem": {"description": "What was wrong with the request and how to fix it", "content": PROBLEM},
+}
+LINKS = {
+    "GetJob": {"operationId": "getJob", "parameters": {"job_id": "$response.body#/id"},
+               "description": "The job's state, progress and result"},
+    "CancelJob": {"operationId": "cancelJob", "parameters": {"job_id": "$response.body#/id"},
+                  "description": "Cancel the job"},
+}
+SECURITY = {"player": {"type": "http", "scheme": "bearer", "description": "The player's token from POST /v1/games"}}
+
+
+def build(app: Flask | None = None) -> dict[str, Any]:
+    """The OpenAPI document of `app` (by default the service's) as a mapping."""
+    if app is None:
+        from .app import create_app
+
+        app = create_app({"TESTING": True})
+    plugin = _Plugin(schema_name_resolver=_name)
+    spec = APISpec(INFO["title"], _version(), "3.1.0", plugins=[plugin],
+                   info={"description": INFO["description"]}, servers=SERVERS)
+    for schema in shapes.COMPONENTS:
+        spec.components.schema(schema.__name__, schema=schema)
+    spec.components.schema("PuzzleRef", component=plugin.converter.field2property(shapes.PUZZLE_REF))
+    for name, parameter in PARAMETERS.items():
+        spec.components.parameter(name, parameter["in"], parameter)
+    level = plugin.converter.schema2parameters(HintQuery, location="query")[0]
+    level["description"] = ("1 the optimal length; 2 also how many robots move; 3 also which robots (in the order "
+                            "they first move); 4 also the first move. The robots and the move are those of the "
+                            "optimal solution the API serves.")
+    spec.components.parameter("HintLevel", "query", level)
+    for name, response in RESPONSES.items():
+        spec.components.response(name, response)
+    for name, link in LINKS.items():
+        spec.components.link(name, link)
+    for name, scheme in SECURITY.items():
+        spec.components.security_scheme(name, scheme)
+    for path, operations in _operations(app):
+        spec.path(path=path, operations=operations)
+    return spec.to_dict()
+
+
+def render(document: dict[str, Any]) -> str:
+    """The document as YAML, `openapi` first (clients sniff it) and then the rest in reading order."""
+    order = ("openapi", "info", "servers", "paths", "components")
+    ordered = {k: document[k] for k in order if k in document} | document
+    head, rest = yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110).split("\n", 1)
+    return f"{head}\n{GENERATED}{rest}"
+
+
+GENERATED = "# Generated by `python -m service.contract` from service/shapes.py and the views' docstrings:\n" \
+            "# do not edit it, change those and generate it again.\n"
+
+
+def _operations(app: Flask) -> list[tuple[str, dict[str, Any]]]:
+    """(path, operations) for every route, from its view's docstring (a view
+    serving several paths keys its operations by path)."""
+    out: dict[str, dict[str, Any]] = {}
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        doc = load_yaml_from_docstring(app.view_functions[rule.endpoint].__doc__ or "") or {}
+        if path in doc:
+            doc = doc[path]
+        methods = {m.lower() for m in rule.methods or ()} - {"head", "options"}
+        missing = methods - set(doc)
+        if missing:
+            raise ValueError(f"the view of {path} documents no {', '.join(sorted(missing))} operation")
+        out.setdefault(path, {}).update({m: doc[m] for m in sorted(methods)})
+    return list(out.items())
+
+
+def _version() -> str:
+    try:
+        return version("ricochet-service")
+    except PackageNotFoundError:  # a source tree without metadata
+        return "0.0.0"
+
+
+def _name(schema: type[Schema] | Schema | str) -> str:
+    return resolve_schema_cls(schema).__name__
+
+
+class _Converter(OpenAPIConverter):
+    """Fields documented as a shape (metadata "shape") or as one of several
+    (shapes.Either) take that shape's schema, keeping their description and default."""
+
+    def field2property(self, field: fields.Field) -> dict[str, Any]:
+        prop = super().field2property(field)
+        if isinstance(field, shapes.Either):
+            shape: dict[str, Any] = {"oneOf": [self._shape(a) for a in field.alternatives]}
+        elif "shape" in field.metadata:
+            shape = self._shape(field.metadata["shape"])
+        else:
+            return prop
+        return {**shape, **{k: prop[k] for k in ("description", "default") if k in prop}}
+
+    def _shape(self, alternative: Any) -> dict[str, Any]:
+        if isinstance(alternative, dict):
+            return alternative
+        if isinstance(alternative, fields.Field):
+            return self.field2property(alternative)
+        return self.resolve_nested_schema(alternative)
+
+
+class _Plugin(MarshmallowPlugin):
+    Converter = _Converter
+
+
+class _Dumper(yaml.SafeDumper):
+    """Short mappings and lists of scalars on one line, multi-line text as literal blocks."""
+
+
+def _flat(value: Any) -> bool:
+    return not isinstance(value, (dict, list)) or (isinstance(value, list) and all(_flat(v) for v in value)
+                                                     and not isinstance(value, dict))
+
+
+def _short(data: Any) -> bool:
+    return len(yaml.safe_dump(data, default_flow_style=True, width=1000)) < 90
+
+
+def _mapping(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.MappingNode:
+    leaves = all(_flat(v) for v in data.values())
+    pairs = all(isinstance(v, dict) and all(_flat(x) for x in v.values()) for v in data.values())
+    flow = (leaves or pairs) and _short(data)
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=flow)
+
+
+def _sequence(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_flat(data) and _short(data))
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_Dumper.add_representer(dict, _mapping)
+_Dumper.add_representer(list, _sequence)
+_Dumper.add_representer(str, _text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service.contract", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when openapi.yaml is not the generated one")
+    args = parser.parse_args(argv)
+    text = render(build())
+    if args.check:
+        if DOCUMENT.read_text(encoding="utf-8") != text:
+            print(f"{DOCUMENT} differs from the generated document: run python -m service.contract",
+                  file=sys.stderr)
+            return 1
+        return 0
+    DOCUMENT.write_text(text, encoding="utf-8")
+    print(f"wrote {DOCUMENT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

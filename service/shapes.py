@@ -1,0 +1,417 @@
+"""The shapes of what the API sends and takes, as marshmallow schemas: openapi.yaml's
+components are generated from them (service/contract.py), beside the request
+schemas that check bodies and queries (service/schemas.py, workers/schemas.py,
+service/games.py).  Puzzles, moves and answers are FORMATS.md's shapes; solver.puzzle
+checks them (with field-naming messages), so these describe them for clients.
+
+Two field options say what JSON Schema alone cannot infer from a field:
+`metadata={"shape": Schema}` documents a loosely checked field (a dict, a raw
+value) as that schema, and `Either(...)` is one of several shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
+
+from solver.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
+from solver.production.difficulty import GRADES
+from solver.puzzle import RICOCHET_OPTIONS
+from solver.solution import STATUSES
+from workers.stores import JOB_STATES
+
+from .errors import KINDS
+
+CODE_PATTERN = "^[A-Za-z0-9_-]+$"
+DRIFTINGDROIDS_PATTERN = "^[0-9A-F]{4}\\+[45][0-4F]\\+([0-9A-F]{2}){4,5}\\+[0-9A-F]{2}$"
+
+
+class Either(fields.Raw):
+    """One of several shapes (schemas, fields, or plain JSON Schema dicts): documents
+    a value that several forms may take; checking it is left to the code that reads it."""
+
+    def __init__(self, *alternatives: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.alternatives = alternatives
+
+
+class Shape(Schema):
+    """What the service sends: clients must accept properties added later."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+def _strict(cls: type[Schema]) -> type[Schema]:
+    """A shape that admits no other properties."""
+    cls.Meta = type("Meta", (), {"unknown": RAISE})  # type: ignore[attr-defined]
+    return cls
+
+
+def colour(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(ROBOT_COLOURS), **kwargs)
+
+
+def cell(**kwargs: Any) -> fields.List:
+    return fields.List(fields.Integer(validate=validate.Range(min=0)), validate=validate.Length(2, 2), **kwargs)
+
+
+def moves(**kwargs: Any) -> fields.List:
+    return fields.List(fields.Nested(Move), **kwargs)
+
+
+def grade(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(GRADES), **kwargs)
+
+
+def driftingdroids_id() -> fields.String:
+    return fields.String(required=True, allow_none=True, validate=validate.Regexp(DRIFTINGDROIDS_PATTERN), metadata={
+        "description": "The position as a DriftingDroids game ID (e.g. 0765+42+2E21BD0F+93), where that program "
+                       "shows the board as we do: real quadrants without diagonal barriers (every 1999-edition "
+                       "board) and the standard robots; null otherwise. DriftingDroids keeps no rule options: "
+                       "under the ricochet rule its optimum may be shorter."})
+
+
+class Move(Shape):
+    robot = colour(required=True)
+    direction = fields.String(required=True, validate=validate.OneOf(DIRECTIONS))
+
+
+@_strict
+class Rules(Shape):
+    ricochet = fields.String(validate=validate.OneOf(RICOCHET_OPTIONS))
+    vortex_sightline = fields.Boolean()
+
+
+def rules() -> fields.Nested:
+    return fields.Nested(Rules, allow_none=True,
+                         metadata={"description": "The rules in force; left out or null, RULES.md's defaults"})
+
+
+class BoardObject(Shape):
+    width = fields.Integer(required=True, validate=validate.Range(4, 32))
+    height = fields.Integer(required=True, validate=validate.Range(4, 32))
+    walls = fields.List(fields.List(fields.Raw()), required=True)
+    blocked = fields.List(cell(), required=True)
+    targets = fields.List(fields.Dict(), required=True)
+    diagonals = fields.List(fields.Dict(), required=True)
+    openings = fields.List(fields.List(fields.Raw()), required=True)
+    spec = fields.String()
+
+
+class Target(Shape):
+    colour = fields.String()
+    symbol = fields.String(validate=validate.OneOf(SYMBOLS + (VORTEX,)))
+    cell = cell()
+
+
+class Puzzle(Shape):
+    board = Either({"type": "string", "description": "Real board spec, e.g. green-A,yellow-B,red-B,blue-B"},
+                   BoardObject, required=True)
+    robots = fields.Dict(keys=fields.String(), values=cell(), required=True)
+    target = fields.Nested(Target, required=True)
+    rules = rules()
+
+
+@_strict
+class ByCode(Shape):
+    code = fields.String(required=True, validate=validate.Regexp(CODE_PATTERN),
+                         metadata={"description": "a puzzle code (URL-safe base64)"})
+
+
+@_strict
+class ByDriftingDroidsId(Shape):
+    driftingdroids_id = fields.String(required=True, metadata={"examples": ["0765+42+2E21BD0F+93"]})
+    rules = rules()
+
+
+PUZZLE_REF = Either(Puzzle, ByCode, ByDriftingDroidsId, metadata={
+    "description": "A puzzle: in the FORMATS.md form, by its code, or by a DriftingDroids game ID (with `rules` "
+                   "beside it when not RULES.md's defaults)"})
+
+
+class Answer(Shape):
+    length = fields.Integer(required=True, allow_none=True)
+    moves = moves(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    lower_bound = fields.Integer()
+    message = fields.String()
+    void = fields.Boolean()
+    void_reason = fields.String()
+    finisher = fields.String()
+    robots_moved = fields.List(fields.String())
+    code = fields.String()
+    stats = fields.Dict()
+
+
+class Verdict(Shape):
+    legal = fields.Boolean(required=True)
+    solved = fields.Boolean(required=True)
+    length = fields.Integer(required=True)
+    ricochet = fields.Boolean(required=True)
+    reached_target = fields.Boolean()
+    finisher = fields.String(allow_none=True)
+    void = fields.Boolean()
+    void_reason = fields.String()
+    first_bad_move = fields.Integer()
+    reason = fields.String()
+    optimal = fields.Boolean(required=True)
+    optimal_length = fields.Integer(required=True, allow_none=True)
+    optimality = fields.String(validate=validate.OneOf(["proven", "unknown"]), metadata={
+        "description": "unknown when the optimum was not found within the request's search budget (then optimal "
+                       "is false); POST /v1/solve searches longer, and verify knows the optimum afterwards.  Daily "
+                       "puzzles and pack puzzles are known at once."})
+
+
+class Difficulty(Shape):
+    optimal_length = fields.Integer(required=True)
+    fewest_robots_moved = fields.Integer(required=True)
+    helper_moves = fields.Integer(required=True)
+    robot_switches = fields.Integer(allow_none=True)
+    optimal_solutions = fields.Integer(allow_none=True)
+    optimal_solutions_capped = fields.Boolean(allow_none=True)
+    lone_robot_bound = fields.Integer(allow_none=True)
+    bound_gap = fields.Integer(allow_none=True)
+    straight_route = fields.Boolean()
+    score = fields.Float(required=True)
+    grade = grade(required=True)
+    percentile = fields.Float(allow_none=True)
+    code = fields.String()
+
+
+class Hint(Shape):
+    level = fields.Integer(required=True, validate=validate.Range(1, 4))
+    optimal_length = fields.Integer(required=True)
+    robots_moved = fields.Integer(metadata={"description": "from level 2"})
+    robots = fields.List(colour(), metadata={"description": "from level 3"})
+    first_move = fields.Nested(Move, allow_none=True, metadata={"description": "level 4"})
+
+
+class Job(Shape):
+    id = fields.String(required=True)
+    kind = fields.String(required=True)
+    state = fields.String(required=True, validate=validate.OneOf(JOB_STATES))
+    progress = fields.Float(required=True, validate=validate.Range(0, 1))
+    created = fields.Float()
+    started = fields.Float(allow_none=True)
+    finished = fields.Float(allow_none=True)
+    error = fields.String(allow_none=True)
+    result = fields.Dict(allow_none=True)
+    pack_id = fields.String(metadata={"description": "once a pack job has succeeded"})
+
+
+class FailedItem(Shape):
+    index = fields.Integer(required=True)
+    error = fields.String(required=True, metadata={"description": "why no puzzle could be made for this item"})
+
+
+class FieldError(Shape):
+    field = fields.String(required=True)
+    message = fields.String(required=True)
+
+
+class Problem(Shape):
+    type = fields.String(required=True, validate=validate.OneOf([f"/problems/{kind}" for kind in KINDS]), metadata={
+        "description": "The kind of problem, stable for clients to branch on; the service documents each at this "
+                       "(relative) URI"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    field = fields.String(metadata={"description": "Dotted path of the bad field, e.g. robots.red"})
+    errors = fields.List(fields.Nested(FieldError),
+                         metadata={"description": "Every bad field, when there was more than one"})
+    limit = fields.String(metadata={"description": "The rate limit that was exceeded (429)"})
+
+
+# -- puzzles with what the service knows of them -----------------------------------------
+
+
+class Known(Puzzle):
+    """A puzzle (FORMATS.md) with its code and DriftingDroids game ID."""
+
+    code = fields.String(required=True)
+    driftingdroids_id = driftingdroids_id()
+
+
+class PuzzleByCode(Known):
+    hash = fields.String(required=True)
+
+
+class Made(Known):
+    """A generated puzzle: its optimal solution and difficulty report."""
+
+    optimal_length = fields.Integer(required=True)
+    solution = moves(required=True)
+    difficulty = fields.Nested(Difficulty, required=True)
+
+
+class RandomPuzzle(Made):
+    seed = fields.String(required=True)
+
+
+class PackItem(Made):
+    index = fields.Integer(required=True, metadata={"description": "the item's place in the pack, from 0"})
+
+
+class Pack(Shape):
+    pack_id = fields.String(required=True)
+    count = fields.Integer(required=True, metadata={"description": "puzzles made"})
+    request = fields.Dict()
+    puzzles = fields.List(fields.Nested(PackItem), required=True)
+    failed = fields.List(fields.Nested(FailedItem), required=True)
+
+
+class CodedHint(Hint):
+    code = fields.String(required=True)
+
+
+class DailyHint(CodedHint):
+    date = fields.Date(required=True)
+
+
+class DailySolution(Shape):
+    date = fields.String(required=True)
+    code = fields.String(required=True)
+    length = fields.Integer(required=True)
+    moves = moves(required=True)
+    status = fields.Constant("optimal", required=True)
+
+
+class Daily(Shape):
+    number = fields.Integer(required=True, validate=validate.Range(min=1),
+                            metadata={"description": "day 1 is 2026-01-01"})
+    date = fields.Date(required=True)
+    schedule_version = fields.Integer(required=True)
+    puzzle = fields.Nested(Puzzle, required=True)
+    code = fields.String(required=True)
+    optimal_length = fields.Integer(required=True)
+    difficulty = fields.Nested(Difficulty, required=True)
+    solution_url = fields.String(required=True)
+    hint_url = fields.String(required=True)
+    image_url = fields.String(required=True, metadata={"description": "the PNG picture"})
+    driftingdroids_id = driftingdroids_id()
+
+
+class ArchiveDay(Shape):
+    number = fields.Integer(required=True, validate=validate.Range(min=1),
+                            metadata={"description": "day 1 is 2026-01-01"})
+    date = fields.Date(required=True)
+    code = fields.String(required=True)
+    optimal_length = fields.Integer(required=True)
+    grade = grade(required=True)
+    url = fields.String(required=True)
+
+
+class Archive(Shape):
+    total = fields.Integer(required=True)
+    limit = fields.Integer(required=True)
+    items = fields.List(fields.Nested(ArchiveDay), required=True)
+
+
+# -- boards -------------------------------------------------------------------------------
+
+
+class Edition(Shape):
+    boards = fields.Integer()
+    sections = fields.List(fields.String())
+
+
+class Section(Shape):
+    id = fields.String(metadata={"examples": ["green-A"]})
+    colour_marking = fields.String()
+    has_vortex = fields.Boolean()
+    has_diagonals = fields.Boolean()
+
+
+class Boards(Shape):
+    editions = fields.Dict(keys=fields.String(), values=fields.Nested(Edition), required=True)
+    sections = fields.List(fields.Nested(Section), required=True)
+    example = fields.String()
+
+
+# -- games --------------------------------------------------------------------------------
+
+
+class Game(Shape):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    board = fields.String(required=True)
+    robots = fields.Dict(required=True)
+    players = fields.List(fields.Dict(), required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(["bidding", "verifying", "finished"]))
+    round = fields.Dict(allow_none=True)
+    options = fields.Dict(required=True)
+    history = fields.List(fields.Dict(), required=True)
+    chips_left = fields.Integer(required=True)
+    winners = fields.List(fields.String(), allow_none=True)
+
+
+@_strict
+class GameOptions(Shape):
+    """Every option is optional; RULES.md section 5 says what each does."""
+
+    timer_seconds = fields.Integer(dump_default=60, validate=validate.Range(5, 3600))
+    idle_seconds = fields.Integer(dump_default=300, validate=validate.Range(5, 86400))
+    exact_bid = fields.Boolean(dump_default=False)
+    tie_break = fields.String(dump_default="fewer_chips", validate=validate.OneOf(["fewer_chips", "first_bid"]))
+    chips_to_win = fields.Integer(allow_none=True, validate=validate.Range(1, 17), metadata={
+        "description": "null: by player count (2 -> 8, 3 -> 6, 4 -> 5, more -> every chip)"})
+    scoring = fields.String(dump_default="chips", validate=validate.OneOf(["chips", "infinity"]))
+    infinity_target = fields.Integer(dump_default=50, validate=validate.Range(1, 10000))
+    solitaire_timer_factor = fields.Integer(dump_default=1, validate=validate.Range(1, 2))
+    black_robot = fields.Boolean(dump_default=False)
+    ricochet = fields.String(dump_default="turn", validate=validate.OneOf(RICOCHET_OPTIONS))
+    void_returns_chip = fields.Boolean(dump_default=False)
+
+
+class GameEvent(Shape):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    at = fields.Float(required=True)
+
+
+class GameView(Shape):
+    game = fields.Nested(Game, required=True)
+    events = fields.List(fields.Nested(GameEvent))
+
+
+class NewGameView(Shape):
+    game = fields.Nested(Game, required=True)
+    tokens = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+class Attempt(Shape):
+    success = fields.Boolean(required=True)
+    length = fields.Integer(required=True)
+    legal = fields.Boolean(required=True)
+    solved = fields.Boolean(required=True)
+    impossible_bid = fields.Boolean(required=True)
+    reason = fields.String(allow_none=True)
+
+
+class AttemptView(Shape):
+    result = fields.Nested(Attempt, required=True)
+    game = fields.Nested(Game, required=True)
+
+
+# -- the service itself -------------------------------------------------------------------
+
+
+class Health(Shape):
+    status = fields.Constant("ok", required=True)
+
+
+class Ready(Shape):
+    status = fields.Constant("ready", required=True)
+    redis = fields.String()
+    workers = fields.Integer()
+
+
+# Components in the order the document lists them.
+COMPONENTS: tuple[type[Schema], ...] = (
+    Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
+    FailedItem, FieldError, Problem, Known, PuzzleByCode, Made, RandomPuzzle, PackItem, Pack, CodedHint, DailyHint,
+    DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
+    NewGameView, Attempt, AttemptView, Health, Ready,
+)
