@@ -101,7 +101,8 @@ def test_no_import_circles():
 def test_the_layers_point_one_way():
     """solver knows nothing of workers or service; workers nothing of service;
     the game does not import production (the daily puzzle reads a frozen
-    calendar; production builds it); the command line (service.cli) sits on top."""
+    calendar; production builds it); the command line (service.cli) sits on top;
+    the service reaches no helper through the Celery task module."""
     edges = graph()
     for module, targets in edges.items():
         if module.startswith("solver"):
@@ -112,6 +113,8 @@ def test_the_layers_point_one_way():
             assert not targets, module
         if module == "solver.daily":
             assert not any(t.startswith("solver.production") for t in targets), module
+        if module.startswith("service"):  # the service queues tasks by name; it never imports them
+            assert "workers.tasks" not in targets, f"{module} reaches into the task module"
 
 
 def test_the_walk_loop_is_written_once():

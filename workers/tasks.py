@@ -20,7 +20,7 @@ from solver.errors import InvalidInput
 from solver.production import packs, pools
 from solver.production.generate import NoPuzzleFound
 from solver.production.packs import CLASH_RETRIES, plan_for, variety_key
-from solver.puzzle import Goal, Puzzle
+from solver.puzzle import Puzzle
 from solver.solve import Cancel
 
 from .answers import Answers
@@ -131,16 +131,6 @@ def library() -> pools.Library:
     return pools.Library([pools.packaged(), _stores().pools()])
 
 
-def pool_target(board: str, target: str) -> Goal:
-    """A board's chip named `colour-symbol` or `vortex` (as the command line names them)."""
-    b = real_board(board)
-    names = {(f"{t.colour}-{t.symbol}" if t.colour else t.symbol): t for t in b.targets}
-    if target not in names:
-        raise InvalidInput("target", f"{target!r} is not a chip of {board}; choose one of {', '.join(sorted(names))}")
-    t = names[target]
-    return Goal(t.cell, t.colour, t.symbol)
-
-
 @celery_app.task(name="ricochet.pool_build", acks_late=False)
 def pool_build(job_id: str) -> dict[str, Any]:
     """Analyse one board and target (the job's request: board, target, robots,
@@ -153,7 +143,7 @@ def pool_build(job_id: str) -> dict[str, Any]:
     request = job["request"] if job else {}
     try:
         board, target = request["board"], request["target"]
-        goal = pool_target(board, target)
+        goal = pools.target_named(board, target)
         robots, per_length = int(request.get("robots", 4)), int(request.get("per_length", pools.PER_LENGTH))
     except (InvalidInput, KeyError, TypeError, ValueError) as e:
         stores.update_job(job_id, state="failed", finished=time.time(), error=f"bad pool request: {e}")
@@ -220,7 +210,7 @@ def grow_pools() -> str | None:
         return None
     have = set(grown) | set(pools.packaged().ids())
     for board, target in grow_plan():
-        if pools.pool_id(board, pool_target(board, target), 4, "turn") not in have:
+        if pools.pool_id(board, pools.target_named(board, target), 4, "turn") not in have:
             job = stores.create_job("pool", {"board": board, "target": target, "robots": 4,
                                              "per_length": pools.PER_LENGTH})
             stores.redis.set(BUILDING, job["id"], ex=24 * 3600)

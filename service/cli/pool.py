@@ -45,10 +45,9 @@ def _redis_pools() -> Any:
 
 def build(args: argparse.Namespace) -> int:
     from solver.production import pools
-    from workers.tasks import pool_target
 
     try:
-        goal = pool_target(args.board, args.target)
+        goal = pools.target_named(args.board, args.target)
     except InvalidInput as e:
         raise InputError(str(e)) from None
     store = pools.DirectorySource(args.output) if args.output else _redis_pools()

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..board import Board, real_board
+from ..errors import InvalidInput
 from ..geometry import DIRECTIONS, ROBOT_COLOURS
 from ..puzzle import Goal, Move, Puzzle, Rules
 from ..rules import round_of
@@ -61,6 +62,16 @@ MIN_LENGTH = 8  # pools keep positions from this length on: shorter ones are che
 PER_LENGTH = 2000  # positions drawn per length (before fairness and one per solution)
 RICOCHET_OPTIONS = ("turn", "none")
 PACKAGED = Path(__file__).parent / "data" / "pools"
+
+
+def target_named(board: str, name: str) -> Goal:
+    """A board's chip named `colour-symbol` or `vortex` (as the command line and pool jobs name them)."""
+    b = real_board(board)
+    names = {(f"{t.colour}-{t.symbol}" if t.colour else t.symbol): t for t in b.targets}
+    if name not in names:
+        raise InvalidInput("target", f"{name!r} is not a chip of {board}; choose one of {', '.join(sorted(names))}")
+    t = names[name]
+    return Goal(t.cell, t.colour, t.symbol)
 
 
 def pool_id(board: str, goal: Goal, robots: int, ricochet: str) -> str:
