@@ -132,3 +132,23 @@ def test_five_robot_walks_start_from_four_robot_entries_with_a_fifth_robot():
         assert Puzzle.create(p.board, {c: cell for c, cell in p.robots if c != ROBOT_COLOURS[4]}, p.goal,
                              p.rules) == original
         assert fifth in p.board.start_cells() and fifth not in {cell for c, cell in original.robots}
+
+
+def test_long_five_robot_puzzles_are_rated_without_counting_their_solutions(monkeypatch):
+    """The count does not finish in time for them (FIVE_ROBOTS_UNCOUNTED_FROM):
+    it is not attempted, so their report is the same on every machine; shorter
+    5-robot puzzles are counted as before."""
+    from solver.production import difficulty as rating
+    from solver.solve import solution_facts
+
+    counted = []
+    monkeypatch.setattr(rating, "solution_facts", lambda *a, **k: counted.append(a) or solution_facts(*a, **k))
+    entry = min((e for e in ENTRIES if e["robots"] == 5 and e["length"] >= rating.FIVE_ROBOTS_UNCOUNTED_FROM),
+                key=lambda e: e["length"])
+    report = rating.difficulty(Puzzle.from_code(entry["code"]), bank.generated(entry).solution)
+    assert not counted and report["optimal_solutions"] is None and report["robot_switches"] is None
+    assert report["optimal_length"] == entry["length"] and report["grade"]
+    short = Puzzle.from_json({"board": "green-A,yellow-B,red-B,blue-B", "target": {"colour": "red", "symbol": "circle"},
+                              "robots": {"red": [0, 0], "green": [15, 0], "blue": [0, 15], "yellow": [15, 15],
+                                         "black": [7, 4]}})
+    assert rating.difficulty(short, solve(short))["optimal_solutions"] >= 1 and len(counted) == 1
