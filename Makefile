@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install browser run test lint openapi bench bench-load clean
 
-$(STAMP): pyproject.toml setup.py solver/_core.c
+$(STAMP): pyproject.toml setup.py $(wildcard solver/core/*.[ch])
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

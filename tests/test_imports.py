@@ -20,8 +20,8 @@ def _modules() -> dict[str, Path]:
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             out[".".join(parts)] = path
-        for path in (ROOT / package).glob("*.c"):  # C extensions import nothing of ours
-            out[f"{package}.{path.stem}"] = path
+        for path in (ROOT / package).glob("*/module.c"):  # a C extension (solver/core -> solver._core)
+            out[f"{package}._{path.parent.name}"] = path
     return out
 
 

@@ -1,0 +1,383 @@
+/* The search core's shared kernel: the search set-up, limits, positions, moves
+ * (slide), keys and the hash table's inline probes.  Everything here is inline
+ * or a declaration, so that every search file inlines the hot path. */
+#ifndef RICOCHET_CORE_H
+#define RICOCHET_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_CELLS 1024
+
+#define MAX_ROBOTS 5
+
+#define MAX_DEPTH 255
+
+#define NO_CELL (-1)
+
+/* Ricochet status of a robot (see solver/rules.py). */
+enum { UNMOVED = 0, LAST_VERTICAL = 1, LAST_HORIZONTAL = 2, TURNED = 3 };
+
+/* How a search ended. */
+enum { ST_OPTIMAL = 0, ST_UNSOLVABLE, ST_DEPTH, ST_TIME, ST_STATES, ST_CANCELLED };
+
+/* DEFLECT[orientation][direction], orientation 0 = '/', 1 = '\'; N E S W = 0 1 2 3. */
+static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};
+
+/* A search set-up: the board's tables (shared with its layout), the robots'
+ * colours and groups, the goal, who may finish it, and the bounds to prune by.
+ * Read-only while a search runs, so searches on one board run side by side. */
+typedef struct {
+    int ncells, nrobots, width;
+    int straight;                 /* no barriers, no openings: every slide is a straight line */
+    int cell_bits;
+    int key_bits;                 /* bits a key uses (statuses only for tracked robots) */
+    const int16_t (*step)[MAX_CELLS]; /* [direction][cell]: next cell, or -1 (wall, edge, blocked) */
+    const uint8_t *barrier;       /* per cell: 0 none; else (colour + 1) | (orientation << 3) */
+    int has_barriers, loops_possible;
+    uint8_t colour[MAX_ROBOTS];   /* colour index of each robot (0 red .. 4 black) */
+    int target;
+    uint8_t eligible;             /* robots that may finish (bit r) */
+    int ricochet;                 /* 1: the finishing robot must have turned */
+    uint8_t tracked;              /* robots whose ricochet status is part of the state */
+    int group[MAX_ROBOTS];        /* interchangeable robots share a group id */
+    uint8_t order[MAX_ROBOTS];    /* move order in deepening: robots that may finish first */
+    const uint8_t *lb[MAX_ROBOTS]; /* moves a lone robot needs if it could stop anywhere */
+    int single_finisher;          /* the one robot that may finish, or -1 */
+    const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
+    uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
+    int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */
+    uint64_t exact_sym_stride[MAX_ROBOTS]; /* their slots' strides, ascending */
+} Setup;
+
+/* Limits, shared by every strategy. */
+typedef struct {
+    int max_depth;
+    double deadline;              /* monotonic seconds; 0 = none */
+    size_t state_budget;          /* bytes for tables */
+    volatile const uint8_t *cancel; /* polled; nonzero = stop */
+    int stopped;                  /* ST_TIME / ST_STATES / ST_CANCELLED once a limit hit */
+    uint64_t polls;
+} Limits;
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Cheap to call often: looks at the clock and the cancel flag every 4096 calls. */
+static inline int out_of_time(Limits *lim) {
+    if (lim->stopped) return 1;
+    if ((++lim->polls & 4095) != 0) return 0;
+    if (lim->cancel && *lim->cancel) { lim->stopped = ST_CANCELLED; return 1; }
+    if (lim->deadline > 0 && now_seconds() > lim->deadline) { lim->stopped = ST_TIME; return 1; }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ moves */
+
+/* Where robot `r` stops moving in direction d; -1 if the move is not allowed.
+ * occ marks occupied cells (the mover's own cell must be clear). */
+static inline int slide(const Setup *b, const uint8_t *occ, int r, int start, int d, int *deflected) {
+    int cell = start;
+    *deflected = 0;
+    if (!b->has_barriers && !b->loops_possible) {
+        for (;;) {
+            int n = b->step[d][cell];
+            if (n < 0 || occ[n]) break;
+            cell = n;
+        }
+        return cell == start ? -1 : cell;
+    }
+    /* Barriers bend the slide; openings wrap it.  A slide that visits more
+     * (cell, direction) pairs than exist has entered a loop: it never ends. */
+    int limit = 4 * b->ncells, steps = 0;
+    int colour1 = b->colour[r] + 1;
+    for (;;) {
+        int n = b->step[d][cell];
+        if (n < 0 || occ[n]) break;
+        cell = n;
+        uint8_t bar = b->barrier[cell];
+        if (bar && (bar & 7) != colour1) {
+            d = DEFLECT[bar >> 3][d];
+            *deflected = 1;
+        }
+        if (++steps > limit) return -1;
+    }
+    if (cell == start || b->barrier[cell]) return -1;
+    return cell;
+}
+
+static inline int adjacent(const Setup *b, int a, int c) {
+    int dx = a % b->width - c % b->width, dy = a / b->width - c / b->width;
+    return dx * dx + dy * dy == 1;
+}
+
+static inline int next_status(int status, int d, int deflected) {
+    if (status == TURNED || deflected) return TURNED;
+    int moved = (d & 1) ? LAST_HORIZONTAL : LAST_VERTICAL;
+    if (status == UNMOVED || status == moved) return moved;
+    return TURNED;
+}
+
+/* A position in the search: robot cells and ricochet statuses. */
+typedef struct {
+    int16_t pos[MAX_ROBOTS];
+    uint8_t status[MAX_ROBOTS];
+} Pos;
+
+static inline int is_goal(const Setup *b, const Pos *p, int r) {
+    return p->pos[r] == b->target && ((b->eligible >> r) & 1) &&
+           (!b->ricochet || p->status[r] == TURNED);
+}
+
+/* The lone-robot bound of robot r alone (a robot on the target that has not
+ * turned yet must leave and come back). */
+static inline int robot_bound(const Setup *b, const Pos *p, int r) {
+    int h = b->lb[r][p->pos[r]];
+    return h == 0 && b->ricochet && p->status[r] != TURNED ? 2 : h;
+}
+
+/* Lower bound on the moves still needed from p: the best lone-robot bound,
+ * or, with an analysis of the board and goal at hand, the position's exact
+ * plain-rule length where that is larger (the ricochet rule only takes
+ * finishing moves away, so it is a lower bound under either rule, and a
+ * consistent one: a move changes it by at most one). */
+static inline int heuristic(const Setup *b, const Pos *p) {
+    int best = 255;
+    for (int r = 0; r < b->nrobots; r++) {
+        if (!((b->eligible >> r) & 1)) continue;
+        int h = robot_bound(b, p, r);
+        if (h < best) best = h;
+    }
+    if (b->exact && best != 255) {
+        uint64_t idx = 0;
+        int g[MAX_ROBOTS], k = 0;
+        for (int r = 0; r < b->nrobots; r++) {
+            if ((b->exact_sym >> r) & 1) g[k++] = p->pos[r];
+            else idx += (uint64_t)p->pos[r] * b->exact_stride[r];
+        }
+        for (int i = 1; i < k; i++) {
+            int x = g[i], j = i - 1;
+            while (j >= 0 && g[j] > x) { g[j + 1] = g[j]; j--; }
+            g[j + 1] = x;
+        }
+        for (int i = 0; i < k; i++) idx += (uint64_t)g[i] * b->exact_sym_stride[i];
+        int v = b->exact[idx];
+        if (v > best) best = v; /* 255: unreachable under any rule */
+    }
+    return best;
+}
+
+/* Whether a helper's move may still fit in `rem` moves from a position whose
+ * bound is h: the lone-robot bound does not move when a helper moves, an
+ * exact table's length drops by at most one. */
+static inline int helper_fits(const Setup *b, int h, int rem) {
+    return b->exact ? h - 1 <= rem : h <= rem;
+}
+
+/* The state as one integer: robots' cells (and the ricochet status of tracked
+ * robots), interchangeable robots sorted so that equivalent positions share a key. */
+static inline uint64_t make_key(const Setup *b, const Pos *p) {
+    uint32_t v[MAX_ROBOTS];
+    int n = b->nrobots;
+    for (int r = 0; r < n; r++)
+        v[r] = ((b->tracked >> r) & 1) ? ((uint32_t)p->pos[r] << 2) | p->status[r] : (uint32_t)p->pos[r];
+    /* Robots of one group are contiguous (arranged by setup_search); sort each run. */
+    for (int i = 1; i < n; i++) {
+        if (b->group[i] != b->group[i - 1]) continue;
+        uint32_t x = v[i];
+        int j = i - 1;
+        while (j >= 0 && b->group[j] == b->group[i] && v[j] > x) { v[j + 1] = v[j]; j--; }
+        v[j + 1] = x;
+    }
+    uint64_t key = 0;
+    for (int r = 0; r < n; r++) key = (key << (b->cell_bits + (((b->tracked >> r) & 1) ? 2 : 0))) | v[r];
+    return key + 1; /* 0 marks an empty slot */
+}
+
+static inline void decode_key(const Setup *b, uint64_t key, Pos *p) {
+    key -= 1;
+    for (int r = b->nrobots - 1; r >= 0; r--) {
+        int tracked = (b->tracked >> r) & 1;
+        int width = b->cell_bits + (tracked ? 2 : 0);
+        uint32_t v = (uint32_t)(key & (((uint64_t)1 << width) - 1));
+        key >>= width;
+        p->pos[r] = (int16_t)(tracked ? v >> 2 : v);
+        p->status[r] = (uint8_t)(tracked ? v & 3 : 0);
+    }
+}
+
+/* ------------------------------------------------------------ hash tables */
+
+/* Open addressing, linear probing; key 0 = empty.  Each slot holds a one-byte
+ * value: in the key's top 8 bits when keys are short enough (one cache line
+ * touched per probe), else in a separate array. */
+#define KEY_MASK 0x00FFFFFFFFFFFFFFULL
+
+typedef struct {
+    uint64_t *keys;
+    uint8_t *vals;          /* NULL when values are embedded */
+    size_t mask, count, limit;
+    int embedded;
+} Table;
+
+static inline uint64_t slot_key(const Table *t, size_t i) {
+    return t->embedded ? t->keys[i] & KEY_MASK : t->keys[i];
+}
+
+static inline int get_val(const Table *t, size_t i) {
+    return t->embedded ? (int)(t->keys[i] >> 56) : t->vals[i];
+}
+
+static inline void set_val(Table *t, size_t i, int v) {
+    if (t->embedded) t->keys[i] = (t->keys[i] & KEY_MASK) | ((uint64_t)v << 56);
+    else t->vals[i] = (uint8_t)v;
+}
+
+static inline size_t slot_bytes(const Table *t) { return t->embedded ? 8 : 9; }
+
+static inline size_t hash64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+/* table.c */
+void *table_alloc(size_t bytes);
+void table_release(void *p, size_t bytes);
+int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits);
+void table_free(Table *t);
+int table_grow(Table *t, size_t max_bytes);
+
+static inline void table_prefetch(const Table *t, uint64_t key) {
+    __builtin_prefetch(&t->keys[hash64(key) & t->mask], 1, 0);
+}
+
+/* Slot of key, inserting it (value 0) if new; *fresh tells which.  -1 when full. */
+static inline ptrdiff_t table_slot(Table *t, uint64_t key, size_t max_bytes, int *fresh) {
+    size_t i = hash64(key) & t->mask;
+    for (;;) {
+        uint64_t k = slot_key(t, i);
+        if (k == key) { *fresh = 0; return (ptrdiff_t)i; }
+        if (!k) break;
+        i = (i + 1) & t->mask;
+    }
+    if (t->count >= t->limit) {
+        if (table_grow(t, max_bytes) != 0) return -1;
+        return table_slot(t, key, max_bytes, fresh);
+    }
+    t->keys[i] = key;
+    if (t->vals) t->vals[i] = 0;
+    t->count++;
+    *fresh = 1;
+    return (ptrdiff_t)i;
+}
+
+static inline ptrdiff_t table_find(const Table *t, uint64_t key) {
+    size_t i = hash64(key) & t->mask;
+    for (;;) {
+        uint64_t k = slot_key(t, i);
+        if (k == key) return (ptrdiff_t)i;
+        if (!k) return -1;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* ------------------------------------------------------------- results */
+typedef struct {
+    int status;                 /* ST_* */
+    int length;                 /* solution length, or -1 */
+    int lower_bound;            /* no solution has fewer moves */
+    uint8_t move_robot[MAX_DEPTH + 1], move_dir[MAX_DEPTH + 1]; /* internal robot indices */
+    uint64_t states;            /* distinct states stored */
+    uint64_t nodes;             /* moves generated */
+    int strategy;               /* 0 = IDA*, 1 = BFS */
+} Result;
+
+/* -------------------------------------------------- breadth-first search */
+typedef struct {
+    uint64_t *keys;
+    size_t len, cap;
+} KeyList;
+
+static inline void occupy(const Setup *b, const Pos *p, uint8_t *occ, int on) {
+    for (int r = 0; r < b->nrobots; r++) occ[p->pos[r]] = (uint8_t)on;
+}
+
+/* One legal move from a position: the mover, its direction, where it starts
+ * and stops, and its ricochet status afterwards (0 when not tracked). */
+typedef struct {
+    uint8_t r, d, status;
+    int16_t from, end;
+} Child;
+
+/* -------------------------------------------------------------- layouts */
+
+/* A board compiled once and shared by many searches (a PyCapsule). */
+typedef struct {
+    int width, height, ncells;
+    int16_t step[4][MAX_CELLS];
+    uint8_t barrier[MAX_CELLS];
+    int has_barriers, has_openings, loops_possible;
+    uint8_t **lb_cache;           /* [target * 5 + colour]: bounds per target and robot colour,
+                                     filled on first use, under the GIL */
+} Layout;
+
+/* ---------------------------------------------------------- one search */
+typedef struct {
+    int nrobots;
+    int cells[MAX_ROBOTS], colours[MAX_ROBOTS];   /* in the caller's order */
+    int target;
+    int candidates;        /* robots of the target's colour (all, for the vortex) */
+    int sightline, ricochet, allow_sorting;
+    int skip_bounds;       /* reach tables need no lower bounds */
+} Request;
+
+/* A set-up for one request: the start position and the caller's robot order. */
+typedef struct {
+    Setup board;
+    Pos start;
+    int perm[MAX_ROBOTS];          /* internal robot -> caller's robot */
+    int reach_dir[MAX_ROBOTS];     /* caller's order: direction reaching the target in one move, or -1 */
+    int eligible_ext;              /* caller's order */
+} Prepared;
+
+/* table.c */
+int keys_push(KeyList *l, uint64_t k, size_t *bytes, size_t budget);
+
+/* setup.c */
+void setup_from_layout(Setup *b, const Layout *L, int nrobots);
+int traces_loop(const Setup *b, int colour1, int start, int d);
+int setup_search(Layout *L, const Request *q, Prepared *S);
+int solo_length(const Setup *b, uint8_t *occ, const Pos *p, int limit);
+
+/* ida.c */
+int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res);
+
+/* astar.c */
+int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out);
+void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res);
+
+/* reach.c */
+void run_reach(const Setup *b, const Pos *start, Limits *lim, uint8_t *out, int *depth_done, Result *res);
+
+/* facts.c */
+typedef struct {
+    uint64_t solutions, nodes;
+    int capped;
+    int fewest, fewest_mask;       /* fewest robots any optimal solution moves, and which (internal order) */
+    int fewest_switches;
+} FactsSummary;
+int count_facts(const Setup *b, const Pos *start, int length, uint64_t cap, Limits *lim, FactsSummary *out);
+
+#endif

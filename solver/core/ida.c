@@ -1,0 +1,191 @@
+/* Iterative-deepening A* with a transposition table: most puzzles. */
+#include "core.h"
+
+/* --------------------------------------------------- iterative deepening */
+typedef struct {
+    const Setup *b;
+    Limits *lim;
+    Table tt;
+    Pos cur;
+    uint8_t occ[MAX_CELLS];
+    uint8_t path_r[MAX_DEPTH + 1], path_d[MAX_DEPTH + 1];
+    uint64_t nodes, node_cap;
+    uint64_t cutoffs;            /* nodes the bound stopped (dead ends excluded) */
+    int found;
+} Ida;
+
+/* 1: found (path in s->path_*), 0: not within bound, -1: a limit stopped it. */
+/* Whether cell x lies on the straight slide from s to e, s excluded. */
+static inline int on_segment(const Setup *b, int s, int e, int x) {
+    int w = b->width;
+    int sx = s % w, sy = s / w, ex = e % w, ey = e / w, xx = x % w, xy = x / w;
+    if (sy == ey && xy == sy) return (xx - sx) * (xx - ex) <= 0 && xx != sx;
+    if (sx == ex && xx == sx) return (xy - sy) * (xy - ey) <= 0 && xy != sy;
+    return 0;
+}
+
+/* Two straight moves of different robots, A (from sa to ea, direction da) then
+ * B, commute when neither met the other: swapping them gives the same state. */
+static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb, int db) {
+    return b->step[db][eb] != ea && !on_segment(b, sb, eb, sa) &&
+           b->step[da][ea] != sb && !on_segment(b, sa, ea, eb);
+}
+
+static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
+
+/* One child of the deepening search: goal test, bound test, memo, recursion.
+ * The mover r already stands on `end` in s->cur (its cell `start` is clear). */
+static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end, int d, int h) {
+    const Setup *b = s->b;
+    s->nodes++;
+    s->path_r[g] = (uint8_t)r;
+    s->path_d[g] = (uint8_t)d;
+    if (is_goal(b, &s->cur, r)) { s->found = g + 1; return 1; }
+    int rem = bound - g - 1;
+    if (rem == 0 || (h > rem && h != 255)) s->cutoffs++;
+    if (rem == 0 || h > rem) return 0;
+    uint64_t key = make_key(b, &s->cur);
+    int fresh;
+    ptrdiff_t slot = table_slot(&s->tt, key, s->lim->state_budget, &fresh);
+    if (slot >= 0) { /* with no memo left the search goes on unmemoised */
+        if (!fresh && get_val(&s->tt, (size_t)slot) >= rem) return 0;
+        set_val(&s->tt, (size_t)slot, rem);
+    }
+    s->occ[end] = 1;
+    int res = ida_dfs(s, g + 1, bound, h, r, start, end, d);
+    s->occ[end] = 0;
+    return res;
+}
+
+/* 1: found (path in s->path_*), 0: not within bound, -1: a limit stopped it.
+ * h_here is the lower bound of the current position. */
+static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d) {
+    const Setup *b = s->b;
+    if (out_of_time(s->lim)) return -1;
+    if (s->nodes > s->node_cap) return -1;
+    int n = b->nrobots;
+    int child_rem = bound - g - 1;
+    /* A helper's move leaves the bound where it is, so helpers move only when
+     * the bound leaves room for it after their move (and never as the last move). */
+    int helpers_useful = child_rem > 0 && helper_fits(b, h_here, child_rem);
+    for (int i = 0; i < n; i++) {
+        int r = b->order[i];
+        int eligible = (b->eligible >> r) & 1;
+        if (!eligible && !helpers_useful) {
+            if (h_here != 255) s->cutoffs++;
+            continue;
+        }
+        int start = s->cur.pos[r];
+        uint8_t old_status = s->cur.status[r];
+        s->occ[start] = 0;
+        int res = 0;
+        if (eligible) {
+            /* Moves that bring the bound down first: the last iteration meets
+             * its solution sooner. */
+            int ends[4], hs[4];
+            uint8_t sts[4];
+            for (int d = 0; d < 4; d++) {
+                int deflected;
+                ends[d] = slide(b, s->occ, r, start, d, &deflected);
+                if (ends[d] < 0) continue;
+                if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, ends[d], d)) {
+                    ends[d] = -1; /* of two commuting moves only the order by robot index is searched */
+                    continue;
+                }
+                sts[d] = (uint8_t)next_status(old_status, d, deflected);
+                s->cur.pos[r] = (int16_t)ends[d];
+                s->cur.status[r] = sts[d];
+                hs[d] = heuristic(b, &s->cur);
+            }
+            for (int pass = 0; pass < 2 && !res; pass++) {
+                for (int d = 0; d < 4 && !res; d++) {
+                    if (ends[d] < 0 || (hs[d] < h_here) != (pass == 0)) continue;
+                    s->cur.pos[r] = (int16_t)ends[d];
+                    s->cur.status[r] = sts[d];
+                    res = ida_child(s, g, bound, r, start, ends[d], d, hs[d]);
+                }
+            }
+        } else {
+            /* Two moves left: on a board of straight slides a helper can only
+             * help the last move by standing next to the target afterwards, or
+             * by leaving the target's row or column (clearing the way). */
+            int must_stop_by_target = child_rem == 1 && b->straight &&
+                                      start % b->width != b->target % b->width &&
+                                      start / b->width != b->target / b->width;
+            for (int d = 0; d < 4 && !res; d++) {
+                int deflected;
+                int end = slide(b, s->occ, r, start, d, &deflected);
+                if (end < 0) continue;
+                if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
+                if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, end, d)) continue;
+                s->cur.pos[r] = (int16_t)end;
+                s->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
+                /* Helpers leave the lone-robot bound as it is; an exact table's may drop. */
+                res = ida_child(s, g, bound, r, start, end, d, b->exact ? heuristic(b, &s->cur) : h_here);
+            }
+        }
+        s->cur.pos[r] = (int16_t)start;
+        s->cur.status[r] = old_status;
+        s->occ[start] = 1;
+        if (res) return res;
+    }
+    return 0;
+}
+
+/* Returns 1 when it settled the answer in *res, 0 when it gave up (node cap)
+ * and A* should settle it instead. */
+int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res) {
+    Ida *s = calloc(1, sizeof(Ida));
+    if (!s) return 0;
+    s->b = b;
+    s->lim = lim;
+    s->cur = *start;
+    s->node_cap = node_cap;
+    size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
+    if (table_init(&s->tt, 1 << 12, budget, b->key_bits) != 0) { free(s); return 0; }
+    for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
+    int h = heuristic(b, start);
+    if (h == 255) { /* no finisher can ever reach the target */
+        res->status = ST_UNSOLVABLE;
+        table_free(&s->tt);
+        free(s);
+        return 1;
+    }
+    int bound = h < 1 ? 1 : h;
+    int settled = 0;
+    Limits local = *lim;
+    local.state_budget = budget;
+    s->lim = &local;
+    for (; bound <= lim->max_depth; bound++) {
+        s->cutoffs = 0;
+        int r = ida_dfs(s, 0, bound, h, -1, 0, 0, 0);
+        if (r == 1) {
+            res->status = ST_OPTIMAL;
+            res->length = s->found;
+            res->lower_bound = s->found;
+            memcpy(res->move_robot, s->path_r, (size_t)s->found);
+            memcpy(res->move_dir, s->path_d, (size_t)s->found);
+            settled = 1;
+            break;
+        }
+        if (r < 0) {
+            if (local.stopped) { lim->stopped = local.stopped; res->status = local.stopped; res->lower_bound = bound; settled = 1; }
+            break;
+        }
+        /* Nothing was cut off by the bound: deeper iterations can find nothing
+         * new.  A*, which can prove a puzzle unsolvable, settles it from here. */
+        if (s->cutoffs == 0) break;
+    }
+    if (!settled && bound > lim->max_depth) {
+        res->status = ST_DEPTH;
+        res->lower_bound = lim->max_depth + 1;
+        settled = 1;
+    }
+    res->nodes += s->nodes;
+    res->states = s->tt.count;
+    res->strategy = 0;
+    lim->polls = local.polls;
+    table_free(&s->tt);
+    free(s);
+    return settled;
+}

@@ -1,0 +1,865 @@
+/* The Python boundary of the search core (solver._core): argument parsing,
+ * capsules, results as Python objects; the searches run with the GIL released.
+ *
+ * Two strategies share one move generator: iterative-deepening A* with a
+ * transposition table (ida.c: most puzzles, the lone-robot lower bound prunes
+ * hard, little memory) and A* over a hash set with bucketed open lists
+ * (astar.c: deep puzzles, where re-deepening costs).  No global mutable state. */
+#include "core.h"
+#include "retro.h"
+
+static const char *STATUS_NAMES[] = {"optimal", "unsolvable", "depth_limit", "timeout",
+                                     "state_limit", "cancelled"};
+
+static const char *LAYOUT_NAME = "ricochet.layout";
+
+static void layout_free(PyObject *capsule) {
+    Layout *L = PyCapsule_GetPointer(capsule, LAYOUT_NAME);
+    if (!L) return;
+    for (int i = 0; i < L->ncells * 5; i++) free(L->lb_cache[i]);
+    free(L->lb_cache);
+    free(L);
+}
+
+static PyObject *py_compile_board(PyObject *self, PyObject *args) {
+    int width, height;
+    const char *step, *barrier;
+    Py_ssize_t step_len, barrier_len;
+    int has_openings;
+    if (!PyArg_ParseTuple(args, "iiy#y#p", &width, &height, &step, &step_len, &barrier, &barrier_len,
+                          &has_openings))
+        return NULL;
+    if (width < 1 || height < 1 || width * height > MAX_CELLS) {
+        PyErr_Format(PyExc_ValueError, "board size %d x %d is out of range (at most %d cells)", width, height,
+                     MAX_CELLS);
+        return NULL;
+    }
+    int n = width * height;
+    if (step_len != (Py_ssize_t)(4 * n * sizeof(int16_t)) || barrier_len != n) {
+        PyErr_SetString(PyExc_ValueError, "step table or barrier table has the wrong size");
+        return NULL;
+    }
+    Layout *L = calloc(1, sizeof(Layout));
+    if (!L) return PyErr_NoMemory();
+    L->lb_cache = calloc((size_t)n * 5, sizeof(uint8_t *));
+    if (!L->lb_cache) { free(L); return PyErr_NoMemory(); }
+    L->width = width;
+    L->height = height;
+    L->ncells = n;
+    L->has_openings = has_openings;
+    for (int d = 0; d < 4; d++) {
+        for (int c = 0; c < n; c++) {
+            int16_t v;
+            memcpy(&v, step + (size_t)(d * n + c) * sizeof(int16_t), sizeof v);
+            if (v < -1 || v >= n) {
+                free(L->lb_cache);
+                free(L);
+                PyErr_SetString(PyExc_ValueError, "step table holds a cell off the board");
+                return NULL;
+            }
+            L->step[d][c] = v;
+        }
+    }
+    for (int c = 0; c < n; c++) {
+        uint8_t bar = (uint8_t)barrier[c];
+        if (bar && ((bar & 7) < 1 || (bar & 7) > 5 || (bar >> 3) > 1)) {
+            free(L->lb_cache);
+            free(L);
+            PyErr_SetString(PyExc_ValueError, "barrier table holds an unknown barrier");
+            return NULL;
+        }
+        L->barrier[c] = bar;
+        if (bar) L->has_barriers = 1;
+    }
+    if (L->has_barriers || has_openings) {
+        Setup probe;
+        probe.step = (const int16_t (*)[MAX_CELLS])L->step;
+        probe.barrier = L->barrier;
+        probe.ncells = n;
+        for (int colour1 = 1; colour1 <= 5 && !L->loops_possible; colour1++)
+            for (int c = 0; c < n && !L->loops_possible; c++)
+                for (int d = 0; d < 4 && !L->loops_possible; d++)
+                    if (traces_loop(&probe, colour1, c, d)) L->loops_possible = 1;
+    }
+    PyObject *capsule = PyCapsule_New(L, LAYOUT_NAME, layout_free);
+    if (!capsule) { free(L->lb_cache); free(L); }
+    return capsule;
+}
+
+static Layout *get_layout(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, LAYOUT_NAME)) {
+        PyErr_SetString(PyExc_TypeError, "layout must come from compile_board()");
+        return NULL;
+    }
+    return PyCapsule_GetPointer(capsule, LAYOUT_NAME);
+}
+
+/* Parse the common request arguments: cells and colours as sequences of ints. */
+static int parse_request(Layout *L, PyObject *cells, PyObject *colours, int target, Request *q) {
+    PyObject *cs = PySequence_Fast(cells, "cells must be a sequence of cell indices");
+    if (!cs) return -1;
+    PyObject *cl = PySequence_Fast(colours, "colours must be a sequence of colour indices");
+    if (!cl) { Py_DECREF(cs); return -1; }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cs);
+    int ok = 0;
+    if (n < 1 || n > MAX_ROBOTS || PySequence_Fast_GET_SIZE(cl) != n) {
+        PyErr_Format(PyExc_ValueError, "need 1 to %d robots, with one colour each", MAX_ROBOTS);
+        goto done;
+    }
+    q->nrobots = (int)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
+        long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cl, i));
+        if (PyErr_Occurred()) goto done;
+        if (c < 0 || c >= L->ncells) {
+            PyErr_Format(PyExc_ValueError, "robot %zd: cell %ld is off the board", i, c);
+            goto done;
+        }
+        if (k < 0 || k > 4) { PyErr_Format(PyExc_ValueError, "robot %zd: colour %ld unknown", i, k); goto done; }
+        for (Py_ssize_t j = 0; j < i; j++)
+            if (q->cells[j] == c) { PyErr_Format(PyExc_ValueError, "two robots on cell %ld", c); goto done; }
+        if (L->barrier[c]) { PyErr_Format(PyExc_ValueError, "robot %zd stands on a barrier", i); goto done; }
+        q->cells[i] = (int)c;
+        q->colours[i] = (int)k;
+    }
+    if (target < 0 || target >= L->ncells) { PyErr_SetString(PyExc_ValueError, "target is off the board"); goto done; }
+    q->target = target;
+    ok = 1;
+done:
+    Py_DECREF(cs);
+    Py_DECREF(cl);
+    return ok ? 0 : -1;
+}
+
+/* Parse a request and build its search board; NULL (with a Python error set) on failure. */
+static Prepared *new_setup(Layout *L, PyObject *cells, PyObject *colours, int target, int candidates, int sightline,
+                        int ricochet, int allow_sorting, int skip_bounds, Request *q) {
+    memset(q, 0, sizeof *q);
+    if (parse_request(L, cells, colours, target, q) != 0) return NULL;
+    q->candidates = candidates & ((1 << q->nrobots) - 1);
+    q->sightline = sightline;
+    q->ricochet = ricochet;
+    q->allow_sorting = allow_sorting;
+    q->skip_bounds = skip_bounds;
+    Prepared *S = malloc(sizeof(Prepared));
+    if (!S) { PyErr_NoMemory(); return NULL; }
+    if (setup_search(L, q, S) != 0) { free(S); return NULL; }
+    return S;
+}
+
+static int get_cancel(PyObject *cancel, Py_buffer *view, Limits *lim) {
+    lim->cancel = NULL;
+    if (cancel == Py_None) return 0;
+    if (PyObject_GetBuffer(cancel, view, PyBUF_SIMPLE) != 0) return -1;
+    if (view->len < 1) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "cancel buffer must hold at least one byte");
+        return -1;
+    }
+    lim->cancel = (volatile const uint8_t *)view->buf;
+    return 0;
+}
+
+/* The limits every entry point takes, checked at the boundary. */
+static int check_limits(int max_depth, Py_ssize_t state_budget) {
+    if (max_depth < 0 || max_depth > MAX_DEPTH - 1) {
+        PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH - 1);
+        return -1;
+    }
+    if (state_budget < (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "state_budget must be at least 1 MiB");
+        return -1;
+    }
+    return 0;
+}
+
+static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Prepared *S);
+
+static PyObject *cells_tuple(const int *pos, int n);
+
+static PyObject *moves_list(const Prepared *S, const Result *res) {
+    PyObject *moves = PyList_New(res->length > 0 ? res->length : 0);
+    if (!moves) return NULL;
+    for (int i = 0; i < res->length; i++) {
+        PyObject *m = Py_BuildValue("(ii)", S->perm[res->move_robot[i]], res->move_dir[i]);
+        if (!m) { Py_DECREF(moves); return NULL; }
+        PyList_SET_ITEM(moves, i, m);
+    }
+    return moves;
+}
+
+static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
+                             "max_depth", "time_budget", "state_budget", "cancel", "strategy",
+                             "ida_nodes", "exact", NULL};
+    PyObject *capsule, *cells, *colours, *cancel = Py_None, *exact = Py_None;
+    int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0;
+    double time_budget = 0;
+    Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
+    long long ida_nodes = 2000000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiLO", kwlist, &capsule, &cells, &colours,
+                                     &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
+                                     &state_budget, &cancel, &strategy, &ida_nodes, &exact))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (check_limits(max_depth, state_budget) != 0) return NULL;
+    if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
+    Request q;
+    Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 1, 0, &q);
+    if (!S) return NULL;
+    /* The lone-robot bound is reported as it is, whatever bound the search uses. */
+    int lone = S->board.eligible ? heuristic(&S->board, &S->start) : 255;
+    if (attach_exact(exact, L, &q, S) != 0) { free(S); return NULL; }
+    Limits lim = {0};
+    Py_buffer view;
+    if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
+    lim.max_depth = max_depth;
+    lim.state_budget = (size_t)state_budget;
+    double t0 = now_seconds();
+    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
+    Result *res = calloc(1, sizeof(Result));
+    if (!res) { if (lim.cancel) PyBuffer_Release(&view); free(S); return PyErr_NoMemory(); }
+    res->length = -1;
+
+    Py_BEGIN_ALLOW_THREADS
+    const Setup *b = &S->board;
+    int at_target = -1;
+    for (int r = 0; r < b->nrobots; r++)
+        if (S->start.pos[r] == b->target && ((b->eligible >> r) & 1)) at_target = r;
+    if (!b->eligible) {
+        res->status = ST_UNSOLVABLE;
+    } else if (!b->ricochet && at_target >= 0) {
+        res->status = ST_OPTIMAL;
+        res->length = 0;
+    } else if (max_depth == 0) {
+        res->status = ST_DEPTH;
+        res->lower_bound = 1;
+    } else {
+        int settled = 0;
+        if (strategy != 2)
+            settled = run_ida(b, &S->start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)ida_nodes, res);
+        if (!settled) run_astar(b, &S->start, &lim, res);
+    }
+    Py_END_ALLOW_THREADS
+
+    double elapsed = now_seconds() - t0;
+    if (lim.cancel) PyBuffer_Release(&view);
+    PyObject *moves = moves_list(S, res);
+    PyObject *reach = cells_tuple(S->reach_dir, q.nrobots);
+    PyObject *out = NULL;
+    if (moves && reach) {
+        out = Py_BuildValue("{s:s,s:O,s:i,s:K,s:K,s:d,s:s,s:O,s:i,s:i}", "status", STATUS_NAMES[res->status],
+                            "moves", moves, "lower_bound", res->status == ST_OPTIMAL ? res->length : res->lower_bound,
+                            "states", (unsigned long long)res->states, "nodes", (unsigned long long)res->nodes,
+                            "seconds", elapsed, "strategy", res->strategy ? "astar" : "ida",
+                            "reach", reach, "eligible", S->eligible_ext, "lone_bound", lone);
+    }
+    Py_XDECREF(moves);
+    Py_XDECREF(reach);
+    free(res);
+    free(S);
+    return out;
+}
+
+static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "ricochet", "max_depth", "time_budget",
+                             "state_budget", NULL};
+    PyObject *capsule, *cells, *colours;
+    int ricochet, max_depth = 10;
+    double time_budget = 0;
+    Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOp|idn", kwlist, &capsule, &cells, &colours, &ricochet,
+                                     &max_depth, &time_budget, &state_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (check_limits(max_depth, state_budget) != 0) return NULL;
+    Request q = {0};
+    PyObject *first = PySequence_GetItem(cells, 0);
+    long target = first ? PyLong_AsLong(first) : -1;
+    Py_XDECREF(first);
+    if (PyErr_Occurred()) return NULL;
+    if (parse_request(L, cells, colours, (int)target, &q) != 0) return NULL;
+    q.candidates = (1 << q.nrobots) - 1;
+    q.ricochet = ricochet;
+    q.skip_bounds = 1;
+    Prepared *S = malloc(sizeof(Prepared));
+    uint8_t *table = malloc((size_t)q.nrobots * (size_t)L->ncells);
+    uint8_t *ordered = malloc((size_t)q.nrobots * (size_t)L->ncells);
+    Result *res = calloc(1, sizeof(Result));
+    if (!S || !table || !ordered || !res || setup_search(L, &q, S) != 0) {
+        free(S); free(table); free(ordered); free(res);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    Limits lim = {0};
+    lim.max_depth = max_depth;
+    lim.state_budget = (size_t)state_budget;
+    double t0 = now_seconds();
+    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
+    int depth_done = 0;
+    Py_BEGIN_ALLOW_THREADS
+    run_reach(&S->board, &S->start, &lim, table, &depth_done, res);
+    Py_END_ALLOW_THREADS
+    /* Back to the caller's robot order. */
+    for (int r = 0; r < q.nrobots; r++)
+        memcpy(ordered + (size_t)S->perm[r] * (size_t)L->ncells, table + (size_t)r * (size_t)L->ncells,
+               (size_t)L->ncells);
+    PyObject *out = Py_BuildValue("{s:y#,s:i,s:s,s:K,s:K,s:d}", "depths", (const char *)ordered,
+                                  (Py_ssize_t)q.nrobots * L->ncells, "complete_to", depth_done,
+                                  "status", STATUS_NAMES[res->status], "states", (unsigned long long)res->states,
+                                  "nodes", (unsigned long long)res->nodes, "seconds", now_seconds() - t0);
+    free(S); free(table); free(ordered); free(res);
+    return out;
+}
+
+static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
+                             "length", "cap", "time_budget", "state_budget", "exact", NULL};
+    PyObject *capsule, *cells, *colours, *exact = Py_None;
+    int target, candidates, sightline, ricochet, length;
+    long long cap = 1000000;
+    double time_budget = 0;
+    Py_ssize_t state_budget = (Py_ssize_t)1 << 28;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|LdnO", kwlist, &capsule, &cells, &colours, &target,
+                                     &candidates, &sightline, &ricochet, &length, &cap, &time_budget,
+                                     &state_budget, &exact))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (length < 1 || length > MAX_DEPTH - 1 || cap < 1) {
+        PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254 and cap positive");
+        return NULL;
+    }
+    if (check_limits(length, state_budget) != 0) return NULL;
+    Request q;
+    /* No sorting of interchangeable robots: robot identities matter for the facts. */
+    Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 0, &q);
+    if (!S) return NULL;
+    if (attach_exact(exact, L, &q, S) != 0) { free(S); return NULL; }
+    Limits lim = {0};
+    lim.max_depth = length;
+    lim.state_budget = (size_t)state_budget;
+    double t0 = now_seconds();
+    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
+    FactsSummary facts;
+    int failed;
+    Py_BEGIN_ALLOW_THREADS
+    failed = count_facts(&S->board, &S->start, length, (uint64_t)cap, &lim, &facts);
+    Py_END_ALLOW_THREADS
+    int ext_mask = 0;
+    for (int r = 0; r < q.nrobots; r++)
+        if ((facts.fewest_mask >> r) & 1) ext_mask |= 1 << S->perm[r];
+    free(S);
+    if (failed < 0) return PyErr_NoMemory();
+    if (failed) return Py_BuildValue("{s:s}", "status", STATUS_NAMES[failed]);
+    return Py_BuildValue("{s:s,s:K,s:O,s:i,s:i,s:i,s:K,s:d}", "status", "optimal",
+                         "solutions", (unsigned long long)facts.solutions, "capped", facts.capped ? Py_True : Py_False,
+                         "fewest_robots", facts.solutions ? facts.fewest : -1, "fewest_robots_mask", ext_mask,
+                         "fewest_switches", facts.fewest_switches, "nodes", (unsigned long long)facts.nodes,
+                         "seconds", now_seconds() - t0);
+}
+
+/* An upper bound on the optimal length, found cheaply: the active robot alone,
+ * or after one move of another robot.  Used by the generator to throw away
+ * positions that are certainly shorter than it wants without a full search. */
+static PyObject *py_upper_bound(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
+                             "helper_moves", NULL};
+    PyObject *capsule, *cells, *colours;
+    int target, candidates, sightline, ricochet, helper_moves = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|i", kwlist, &capsule, &cells, &colours, &target,
+                                     &candidates, &sightline, &ricochet, &helper_moves))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (helper_moves < 0 || helper_moves > 1) {
+        PyErr_SetString(PyExc_ValueError, "helper_moves must be 0 or 1");
+        return NULL;
+    }
+    Request q;
+    Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 1, &q);
+    if (!S) return NULL;
+    int best;
+    Py_BEGIN_ALLOW_THREADS
+    const Setup *b = &S->board;
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    Pos p = S->start;
+    for (int r = 0; r < b->nrobots; r++) occ[p.pos[r]] = 1;
+    best = b->eligible ? solo_length(b, occ, &p, 254) : 255;
+    for (int h = 0; helper_moves && h < b->nrobots && best > 2; h++) {
+        if ((b->eligible >> h) & 1 && __builtin_popcount(b->eligible) == 1) continue; /* its solo is counted */
+        int start = p.pos[h];
+        uint8_t old = p.status[h];
+        occ[start] = 0;
+        for (int d = 0; d < 4 && best > 2; d++) {
+            int deflected;
+            int end = slide(b, occ, h, start, d, &deflected);
+            if (end < 0) continue;
+            p.pos[h] = (int16_t)end;
+            p.status[h] = (uint8_t)next_status(old, d, deflected);
+            occ[end] = 1;
+            int n = solo_length(b, occ, &p, best - 2);
+            if (n != 255 && n + 1 < best) best = n + 1;
+            occ[end] = 0;
+        }
+        p.pos[h] = (int16_t)start;
+        p.status[h] = old;
+        occ[start] = 1;
+    }
+    Py_END_ALLOW_THREADS
+    free(S);
+    if (best == 255) Py_RETURN_NONE;
+    return PyLong_FromLong(best);
+}
+
+static PyObject *counts_list(const uint64_t hist[256]) {
+    int longest = -1;
+    for (int v = 0; v < 255; v++) if (hist[v]) longest = v;
+    PyObject *counts = PyList_New(0);
+    for (int v = 0; counts && v <= longest; v++) {
+        PyObject *x = PyLong_FromUnsignedLongLong((unsigned long long)hist[v]);
+        if (!x || PyList_Append(counts, x) != 0) { Py_XDECREF(x); Py_CLEAR(counts); break; }
+        Py_DECREF(x);
+    }
+    return counts;
+}
+
+/* A tuple of ints (robot cells, directions), or NULL with the error set. */
+static PyObject *cells_tuple(const int *pos, int n) {
+    PyObject *cells = PyTuple_New(n);
+    if (!cells) return NULL;
+    for (int r = 0; r < n; r++) {
+        PyObject *x = PyLong_FromLong(pos[r]);
+        if (!x) { Py_DECREF(cells); return NULL; }
+        PyTuple_SET_ITEM(cells, r, x);
+    }
+    return cells;
+}
+
+/* (length, cells, moves) for a position, its moves read off the table. */
+static PyObject *retro_row(const Retro *R, uint64_t idx) {
+    int pos[RETRO_MAX_ROBOTS];
+    int8_t robot[256], dir[256];
+    retro_decode(R, idx, pos);
+    int len = retro_descend(R, idx, robot, dir);
+    if (len < 0) { PyErr_SetString(PyExc_RuntimeError, "analysis: the table disagrees with the moves"); return NULL; }
+    PyObject *cells = cells_tuple(pos, R->nrobots), *moves = PyTuple_New(len);
+    if (!cells || !moves) { Py_XDECREF(cells); Py_XDECREF(moves); return NULL; }
+    for (int k = 0; k < len; k++) {
+        PyObject *m = Py_BuildValue("(ii)", robot[k], dir[k]);
+        if (!m) { Py_DECREF(cells); Py_DECREF(moves); return NULL; }
+        PyTuple_SET_ITEM(moves, k, m);
+    }
+    return Py_BuildValue("(iNN)", len, cells, moves);
+}
+
+/* Positions as sequences of cells -> table indices; -1 with an error set. */
+static int probe_indices(const Retro *R, PyObject *probes, uint64_t **out, Py_ssize_t *count) {
+    *out = NULL;
+    *count = 0;
+    if (probes == Py_None) return 0;
+    PyObject *list = PySequence_Fast(probes, "probes must be a sequence of positions");
+    if (!list) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(list);
+    uint64_t *idx = malloc(sizeof(uint64_t) * (size_t)(n + 1));
+    if (!idx) { Py_DECREF(list); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *cells = PySequence_Fast(PySequence_Fast_GET_ITEM(list, i), "a probe is a sequence of cells");
+        if (!cells) { free(idx); Py_DECREF(list); return -1; }
+        int pos[RETRO_MAX_ROBOTS] = {0};
+        int ok = PySequence_Fast_GET_SIZE(cells) == R->nrobots;
+        for (int r = 0; r < R->nrobots && ok; r++) {
+            long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cells, r));
+            ok = c >= 0 && c < R->n;
+            pos[r] = ok ? (int)c : 0;
+        }
+        uint64_t x = retro_index(R, pos);
+        Py_DECREF(cells);
+        if (!ok) {
+            free(idx); Py_DECREF(list);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "probe %zd: one cell per robot, on the board", i);
+            return -1;
+        }
+        idx[i] = x;
+    }
+    Py_DECREF(list);
+    *out = idx;
+    *count = n;
+    return 0;
+}
+
+static PyObject *probe_lengths(const Retro *R, const uint64_t *idx, Py_ssize_t n) {
+    PyObject *probed = PyList_New(n);
+    if (!probed) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t v = R->dist[idx[i]];
+        PyObject *x = v == RETRO_UNSEEN ? Py_NewRef(Py_None) : PyLong_FromLong(v);
+        if (!x) { Py_DECREF(probed); return NULL; }
+        PyList_SET_ITEM(probed, i, x);
+    }
+    return probed;
+}
+
+static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "min_length", "limit",
+                             "probes", "threads", "state_budget", "time_budget", NULL};
+    PyObject *capsule, *colours, *probes = Py_None;
+    const char *free_cells;
+    Py_ssize_t free_len, state_budget = (Py_ssize_t)5 << 30;
+    int target, candidates, min_length, threads = 2;
+    long long limit = 100000;
+    double time_budget = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOiiy#i|LOind", kwlist, &capsule, &colours, &target,
+                                     &candidates, &free_cells, &free_len, &min_length, &limit, &probes,
+                                     &threads, &state_budget, &time_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    if (min_length < 0 || min_length > 254 || limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "min_length must be from 0 to 254 and limit not negative");
+        return NULL;
+    }
+    Retro R;
+    if (retro_prepare(&R, L, colours, target, threads, free_cells, free_len, state_budget) != 0) return NULL;
+    uint64_t *probe_idx = NULL;
+    Py_ssize_t nprobes = 0;
+    if (probe_indices(&R, probes, &probe_idx, &nprobes) != 0) return NULL;
+    R.dist = table_alloc(R.size);
+    RetroSlice *slices = calloc((size_t)threads, sizeof(RetroSlice));
+    if (!R.dist || !slices) {
+        table_release(R.dist, R.size); free(slices); free(probe_idx);
+        return PyErr_NoMemory();
+    }
+    double t0 = now_seconds();
+    int status, layers = 0;
+    uint64_t hist[256], *found = NULL;
+    size_t nfound = 0;
+    int threshold = 255;
+    uint64_t total = 0, wanted = 0;
+    Py_BEGIN_ALLOW_THREADS
+    status = retro_run(&R, target, candidates, threads, time_budget, slices, hist, &layers);
+    /* The longest lengths first, whole lengths only, within the limit. */
+    for (int v = 254; v >= min_length; v--) {
+        wanted += hist[v];
+        if (total + hist[v] > (uint64_t)limit || total < wanted - hist[v]) continue;
+        total += hist[v];
+        threshold = v;
+    }
+    found = total ? malloc(sizeof(uint64_t) * total) : NULL;
+    if (found)
+        for (uint64_t idx = 0; idx < R.size; idx++) {
+            uint8_t v = R.dist[idx];
+            if (v != RETRO_UNSEEN && v >= threshold) found[nfound++] = idx;
+        }
+    Py_END_ALLOW_THREADS
+    int longest = -1;
+    for (int v = 0; v < 255; v++) if (hist[v]) longest = v;
+    PyObject *out = NULL, *counts = counts_list(hist), *positions = PyList_New(0), *probed = NULL;
+    if (!counts || !positions || (total && !found)) goto fail;
+    for (size_t i = 0; i < nfound; i++) {
+        PyObject *item = retro_row(&R, found[i]);
+        if (!item || PyList_Append(positions, item) != 0) { Py_XDECREF(item); goto fail; }
+        Py_DECREF(item);
+    }
+    probed = probe_lengths(&R, probe_idx, nprobes);
+    if (!probed) goto fail;
+    out = Py_BuildValue("{s:s,s:O,s:K,s:i,s:O,s:O,s:O,s:i,s:d}", "status", STATUS_NAMES[status],
+                        "counts", counts, "unsolvable", (unsigned long long)hist[255], "layers", layers,
+                        "positions", positions, "capped", total < wanted ? Py_True : Py_False,
+                        "probes", probed, "longest", longest, "seconds", now_seconds() - t0);
+fail:
+    Py_XDECREF(counts); Py_XDECREF(positions); Py_XDECREF(probed);
+    table_release(R.dist, R.size);
+    free(slices); free(found); free(probe_idx);
+    return out;
+}
+
+/* ------------------------------------------------ an analysis kept in memory */
+
+/* The table of one analysis, kept for as long as Python holds it: the exact
+ * plain-rule length of every position, a perfect lower bound for the solver
+ * (under the ricochet rule too) while pools are drawn from it. */
+typedef struct {
+    Retro R;
+    PyObject *layout;             /* the layout capsule, kept alive */
+    uint8_t free[MAX_CELLS];
+    int target, candidates, status, layers;
+    uint64_t hist[256];
+    double seconds;
+} Analysis;
+
+static const char *ANALYSIS_NAME = "ricochet.analysis";
+
+static void analysis_free(PyObject *capsule) {
+    Analysis *A = PyCapsule_GetPointer(capsule, ANALYSIS_NAME);
+    if (!A) return;
+    table_release(A->R.dist, A->R.size);
+    Py_XDECREF(A->layout);
+    free(A);
+}
+
+static Analysis *get_analysis(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, ANALYSIS_NAME)) {
+        PyErr_SetString(PyExc_TypeError, "exact must come from analyse()");
+        return NULL;
+    }
+    Analysis *A = PyCapsule_GetPointer(capsule, ANALYSIS_NAME);
+    if (!A->R.dist) { PyErr_SetString(PyExc_ValueError, "the analysis was released"); return NULL; }
+    return A;
+}
+
+static PyObject *py_analyse(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "threads", "state_budget",
+                             "time_budget", NULL};
+    PyObject *capsule, *colours;
+    const char *free_cells;
+    Py_ssize_t free_len, state_budget = (Py_ssize_t)5 << 30;
+    int target, candidates, threads = 2;
+    double time_budget = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOiiy#|ind", kwlist, &capsule, &colours, &target,
+                                     &candidates, &free_cells, &free_len, &threads, &state_budget, &time_budget))
+        return NULL;
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    Analysis *A = calloc(1, sizeof(Analysis));
+    if (!A) return PyErr_NoMemory();
+    if (retro_prepare(&A->R, L, colours, target, threads, free_cells, free_len, state_budget) != 0) {
+        free(A);
+        return NULL;
+    }
+    memcpy(A->free, free_cells, (size_t)L->ncells);
+    A->R.free = A->free;
+    A->target = target;
+    A->candidates = candidates & ((1 << A->R.nrobots) - 1);
+    /* Helpers that no barrier tells apart are interchangeable: each position of
+     * theirs is stored once (up to 6 times less work for 3 such helpers). */
+    int barrier_colours = 0;
+    for (int c = 0; c < L->ncells; c++) if (L->barrier[c]) barrier_colours |= 1 << ((L->barrier[c] & 7) - 1);
+    for (int r = 0; r < A->R.nrobots; r++)
+        if (!((A->candidates >> r) & 1) && !((barrier_colours >> A->R.board.colour[r]) & 1))
+            A->R.sym_slot[A->R.sym_n++] = r;
+    if (A->R.sym_n >= 2)
+        for (int i = 0; i < A->R.sym_n; i++) A->R.sym_mask |= 1 << A->R.sym_slot[i];
+    else
+        A->R.sym_n = 0;
+    A->R.dist = table_alloc(A->R.size);
+    RetroSlice *slices = calloc((size_t)threads, sizeof(RetroSlice));
+    if (!A->R.dist || !slices) {
+        table_release(A->R.dist, A->R.size); free(slices); free(A);
+        return PyErr_NoMemory();
+    }
+    double t0 = now_seconds();
+    Py_BEGIN_ALLOW_THREADS
+    A->status = retro_run(&A->R, target, A->candidates, threads, time_budget, slices, A->hist, &A->layers);
+    Py_END_ALLOW_THREADS
+    free(slices);
+    A->seconds = now_seconds() - t0;
+    if (A->status != ST_OPTIMAL) {
+        table_release(A->R.dist, A->R.size); free(A);
+        PyErr_SetString(PyExc_TimeoutError, "the analysis ran out of its time budget");
+        return NULL;
+    }
+    A->layout = Py_NewRef(capsule);
+    PyObject *out = PyCapsule_New(A, ANALYSIS_NAME, analysis_free);
+    if (!out) { table_release(A->R.dist, A->R.size); Py_DECREF(A->layout); free(A); }
+    return out;
+}
+
+/* Lengths per position count, layers and time of an analysis. */
+static PyObject *py_analysis_info(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    PyObject *counts = counts_list(A->hist);
+    if (!counts) return NULL;
+    return Py_BuildValue("{s:N,s:K,s:i,s:d,s:K}", "counts", counts, "unsolvable", (unsigned long long)A->hist[255],
+                         "layers", A->layers, "seconds", A->seconds, "bytes", (unsigned long long)A->R.size);
+}
+
+/* Free the table now rather than when the capsule goes (4 GiB for 4 robots). */
+static PyObject *py_analysis_release(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    table_release(A->R.dist, A->R.size);
+    A->R.dist = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_analysis_lengths(PyObject *self, PyObject *args) {
+    PyObject *capsule, *probes;
+    if (!PyArg_ParseTuple(args, "OO", &capsule, &probes)) return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    uint64_t *idx;
+    Py_ssize_t n;
+    if (probe_indices(&A->R, probes, &idx, &n) != 0) return NULL;
+    PyObject *out = probe_lengths(&A->R, idx, n);
+    free(idx);
+    return out;
+}
+
+typedef struct {
+    uint64_t count[256];          /* positions met so far per length */
+    uint64_t *ranks[256];         /* per length: the sorted ranks wanted */
+    uint64_t nranks[256], next[256];
+    uint64_t *picked[256];
+} Sampler;
+
+static void sample_count(void *ctx, uint64_t idx, int v) { ((Sampler *)ctx)->count[v]++; }
+
+static void sample_pick(void *ctx, uint64_t idx, int v) {
+    Sampler *S = ctx;
+    uint64_t rank = S->count[v]++;
+    if (S->next[v] < S->nranks[v] && S->ranks[v][S->next[v]] == rank) S->picked[v][S->next[v]++] = idx;
+}
+
+/* A seeded uniform sample of the fair positions at each length from
+ * min_length: up to per_length positions per length, robots on distinct
+ * cells that `start` allows (cells without a chip, for a fair round).  Two
+ * passes over the table: count, then pick the drawn ranks. */
+static PyObject *py_analysis_sample(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"analysis", "start", "min_length", "per_length", "seed", NULL};
+    PyObject *capsule;
+    const char *start;
+    Py_ssize_t start_len;
+    int min_length;
+    long long per_length;
+    unsigned long long seed;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy#iLK", kwlist, &capsule, &start, &start_len, &min_length,
+                                     &per_length, &seed))
+        return NULL;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return NULL;
+    if (start_len != A->R.n) { PyErr_SetString(PyExc_ValueError, "start must hold one byte per cell"); return NULL; }
+    if (min_length < 0 || min_length > 254 || per_length < 1 || per_length > 10000000) {
+        PyErr_SetString(PyExc_ValueError, "min_length must be from 0 to 254 and per_length from 1 to 10^7");
+        return NULL;
+    }
+    Sampler *S = calloc(1, sizeof(Sampler));
+    if (!S) return PyErr_NoMemory();
+    int nomem = 0;
+    Py_BEGIN_ALLOW_THREADS
+    retro_each_start(&A->R, (const uint8_t *)start, min_length, sample_count, S);
+    uint64_t rng = seed;
+    for (int v = min_length; v < 255 && !nomem; v++) {
+        uint64_t c = S->count[v], k = c < (uint64_t)per_length ? c : (uint64_t)per_length;
+        if (!k) continue;
+        S->ranks[v] = malloc(sizeof(uint64_t) * k);
+        S->picked[v] = malloc(sizeof(uint64_t) * k);
+        if (!S->ranks[v] || !S->picked[v]) { nomem = 1; break; }
+        if (k == c) {
+            for (uint64_t i = 0; i < k; i++) S->ranks[v][i] = i;
+        } else {
+            /* k distinct ranks out of c: a partial shuffle when c is small, rejection otherwise. */
+            uint64_t got = 0;
+            while (got < k) {
+                uint64_t x = splitmix64(&rng) % c, dup = 0;
+                for (uint64_t j = 0; j < got && !dup; j++) dup = S->ranks[v][j] == x;
+                if (!dup) S->ranks[v][got++] = x;
+            }
+            qsort(S->ranks[v], k, sizeof(uint64_t), cmp_u64);
+        }
+        S->nranks[v] = k;
+    }
+    if (!nomem) {
+        uint64_t fair[256];
+        memcpy(fair, S->count, sizeof fair);
+        memset(S->count, 0, sizeof S->count);
+        retro_each_start(&A->R, (const uint8_t *)start, min_length, sample_pick, S);
+        memcpy(S->count, fair, sizeof fair);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL, *counts = NULL, *rows = NULL;
+    if (nomem) { PyErr_NoMemory(); goto done; }
+    counts = PyDict_New();
+    rows = PyList_New(0);
+    if (!counts || !rows) goto done;
+    for (int v = min_length; v < 255; v++) {
+        if (!S->count[v]) continue;
+        PyObject *key = PyLong_FromLong(v), *val = PyLong_FromUnsignedLongLong((unsigned long long)S->count[v]);
+        int bad = !key || !val || PyDict_SetItem(counts, key, val) != 0;
+        Py_XDECREF(key); Py_XDECREF(val);
+        if (bad) goto done;
+        for (uint64_t i = 0; i < S->next[v]; i++) {
+            PyObject *row = retro_row(&A->R, S->picked[v][i]);
+            if (!row || PyList_Append(rows, row) != 0) { Py_XDECREF(row); goto done; }
+            Py_DECREF(row);
+        }
+    }
+    out = Py_BuildValue("{s:O,s:O}", "counts", counts, "positions", rows);
+done:
+    Py_XDECREF(counts); Py_XDECREF(rows);
+    for (int v = 0; v < 256; v++) { free(S->ranks[v]); free(S->picked[v]); }
+    free(S);
+    return out;
+}
+
+/* Give a search the analysis of its board and goal as its bound.  The table
+ * must be of the same layout and target, with the robots in the caller's
+ * order and colours, and a finisher set that includes the search's. */
+static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Prepared *S) {
+    if (capsule == Py_None) return 0;
+    Analysis *A = get_analysis(capsule);
+    if (!A) return -1;
+    const Retro *R = &A->R;
+    int same = R->L == L && A->target == q->target && R->nrobots == q->nrobots &&
+               (q->candidates & ~A->candidates) == 0;
+    for (int i = 0; same && i < q->nrobots; i++) same = R->board.colour[i] == q->colours[i];
+    if (!same) {
+        PyErr_SetString(PyExc_ValueError, "the analysis is of another board, target or set of robots");
+        return -1;
+    }
+    Setup *b = &S->board;
+    b->exact = R->dist;
+    b->exact_sym = 0;
+    for (int r = 0; r < b->nrobots; r++) {
+        b->exact_stride[r] = R->stride[S->perm[r]];
+        if ((R->sym_mask >> S->perm[r]) & 1) b->exact_sym |= 1 << r;
+    }
+    for (int i = 0; i < R->sym_n; i++) b->exact_sym_stride[i] = R->stride[R->sym_slot[i]];
+    b->single_finisher = -1; /* its sharper bound assumes the lone-robot bound */
+    return 0;
+}
+
+static PyMethodDef core_methods[] = {
+    {"compile_board", py_compile_board, METH_VARARGS,
+     "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
+    {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
+     "solve(layout, cells, colours, target, candidates, sightline, ricochet, ...) -> dict"},
+    {"reach", (PyCFunction)(void (*)(void))py_reach, METH_VARARGS | METH_KEYWORDS,
+     "reach(layout, cells, colours, ricochet, max_depth=10, ...) -> dict with depths per robot and cell"},
+    {"upper_bound", (PyCFunction)(void (*)(void))py_upper_bound, METH_VARARGS | METH_KEYWORDS,
+     "upper_bound(layout, cells, colours, target, candidates, sightline, ricochet, helper_moves=1) -> int or None"},
+    {"facts", (PyCFunction)(void (*)(void))py_facts, METH_VARARGS | METH_KEYWORDS,
+     "facts(layout, cells, colours, target, candidates, sightline, ricochet, length, ...) -> dict"},
+    {"exhaustive", (PyCFunction)(void (*)(void))py_exhaustive, METH_VARARGS | METH_KEYWORDS,
+     "exhaustive(layout, colours, target, candidates, free, min_length, limit=100000, probes=None, threads=2, "
+     "...) -> dict: plain-rule lengths of every position of a board and goal"},
+    {"analyse", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
+     "analyse(layout, colours, target, candidates, free, threads=2, ...) -> analysis capsule kept in memory"},
+    {"analysis_info", py_analysis_info, METH_VARARGS, "analysis_info(analysis) -> dict of counts per length"},
+    {"analysis_release", py_analysis_release, METH_VARARGS, "analysis_release(analysis): free its table now"},
+    {"analysis_lengths", py_analysis_lengths, METH_VARARGS,
+     "analysis_lengths(analysis, positions) -> plain-rule length of each (None: unreachable)"},
+    {"analysis_sample", (PyCFunction)(void (*)(void))py_analysis_sample, METH_VARARGS | METH_KEYWORDS,
+     "analysis_sample(analysis, start, min_length, per_length, seed) -> dict: counts and sampled positions"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Multi-phase initialisation (PEP 489): the module keeps no state of its own
+ * (layouts and analyses are capsules), so it needs no exec slot. */
+static PyModuleDef_Slot core_slots[] = {
+    {0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "solver._core", "The optimal search for Ricochet Robots, in C.", 0, core_methods,
+    core_slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) { return PyModuleDef_Init(&core_module); }

@@ -1,0 +1,200 @@
+/* Setting up a search: the lone-robot lower bounds of a layout, the search
+ * set-up of one request, and a cheap solo length (an upper bound). */
+#include "core.h"
+
+/* ------------------------------------------------------------------ setup */
+
+/* Trace a slide on the empty board; returns 1 if it loops forever. */
+int traces_loop(const Setup *b, int colour1, int start, int d) {
+    int cell = start, limit = 4 * b->ncells;
+    for (int steps = 0;; steps++) {
+        int n = b->step[d][cell];
+        if (n < 0) return 0;
+        cell = n;
+        uint8_t bar = b->barrier[cell];
+        if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
+        if (steps > limit) return 1;
+    }
+}
+
+static int bits_for(int ncells) {
+    int bits = 1;
+    while ((1 << bits) < ncells) bits++;
+    return bits;
+}
+
+/* Lower bounds for one (target, colour): reverse walks on plain boards,
+ * relaxation rounds where barriers or openings bend the slides. */
+static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *lb) {
+    int n = L->ncells;
+    memset(lb, 255, (size_t)n);
+    lb[target] = 0;
+    if (!L->has_barriers && !L->has_openings) {
+        int16_t *queue = malloc(sizeof(int16_t) * (size_t)n);
+        if (!queue) return -1;
+        int head = 0, tail = 0;
+        queue[tail++] = (int16_t)target;
+        static const int OPP[4] = {2, 3, 0, 1};
+        while (head < tail) {
+            int t = queue[head++];
+            for (int d = 0; d < 4; d++) {
+                /* Every cell behind t (against direction d) passes t when moving d. */
+                for (int c = L->step[OPP[d]][t]; c >= 0; c = L->step[OPP[d]][c]) {
+                    if (lb[c] == 255) { lb[c] = (uint8_t)(lb[t] + 1); queue[tail++] = (int16_t)c; }
+                }
+            }
+        }
+        free(queue);
+        return 0;
+    }
+    int limit = 4 * n, colour1 = colour + 1;
+    for (int k = 0, changed = 1; changed && k < 254; k++) {
+        changed = 0;
+        for (int c = 0; c < n; c++) {
+            if (lb[c] != 255) continue;
+            for (int d0 = 0; d0 < 4 && lb[c] == 255; d0++) {
+                int cell = c, d = d0;
+                for (int steps = 0; steps <= limit; steps++) {
+                    int nx = L->step[d][cell];
+                    if (nx < 0) break;
+                    cell = nx;
+                    if (lb[cell] == k) { lb[c] = (uint8_t)(k + 1); changed = 1; break; }
+                    uint8_t bar = L->barrier[cell];
+                    if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
+    if (!L->has_barriers) colour = 0; /* colour cannot matter */
+    uint8_t **slot = &L->lb_cache[target * 5 + colour];
+    if (!*slot) {
+        uint8_t *lb = malloc((size_t)L->ncells);
+        if (!lb || fill_lower_bounds(L, target, colour, lb) != 0) { free(lb); return NULL; }
+        *slot = lb;
+    }
+    return *slot;
+}
+
+/* A set-up's board part, from a layout: its tables and what they allow. */
+void setup_from_layout(Setup *b, const Layout *L, int nrobots) {
+    b->ncells = L->ncells;
+    b->nrobots = nrobots;
+    b->width = L->width;
+    b->cell_bits = bits_for(L->ncells);
+    b->step = (const int16_t (*)[MAX_CELLS])L->step;
+    b->barrier = L->barrier;
+    b->has_barriers = L->has_barriers;
+    b->loops_possible = L->loops_possible;
+    b->straight = !L->has_barriers && !L->has_openings;
+}
+
+/* Build the search set-up: eligibility (with the sightline rule), groups of
+ * interchangeable robots made contiguous, lower bounds.  Needs the GIL. */
+int setup_search(Layout *L, const Request *q, Prepared *S) {
+    Setup *b = &S->board;
+    memset(S, 0, sizeof *S);
+    setup_from_layout(b, L, q->nrobots);
+    b->target = q->target;
+    b->ricochet = q->ricochet;
+
+    /* One-move reach from the start, in the caller's order. */
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    for (int i = 0; i < q->nrobots; i++) occ[q->cells[i]] = 1;
+    for (int i = 0; i < q->nrobots; i++) {
+        S->reach_dir[i] = -1;
+        b->colour[i] = (uint8_t)q->colours[i];
+        if (!((q->candidates >> i) & 1)) continue;
+        occ[q->cells[i]] = 0;
+        for (int d = 0; d < 4 && S->reach_dir[i] < 0; d++) {
+            int deflected;
+            if (slide(b, occ, i, q->cells[i], d, &deflected) == q->target) S->reach_dir[i] = d;
+        }
+        occ[q->cells[i]] = 1;
+    }
+    int eligible = q->candidates;
+    if (q->sightline)
+        for (int i = 0; i < q->nrobots; i++)
+            if (S->reach_dir[i] >= 0 || q->cells[i] == q->target) eligible &= ~(1 << i);
+    S->eligible_ext = eligible;
+
+    int colour_specific[5] = {0};
+    for (int c = 0; c < L->ncells; c++)
+        if (L->barrier[c]) colour_specific[(L->barrier[c] & 7) - 1] = 1;
+    int group_ext[MAX_ROBOTS];
+    for (int i = 0; i < q->nrobots; i++)
+        group_ext[i] = (!q->allow_sorting || colour_specific[q->colours[i]]) ? 100 + i : (eligible >> i) & 1;
+    /* Stable order by group: helpers, then finishers, then robots with a colour of their own. */
+    int k = 0;
+    for (int g = 0; g < 100 + MAX_ROBOTS; g++)
+        for (int i = 0; i < q->nrobots; i++)
+            if (group_ext[i] == g) S->perm[k++] = i;
+    for (int r = 0; r < q->nrobots; r++) {
+        int i = S->perm[r];
+        b->colour[r] = (uint8_t)q->colours[i];
+        b->group[r] = group_ext[i];
+        S->start.pos[r] = (int16_t)q->cells[i];
+        S->start.status[r] = UNMOVED;
+        if ((eligible >> i) & 1) {
+            b->eligible |= (uint8_t)(1 << r);
+            if (q->skip_bounds) continue;
+            const uint8_t *lb = lower_bounds(L, q->target, q->colours[i]);
+            if (!lb) { PyErr_NoMemory(); return -1; }
+            b->lb[r] = lb;
+        }
+    }
+    b->single_finisher = -1;
+    if (!q->skip_bounds && __builtin_popcount(b->eligible) == 1) b->single_finisher = __builtin_ctz(b->eligible);
+    int k2 = 0;
+    for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
+    for (int r = 0; r < q->nrobots; r++) if (!((b->eligible >> r) & 1)) b->order[k2++] = (uint8_t)r;
+    b->tracked = b->ricochet ? b->eligible : 0;
+    b->key_bits = 1;
+    for (int r = 0; r < b->nrobots; r++) b->key_bits += b->cell_bits + (((b->tracked >> r) & 1) ? 2 : 0);
+    return 0;
+}
+
+/* ------------------------------------------------------------ upper bounds */
+
+/* Fewest moves for an eligible robot to finish moving alone, the others
+ * standing still: a breadth-first search over (cell, ricochet status).
+ * 255 when none finishes within `limit` moves. */
+int solo_length(const Setup *b, uint8_t *occ, const Pos *p, int limit) {
+    static const int NSTATUS = 4;
+    int best = 255;
+    int16_t queue[MAX_CELLS * 4];
+    uint8_t depth[MAX_CELLS * 4];
+    for (int r = 0; r < b->nrobots; r++) {
+        if (!((b->eligible >> r) & 1)) continue;
+        int start = p->pos[r];
+        if (is_goal(b, p, r)) return 0;
+        memset(depth, 255, (size_t)b->ncells * NSTATUS);
+        occ[start] = 0;
+        int head = 0, tail = 0, s0 = start * NSTATUS + p->status[r];
+        depth[s0] = 0;
+        queue[tail++] = (int16_t)s0;
+        while (head < tail) {
+            int st = queue[head++], cell = st / NSTATUS, status = st % NSTATUS, g = depth[st];
+            if (g + 1 >= best || g + 1 > limit) break;
+            int found = 0;
+            for (int d = 0; d < 4; d++) {
+                int deflected;
+                int end = slide(b, occ, r, cell, d, &deflected);
+                if (end < 0) continue;
+                int ns = next_status(status, d, deflected);
+                int key = end * NSTATUS + ns;
+                if (depth[key] != 255) continue;
+                depth[key] = (uint8_t)(g + 1);
+                if (end == b->target && (!b->ricochet || ns == TURNED)) { found = 1; break; }
+                queue[tail++] = (int16_t)key;
+            }
+            if (found) { best = g + 1; break; }
+        }
+        occ[start] = 1;
+    }
+    return best;
+}

@@ -1,0 +1,92 @@
+/* Open-addressing hash tables (huge pages for big ones) and key lists. */
+#include "core.h"
+
+#include <sys/mman.h>
+
+/* Zeroed memory for a table.  Large tables are mapped on their own and asked
+ * for huge pages: a search touches them at random, and with 4 KiB pages most
+ * probes would also miss the TLB. */
+#define BIG_TABLE ((size_t)4 << 20)
+
+void *table_alloc(size_t bytes) {
+    if (bytes < BIG_TABLE) return calloc(1, bytes);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+void table_release(void *p, size_t bytes) {
+    if (!p) return;
+    if (bytes < BIG_TABLE) free(p);
+    else munmap(p, bytes);
+}
+
+int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits) {
+    size_t slots = 1024;
+    t->embedded = key_bits <= 55;
+    while (slots < min_slots) slots <<= 1;
+    while (slots > 1024 && slots * slot_bytes(t) > max_bytes) slots >>= 1;
+    t->keys = table_alloc(slots * sizeof(uint64_t));
+    t->vals = t->embedded ? NULL : table_alloc(slots);
+    if (!t->keys || (!t->embedded && !t->vals)) {
+        table_release(t->keys, slots * sizeof(uint64_t)); table_release(t->vals, slots);
+        t->keys = NULL; t->vals = NULL;
+        return -1;
+    }
+    t->mask = slots - 1;
+    t->count = 0;
+    t->limit = slots / 10 * 7;
+    return 0;
+}
+
+void table_free(Table *t) {
+    table_release(t->keys, (t->mask + 1) * sizeof(uint64_t));
+    table_release(t->vals, t->mask + 1);
+    t->keys = NULL;
+    t->vals = NULL;
+}
+
+/* Grow to twice the slots if the budget allows; returns 0 on success. */
+int table_grow(Table *t, size_t max_bytes) {
+    size_t slots = (t->mask + 1) * 2;
+    if (slots * slot_bytes(t) > max_bytes) return -1;
+    uint64_t *keys = table_alloc(slots * sizeof(uint64_t));
+    uint8_t *vals = t->embedded ? NULL : table_alloc(slots);
+    if (!keys || (!t->embedded && !vals)) {
+        table_release(keys, slots * sizeof(uint64_t)); table_release(vals, slots);
+        return -1;
+    }
+    size_t mask = slots - 1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        uint64_t k = slot_key(t, i);
+        if (!k) continue;
+        size_t j = hash64(k) & mask;
+        while (keys[j]) j = (j + 1) & mask;
+        keys[j] = t->keys[i];
+        if (vals) vals[j] = t->vals[i];
+    }
+    table_release(t->keys, (t->mask + 1) * sizeof(uint64_t));
+    table_release(t->vals, t->mask + 1);
+    t->keys = keys;
+    t->vals = vals;
+    t->mask = mask;
+    t->limit = slots / 10 * 7;
+    return 0;
+}
+
+int keys_push(KeyList *l, uint64_t k, size_t *bytes, size_t budget) {
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 4096;
+        if (*bytes + (cap - l->cap) * sizeof(uint64_t) > budget) return -1;
+        uint64_t *keys = realloc(l->keys, cap * sizeof(uint64_t));
+        if (!keys) return -1;
+        *bytes += (cap - l->cap) * sizeof(uint64_t);
+        l->keys = keys;
+        l->cap = cap;
+    }
+    l->keys[l->len++] = k;
+    return 0;
+}
