@@ -76,6 +76,11 @@ RESPONSES = {
     "Unavailable": {"description": "The store is unreachable; retry after the given seconds",
                     "headers": {"Retry-After": {"schema": {"type": "string"}}}, "content": PROBLEM},
     "Problem": {"description": "What was wrong with the request and how to fix it", "content": PROBLEM},
+    "NotModified": {"description": "Not modified (If-None-Match matched the ETag)"},
+}
+HEADERS = {
+    "ETag": {"description": "strong, from the body", "schema": {"type": "string"}},
+    "CacheControl": {"description": "public; immutable where the content never changes", "schema": {"type": "string"}},
 }
 LINKS = {
     "GetJob": {"operationId": "getJob", "parameters": {"job_id": "$response.body#/id"},
@@ -107,6 +112,8 @@ def build(app: Flask | None = None) -> dict[str, Any]:
     spec.components.parameter("HintLevel", "query", level)
     for name, response in RESPONSES.items():
         spec.components.response(name, response)
+    for name, header in HEADERS.items():
+        spec.components.header(name, header)
     for name, link in LINKS.items():
         spec.components.link(name, link)
     for name, scheme in SECURITY.items():
@@ -143,8 +150,27 @@ def _operations(app: Flask) -> list[tuple[str, dict[str, Any]]]:
         missing = methods - set(doc)
         if missing:
             raise ValueError(f"the view of {path} documents no {', '.join(sorted(missing))} operation")
-        out.setdefault(path, {}).update({m: doc[m] for m in sorted(methods)})
+        out.setdefault(path, {}).update({m: _shared(path, doc[m]) for m in sorted(methods)})
     return list(out.items())
+
+
+def _shared(path: str, operation: dict[str, Any]) -> dict[str, Any]:
+    """What kinds of routes share, so that no docstring repeats it: every /v1 route
+    is rate limited (429); a route that takes a body refuses a bad (400) or too
+    large (413) one; a path parameter not described otherwise is a plain string."""
+    responses = operation.setdefault("responses", {})
+    if path.startswith("/v1/"):
+        responses.setdefault("429", "TooManyRequests")
+    if "requestBody" in operation:
+        responses.setdefault("400", "Problem")
+        responses.setdefault("413", "Problem")
+    described = {p.get("name") for p in operation.get("parameters", []) if isinstance(p, dict)} | \
+        {PARAMETERS[p]["name"] for p in operation.get("parameters", []) if isinstance(p, str) and p in PARAMETERS}
+    plain = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+             for name in re.findall(r"{(\w+)}", path) if name not in described]
+    if plain:
+        operation["parameters"] = plain + operation.get("parameters", [])
+    return operation
 
 
 def _version() -> str:

@@ -101,9 +101,8 @@ def daily_today() -> Response:
       operationId: dailyToday
       summary: Today's daily puzzle (UTC), the same for everyone; the solution only on request
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200': {$ref: '#/components/responses/Daily'}
-        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '304': NotModified
         '503': {$ref: '#/components/responses/Unavailable'}
     """
     return daily_on(daily.today().isoformat())
@@ -121,9 +120,8 @@ def daily_on(day: str) -> Response:
       parameters:
       - DayOrPicture
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200': {$ref: '#/components/responses/Daily'}
-        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '304': NotModified
         '400': {$ref: '#/components/responses/Problem'}
         '404': {$ref: '#/components/responses/Problem'}
         '503': {$ref: '#/components/responses/Unavailable'}
@@ -145,14 +143,13 @@ def daily_solution(day: str) -> Response:
       parameters:
       - Day
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The solution, in the FORMATS.md answer shape
           headers:
-            ETag: {schema: {type: string}}
-            Cache-Control: {schema: {type: string}}
+            ETag: ETag
+            Cache-Control: CacheControl
           content: {application/json: {schema: DailySolution}}
-        '304': {description: Not modified}
+        '304': NotModified
         '400': {$ref: '#/components/responses/Problem'}
         '404': {$ref: '#/components/responses/Problem'}
         '503': {$ref: '#/components/responses/Unavailable'}
@@ -175,14 +172,13 @@ def daily_hint(day: str) -> Response:
       - Day
       - HintLevel
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The hint
           headers:
-            ETag: {schema: {type: string}}
-            Cache-Control: {schema: {type: string}}
+            ETag: ETag
+            Cache-Control: CacheControl
           content: {application/json: {schema: DailyHint}}
-        '304': {description: Not modified}
+        '304': NotModified
         '400': {$ref: '#/components/responses/Problem'}
         '404': {$ref: '#/components/responses/Problem'}
         '503': {$ref: '#/components/responses/Unavailable'}
@@ -210,7 +206,6 @@ def archive() -> Response:
       parameters:
       - {in: query, schema: ArchiveQuery}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: One page of days
           headers:
@@ -218,7 +213,7 @@ def archive() -> Response:
               schema: {type: string}
               description: 'RFC 8288 links: first, prev, next, last'
             X-Total-Count: {schema: {type: integer}}
-            Cache-Control: {schema: {type: string}}
+            Cache-Control: CacheControl
           content: {application/json: {schema: Archive}}
         '400': {$ref: '#/components/responses/Problem'}
         '503': {$ref: '#/components/responses/Unavailable'}

@@ -151,8 +151,6 @@ def create_game() -> Response:
         required: true
         content: {application/json: {schema: NewGame}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '201':
           description: The game, and a token per player (send it as Authorization Bearer)
           headers:
@@ -195,16 +193,11 @@ def get_game(game_id: str) -> Response:
       operationId: getGame
       summary: The game's public state, and with ?since=VERSION the events after that version
       parameters:
-      - name: game_id
-        in: path
-        required: true
-        schema: {type: string}
       - name: since
         in: query
         required: false
         schema: {type: integer, minimum: 0, maximum: 999999999}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The game
           content: {application/json: {schema: GameView}}
@@ -228,17 +221,10 @@ def bid(game_id: str) -> Response:
       summary: Bid a number of moves (the first bid starts the timer; a bid may only go down)
       security:
       - {player: []}
-      parameters:
-      - name: game_id
-        in: path
-        required: true
-        schema: {type: string}
       requestBody:
         required: true
         content: {application/json: {schema: Bid}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '200':
           description: The game after the bid
           content: {application/json: {schema: GameView}}
@@ -264,17 +250,10 @@ def show(game_id: str) -> Response:
       summary: The player whose turn it is shows a solution (in solitaire, at any time before the timer ends)
       security:
       - {player: []}
-      parameters:
-      - name: game_id
-        in: path
-        required: true
-        schema: {type: string}
       requestBody:
         required: true
         content: {application/json: {schema: Shown}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '200':
           description: The attempt's result and the game after it
           content: {application/json: {schema: AttemptView}}
@@ -304,16 +283,11 @@ def events(game_id: str) -> Response:
       summary: Server-sent events, each event once and in order, from ?since or Last-Event-ID; reconnect when
         it ends
       parameters:
-      - name: game_id
-        in: path
-        required: true
-        schema: {type: string}
       - name: since
         in: query
         required: false
         schema: {type: integer, minimum: 0, maximum: 999999999}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: 'An event stream: each event''s `id` is the game version after it, `event` its type
             and `data` the GameEvent as JSON'

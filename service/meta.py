@@ -80,11 +80,6 @@ def play_code(code: str) -> Response:
       operationId: playPuzzle
       summary: The play page for a puzzle, by its code
       description: Carries Open Graph tags (og:title, og:image = the puzzle's PNG), so a shared link unfurls
-      parameters:
-      - name: code
-        in: path
-        required: true
-        schema: {type: string}
       responses:
         '200':
           description: HTML
@@ -260,13 +255,13 @@ def docs_asset(name: str) -> Response:
         '200':
           description: The file, with a strong ETag
           headers:
-            ETag: {schema: {type: string}}
-            Cache-Control: {schema: {type: string}}
+            ETag: ETag
+            Cache-Control: CacheControl
           content:
             text/javascript: {schema: {type: string}}
             text/css: {schema: {type: string}}
             image/png: {schema: {type: string, format: binary}}
-        '304': {description: Not modified}
+        '304': NotModified
         '404': {$ref: '#/components/responses/Problem'}
     """
     if name not in DOCS_ASSETS:

@@ -52,8 +52,6 @@ def create_pack() -> Response:
         required: true
         content: {application/json: {schema: PackRequest}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '202':
           description: Accepted; follow `Location`
           headers:
@@ -128,16 +126,11 @@ def get_pack(pack_id: str) -> Response:
       summary: 'A finished pack as JSON, or (with ?format=ndjson or Accept application/x-ndjson) one puzzle
         per line: the puzzles made so far, also while the pack is running (header X-Pack-State)'
       parameters:
-      - name: pack_id
-        in: path
-        required: true
-        schema: {type: string}
       - name: format
         in: query
         required: false
         schema: {type: string, enum: [json, ndjson]}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The puzzles in order of `index`, each a FORMATS.md puzzle with its solution and difficulty;
             `failed` lists the items that could not be made, with the reason
@@ -182,13 +175,8 @@ def pack_sheet(pack_id: str) -> Response:
       operationId: getPackSheet
       summary: A finished pack drawn as printable SVG sheets of 24 puzzles, captioned with code and length
       parameters:
-      - name: pack_id
-        in: path
-        required: true
-        schema: {type: string}
       - {in: query, schema: SheetQuery}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: One sheet
           content:
@@ -222,13 +210,7 @@ def job(job_id: str) -> Response:
     get:
       operationId: getJob
       summary: A queued job's state, progress and, once done, its result
-      parameters:
-      - name: job_id
-        in: path
-        required: true
-        schema: {type: string}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The job
           content: {application/json: {schema: Job}}
@@ -252,13 +234,7 @@ def cancel_job(job_id: str) -> Response:
       operationId: cancelJob
       summary: Cancel a pending or running job; its workers stop within about a second (a pack keeps the puzzles
         made so far).  A settled job answers as it stands.
-      parameters:
-      - name: job_id
-        in: path
-        required: true
-        schema: {type: string}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The job as it stands (state cancelled, unless it had settled before)
           content: {application/json: {schema: Job}}

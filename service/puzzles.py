@@ -39,14 +39,13 @@ def boards() -> Response:
       operationId: listBoards
       summary: Editions, their board counts and the 16 quadrant sections
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: Editions and sections
           headers:
-            ETag: {schema: {type: string}}
-            Cache-Control: {schema: {type: string}}
+            ETag: ETag
+            Cache-Control: CacheControl
           content: {application/json: {schema: Boards}}
-        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '304': NotModified
     """
     return cached(jsonify(
         editions={e: {"boards": sum(1 for _ in all_boards(e)),
@@ -81,21 +80,16 @@ def board(spec: str) -> Response:
           a client to slide robots itself'
         schema: {type: boolean}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The board (pictures carry an ETag and Cache-Control public, immutable)
           headers:
-            ETag:
-              schema: {type: string}
-              description: strong, from the body
-            Cache-Control:
-              schema: {type: string}
-              description: public; pictures immutable
+            ETag: ETag
+            Cache-Control: CacheControl
           content:
             application/json: {schema: BoardObject}
             image/svg+xml: {schema: {type: string}}
             image/png: {schema: {type: string, format: binary}}
-        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '304': NotModified
         '400': {$ref: '#/components/responses/Problem'}
     """
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
@@ -132,22 +126,17 @@ def puzzle(code: str) -> Response:
         description: With `.svg` or `.png`, `true` draws an optimal solution's moves
         schema: {type: string, enum: ['true', 'false']}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The puzzle (FORMATS.md form plus `code`, `hash` and `driftingdroids_id`), or its picture
             (with an ETag and Cache-Control public, immutable)
           headers:
-            ETag:
-              schema: {type: string}
-              description: strong, from the body
-            Cache-Control:
-              schema: {type: string}
-              description: public; pictures immutable
+            ETag: ETag
+            Cache-Control: CacheControl
           content:
             application/json: {schema: PuzzleByCode}
             image/svg+xml: {schema: {type: string}}
             image/png: {schema: {type: string, format: binary}}
-        '304': {description: Not modified (If-None-Match matched the ETag)}
+        '304': NotModified
         '400': {$ref: '#/components/responses/Problem'}
     """
     drawn = query_choice("solution", ("true", "false")) == "true"  # pictures only
@@ -178,14 +167,13 @@ def puzzle_hint(code: str) -> Response:
         schema: {type: string, pattern: '^[A-Za-z0-9_-]+$'}
       - HintLevel
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The hint
           headers:
-            ETag: {schema: {type: string}}
-            Cache-Control: {schema: {type: string}}
+            ETag: ETag
+            Cache-Control: CacheControl
           content: {application/json: {schema: CodedHint}}
-        '304': {description: Not modified}
+        '304': NotModified
         '400': {$ref: '#/components/responses/Problem'}
         '422':
           description: 'No hint: the puzzle has no solution, or its optimal solution takes longer than a request
@@ -215,8 +203,6 @@ def rate() -> Response:
         content:
           application/json: {schema: {$ref: '#/components/schemas/PuzzleRef'}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '200':
           description: The report
           content: {application/json: {schema: Difficulty}}
@@ -254,7 +240,6 @@ def random_puzzle() -> Response:
       parameters:
       - {in: query, schema: RandomQuery}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
         '200':
           description: The puzzle with its solution and difficulty report
           content: {application/json: {schema: RandomPuzzle}}

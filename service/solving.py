@@ -32,8 +32,6 @@ def solve_puzzle() -> Response:
         content:
           application/json: {schema: {$ref: '#/components/schemas/PuzzleRef'}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '200':
           description: The answer; `status` says whether the search finished
           content: {application/json: {schema: Answer}}
@@ -88,8 +86,6 @@ def verify() -> Response:
         required: true
         content: {application/json: {schema: VerifyRequest}}
       responses:
-        '429': {$ref: '#/components/responses/TooManyRequests'}
-        '413': {$ref: '#/components/responses/Problem'}
         '200':
           description: The `ricochet check` verdict plus `optimal` and `optimal_length`
           content: {application/json: {schema: Verdict}}
