@@ -58,6 +58,9 @@ PARAMETERS = {
     "Day": {"name": "day", "in": "path", "required": True,
             "description": "A date (YYYY-MM-DD) or a day number (1 = 2026-01-01)",
             "schema": {"type": "string", "pattern": f"^({DAY})$", "examples": ["2026-11-20", "324"]}},
+    "Since": {"name": "since", "in": "query", "required": False,
+              "description": "a game version: the events after it (Last-Event-ID, when sent, wins for streams)",
+              "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}},
     "DayOrPicture": {"name": "day", "in": "path", "required": True,
                      "description": "A date (YYYY-MM-DD) or a day number (1 = 2026-01-01); `.png` after it asks "
                                     "for the picture",

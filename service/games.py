@@ -193,10 +193,7 @@ def get_game(game_id: str) -> Response:
       operationId: getGame
       summary: The game's public state, and with ?since=VERSION the events after that version
       parameters:
-      - name: since
-        in: query
-        required: false
-        schema: {type: integer, minimum: 0, maximum: 999999999}
+      - Since
       responses:
         '200':
           description: The game
@@ -283,10 +280,7 @@ def events(game_id: str) -> Response:
       summary: Server-sent events, each event once and in order, from ?since or Last-Event-ID; reconnect when
         it ends
       parameters:
-      - name: since
-        in: query
-        required: false
-        schema: {type: integer, minimum: 0, maximum: 999999999}
+      - Since
       responses:
         '200':
           description: 'An event stream: each event''s `id` is the game version after it, `event` its type
