@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from ..board import Board, Cell
 from ..geometry import ROBOT_COLOURS
 from ..puzzle import Move, Puzzle
 from ..rules import round_of
@@ -49,19 +50,32 @@ def generated(entry: dict[str, Any]) -> Generated:
 
 
 def with_fifth_robot(p: Puzzle, rng: random.Random, solution: list[Move] | None = None) -> Puzzle:
-    """A 4-robot puzzle with a fifth robot added on a random free cell.  5-robot
-    puzzles this long are few, on few boards, and a fifth robot is often out of
-    the way, so these start 5-robot walks about as long as wanted.  Given an
-    optimal `solution`, the fifth robot stands where no move of it passes, so
-    the solution still replays: the 5-robot optimum is at most as long (and
-    equal unless the fifth robot opens a shortcut, which the solver rules out)."""
+    """A 4-robot puzzle with a fifth robot added.  5-robot puzzles this long are
+    few, on few boards, and a fifth robot is often out of the way, so these start
+    5-robot walks about as long as wanted.  Given an optimal `solution`, the fifth
+    robot stands where no move of it passes, so the solution still replays: the
+    5-robot optimum is at most as long (and equal unless the fifth robot opens a
+    shortcut, which the solver rules out).  It stands on a cell with as few open
+    sides as there are (a corner, else by a wall): there it offers the fewest
+    new stops to the others and has the fewest moves of its own, so it opens a
+    shortcut less often."""
     taken = {cell for _, cell in p.robots}
     free = [c for c in p.board.start_cells() if c not in taken]
     if solution:
         crossed = _crossed(p, solution)
         free = [c for c in free if p.board.index(c) not in crossed] or free
-    cell = rng.choice(free)
+    cell = rng.choice(_most_walled(p.board, free))
     return Puzzle.create(p.board, {**dict(p.robots), ROBOT_COLOURS[4]: cell}, p.goal, p.rules)
+
+
+def _most_walled(board: Board, cells: list[Cell]) -> list[Cell]:
+    """The cells with the fewest open sides among `cells`."""
+    def open_sides(cell: Cell) -> int:
+        index = board.index(cell)
+        return sum(board.steps[d][index] >= 0 for d in range(4))
+
+    fewest = min(open_sides(c) for c in cells)
+    return [c for c in cells if open_sides(c) == fewest]
 
 
 def _crossed(p: Puzzle, solution: list[Move]) -> set[int]:

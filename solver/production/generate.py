@@ -17,6 +17,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,7 +107,7 @@ def generate(
     if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
         starts = _walk_starts(lo, hi, board, robots, rules, pools)
         found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
-                                        cancel)
+                                        cancel, threads=WALK_THREADS if robots == 5 else 1)
         if found is not None:
             return found
     colours = ROBOT_COLOURS[:robots]
@@ -169,6 +170,7 @@ def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, r
 SEED_SLACK = 2  # known puzzles up to this many moves longer than wanted start the walk
 WALK_STEPS = 12  # steps from one start before the walk starts from another
 POOL_STARTS = 200  # pool puzzles per length that may start a walk
+WALK_THREADS = 2  # 5-robot walks run side by side: each of their solves takes seconds
 
 
 @dataclass(frozen=True)
@@ -214,29 +216,90 @@ def _pool_puzzle(pool: Any, row: int, rng: random.Random) -> Puzzle:
 
 
 def _walk_from(starts: list[_Start], lo: int, hi: int, rules: Rules, min_robots_moved: int, rng: random.Random,
-               max_evaluations: int, deadline: float, cancel: Cancel | None) -> tuple[Generated | None, int]:
+               max_evaluations: int, deadline: float, cancel: Cancel | None,
+               threads: int = 1) -> tuple[Generated | None, int]:
     """Walk from the starts, staying among positions at least `lo` moves long;
     the first fair position of length lo..hi that is not a known puzzle (a bank
-    entry, the 4-robot start) is the answer."""
+    entry, the 4-robot start) is the answer.  With `threads` > 1 the walks run
+    side by side (each from a random stream of its own)."""
     if not starts:
         return None, 0
-    banked = {e["code"] for e in bank.entries()}
+    banked = frozenset(e["code"] for e in bank.entries())
+    if threads > 1:
+        return _walks_side_by_side(starts, banked, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
+                                   cancel, threads)
     evaluations = 0
     while evaluations < max_evaluations and time.monotonic() < deadline and not (cancel and cancel.is_set()):
-        pick = rng.choice(starts)
-        start = pick.make(rng)
-        # A start with a fifth robot added is new, and a candidate itself before the walk moves anything.
-        known = banked if pick.fresh else banked | {start.code()}
-        for p, answer in walk(Puzzle.create(start.board, dict(start.robots), start.goal, rules), rng,
-                              steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
-                              include_start=pick.fresh and start.code() not in banked):
-            evaluations += 1
-            if answer is not None and p.code() not in known \
-                    and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
-                return found, evaluations
-            if evaluations >= max_evaluations:
-                break
+        found, n = _one_walk(starts, banked, lo, hi, rules, min_robots_moved, rng, max_evaluations - evaluations,
+                             deadline, cancel)
+        evaluations += n
+        if found is not None:
+            return found, evaluations
     return None, evaluations
+
+
+def _one_walk(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, rules: Rules, min_robots_moved: int,
+              rng: random.Random, budget: int, deadline: float,
+              cancel: Cancel | None) -> tuple[Generated | None, int]:
+    """One walk of up to WALK_STEPS steps from a start the rng picks: its answer
+    (or None) and the positions it evaluated (at most `budget`)."""
+    pick = rng.choice(starts)
+    start = pick.make(rng)
+    # A start with a fifth robot added is new, and a candidate itself before the walk moves anything.
+    known = banked if pick.fresh else banked | {start.code()}
+    evaluations = 0
+    for p, answer in walk(Puzzle.create(start.board, dict(start.robots), start.goal, rules), rng,
+                          steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
+                          include_start=pick.fresh and start.code() not in banked):
+        evaluations += 1
+        if answer is not None and p.code() not in known \
+                and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
+            return found, evaluations
+        if evaluations >= budget:
+            break
+    return None, evaluations
+
+
+def _walks_side_by_side(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, rules: Rules,
+                        min_robots_moved: int, rng: random.Random, max_evaluations: int, deadline: float,
+                        cancel: Cancel | None, threads: int) -> tuple[Generated | None, int]:
+    """Walks 0, 1, 2, ... on `threads` threads (the core releases the GIL while it
+    searches), walk k from a random stream of its own.  The answer is that of the
+    lowest-numbered walk that finds one, so it does not depend on which thread
+    finishes first: the same seed gives the same puzzle on any machine."""
+    tag = rng.getrandbits(64)
+    stops: dict[int, Cancel] = {}
+    found_by: dict[int, Generated | None] = {}
+    running: dict[Future[tuple[Generated | None, int]], int] = {}
+    evaluations, submitted, settled = 0, 0, 0  # walks submitted; walks below `settled` found nothing
+    with ThreadPoolExecutor(threads, thread_name_prefix="walk") as pool:
+        try:
+            while True:
+                live = time.monotonic() < deadline and not (cancel and cancel.is_set())
+                pending_hit = any(g is not None for g in found_by.values())
+                while live and not pending_hit and len(running) < threads and evaluations < max_evaluations:
+                    stops[submitted] = Cancel()
+                    running[pool.submit(_one_walk, starts, banked, lo, hi, rules, min_robots_moved,
+                                        random.Random(f"walk:{tag}:{submitted}"), WALK_STEPS + 1, deadline,
+                                        stops[submitted])] = submitted
+                    submitted += 1
+                if not running:
+                    return None, evaluations
+                if not live:
+                    for stop in stops.values():
+                        stop.set()
+                done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in done:
+                    k = running.pop(future)
+                    found_by[k], n = future.result()
+                    evaluations += n
+                while settled in found_by:
+                    if found_by[settled] is not None:
+                        return found_by[settled], evaluations
+                    settled += 1
+        finally:
+            for stop in stops.values():
+                stop.set()
 
 
 def _length_range(length: int | None, min_length: int | None, max_length: int | None) -> tuple[int, int]:
