@@ -7,7 +7,7 @@ over threads.  Every limit ends a search cleanly and says which one did.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +18,7 @@ from . import _core
 from .board import Board, Cell
 from .geometry import DIRECTIONS, ROBOT_COLOURS
 from .puzzle import Goal, Move, Puzzle
-from .rules import candidates, round_from_reach
+from .rules import candidates, check, round_from_reach
 from .solution import Solution
 
 DEFAULT_MAX_DEPTH = 64
@@ -67,6 +67,7 @@ def solve(
     cancel: Cancel | None = None,
     strategy: str = "auto",
     exact: Analysis | None = None,
+    known: Sequence[Move] | None = None,
 ) -> Solution:
     """An optimal solution of `puzzle`, or the reason the search stopped.
 
@@ -74,7 +75,18 @@ def solve(
     bytes; `strategy` is `auto` (iterative deepening, handing deep puzzles to A*),
     `ida` or `astar` (for tests and benchmarks).  `exact`, an analysis of the
     puzzle's board and goal with its robots, is the search's lower bound: the
-    proof then follows the table (under the ricochet rule too)."""
+    proof then follows the table (under the ricochet rule too).  `known`, a
+    solution of the puzzle (ValueError unless it solves it), spares the search
+    its last and largest layer: only shorter solutions are looked for, and
+    where none exists `known` is optimal."""
+    if known and len(known) - 1 < max_depth:
+        if not check(puzzle, known).solved:
+            raise ValueError("the known moves do not solve the puzzle")
+        shorter = solve(puzzle, max_depth=len(known) - 1, time_budget=time_budget, state_budget=state_budget,
+                        cancel=cancel, strategy=strategy, exact=exact)
+        if shorter.status != "depth_limit":
+            return shorter
+        return Solution("optimal", list(known), len(known), shorter.round, shorter.stats)
     layout, cells, colours, target, mask = _request(puzzle)
     raw = _core.solve(
         layout, cells, colours, target, mask, puzzle.rules.vortex_sightline and puzzle.goal.colour is None,

@@ -179,3 +179,36 @@ def test_upper_bound_is_never_below_the_optimum_and_exact_for_lone_solutions():
             lone += 1
             assert solo == bound == best.length, (p.to_json(), bound, solo, best.length)
     assert lone > 200
+
+
+def test_a_known_solution_spares_the_last_layer_and_stays_optimal(sample_puzzles):
+    """With `known`, only shorter solutions are searched for: an optimal known
+    solution comes back as it is, a longer one gives way to the optimum, and
+    moves that do not solve the puzzle are refused."""
+    from solver.puzzle import moves_from_json
+
+    rows = [r for r in sample_puzzles if 6 <= r["optimal_length"] <= 12][:12]
+    assert rows
+    for row in rows:
+        p = Puzzle.from_json({k: row[k] for k in ("board", "robots", "target", "rules")})
+        optimal = moves_from_json(row["oracle_solution"])
+        answer = solve(p, known=optimal)
+        assert answer.status == "optimal" and answer.moves == optimal and answer.length == row["optimal_length"]
+        assert answer.round == solve(p).round and answer.stats["lone_bound"] == solve(p).stats["lone_bound"]
+        detour = [*optimal[:-1], *_there_and_back(p, optimal[:-1]), optimal[-1]]
+        if detour != optimal and check(p, detour).solved:
+            longer = solve(p, known=detour)
+            assert longer.status == "optimal" and longer.length == row["optimal_length"]
+        with pytest.raises(ValueError):
+            solve(p, known=optimal[:-1])
+
+
+def _there_and_back(p: Puzzle, before: list) -> list:
+    """Two moves that leave the position as it was, if the robot that moved last can go and come back."""
+    from solver.puzzle import Move
+
+    if not before:
+        return []
+    last = before[-1]
+    back = {"N": "S", "S": "N", "E": "W", "W": "E"}[last.direction]
+    return [Move(last.robot, back), Move(last.robot, last.direction)]

@@ -269,7 +269,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     A->b = b;
     A->lim = lim;
     A->budget = lim->state_budget;
-    A->open.dim = lim->max_depth + 2;
+    A->open.dim = lim->max_depth + 1; /* a child beyond max_depth is dropped at once, never stored */
     A->open.bucket = calloc((size_t)A->open.dim * (size_t)A->open.dim, sizeof(KeyList));
     if (!A->open.bucket || table_init(&A->seen, 1 << 16, A->budget / 2, b->key_bits) != 0) {
         free(A->open.bucket);
@@ -282,6 +282,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     int fresh, f = heuristic(b, start), g = 0;
     table_slot(&A->seen, start_key, A->budget, &fresh);
     if (f < A->open.dim) keys_push(BUCKET(&A->open, f, 0), start_key, &A->bytes, A->budget);
+    else if (f != 255) A->beyond = 1; /* the start alone needs more than max_depth moves */
     uint8_t occ[MAX_CELLS];
     memset(occ, 0, sizeof occ);
     while (res->status < 0) {

@@ -25,7 +25,7 @@ from ..board import Board, random_board_spec, real_board
 from ..errors import InvalidInput
 from ..geometry import ROBOT_COLOURS
 from ..puzzle import Goal, Move, Puzzle, Rules
-from ..rules import round_of
+from ..rules import check, round_of
 from ..solution import Solution
 from ..solve import Cancel, solve
 from . import bank
@@ -180,6 +180,7 @@ class _Start:
 
     make: Callable[[random.Random], Puzzle]
     fresh: bool  # not a known puzzle itself (a fifth robot added): it may be the answer as it is
+    solution: Callable[[], list[Move]] | None = None  # moves that solve it (a 4-robot optimum, replayed)
 
 
 def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules,
@@ -193,7 +194,8 @@ def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules,
         return _Start(lambda rng: Puzzle.from_code(code), False)
 
     def fifth(make: Callable[[], Puzzle], solution: Callable[[], list[Move]] | None) -> _Start:
-        return _Start(lambda rng: bank.with_fifth_robot(make(), rng, solution() if solution else None), True)
+        return _Start(lambda rng: bank.with_fifth_robot(make(), rng, solution() if solution else None), True,
+                      solution)
 
     banked = board in ("random-2013", "random-1999")  # the bank holds no beginner boards apart
     starts = [known(code) for code in near(robots)] if banked else []
@@ -247,10 +249,14 @@ def _one_walk(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, ru
     start = pick.make(rng)
     # A start with a fifth robot added is new, and a candidate itself before the walk moves anything.
     known = banked if pick.fresh else banked | {start.code()}
+    first = Puzzle.create(start.board, dict(start.robots), start.goal, rules)
+    # The 4-robot optimum still solves a start whose fifth robot stands off its path: the
+    # proof then only refutes shorter solutions.
+    moves = pick.solution() if pick.solution is not None else None
     evaluations = 0
-    for p, answer in walk(Puzzle.create(start.board, dict(start.robots), start.goal, rules), rng,
-                          steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
-                          include_start=pick.fresh and start.code() not in banked):
+    for p, answer in walk(first, rng, steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
+                          include_start=pick.fresh and start.code() not in banked,
+                          start_solution=moves if moves and check(first, moves).solved else None):
         evaluations += 1
         if answer is not None and p.code() not in known \
                 and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 
 from ..board import Cell
-from ..puzzle import Puzzle
+from ..puzzle import Move, Puzzle
 from ..solution import Solution
 from ..solve import DEFAULT_STATE_BUDGET, Cancel, solve, upper_bound
 
@@ -33,14 +33,15 @@ def mutate(placement: dict[str, Cell], free: list[Cell], colours: tuple[str, ...
 def walk(start: Puzzle, rng: random.Random, *, steps: int, floor: int, depth: int, ceiling: int = 10_000,
          want: int | None = None, climb: bool = False, include_start: bool = False,
          deadline: float = math.inf, state_budget: int = DEFAULT_STATE_BUDGET, cancel: Cancel | None = None,
-         ) -> Iterator[tuple[Puzzle, Solution | None]]:
+         start_solution: list[Move] | None = None) -> Iterator[tuple[Puzzle, Solution | None]]:
     """Yield each position met with its answer (None when its upper bound ruled
     it out unsolved).  The walk moves on from a position whose length n (depth
     + 1 when it is deeper than `depth`, -1 when unknown) has floor <= n <=
     ceiling; otherwise it steps back to the last such position, except while
     none has been found with a known length (floor < 0).  A caller stops it by
     leaving the loop; it also stops at `deadline` (monotonic seconds), which
-    also bounds every solve, and when `cancel` is set (at once, mid-solve too)."""
+    also bounds every solve, and when `cancel` is set (at once, mid-solve too).
+    `start_solution`, moves that solve the start, spares its proof the last layer."""
     free = start.board.start_cells()
     want = floor if want is None else want
     current = dict(start.robots)
@@ -55,7 +56,8 @@ def walk(start: Puzzle, rng: random.Random, *, steps: int, floor: int, depth: in
             answer, n = None, -1
         else:
             budget = min(SOLVE_BUDGET, max(deadline - time.monotonic(), 0.001))
-            answer = solve(p, max_depth=depth, time_budget=budget, state_budget=state_budget, cancel=cancel)
+            answer = solve(p, max_depth=depth, time_budget=budget, state_budget=state_budget, cancel=cancel,
+                           known=start_solution if step == 0 and include_start else None)
             n = answer.length if answer.length is not None else (depth + 1 if answer.status == "depth_limit" else -1)
         yield p, answer
         if floor <= n <= ceiling:
