@@ -258,7 +258,10 @@ def _one_walk(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, ru
     # proof then only refutes shorter solutions.
     moves = pick.solution() if pick.solution is not None else None
     evaluations = 0
-    for p, answer in walk(first, rng, steps=WALK_STEPS, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
+    # A start with a fifth robot is a candidate as it stands; walking on from it (moving any
+    # robot) mostly met shortcuts: 20 moves took a median of 48 s over 6 seeds that way, 12 s without.
+    steps = 0 if pick.fresh else WALK_STEPS
+    for p, answer in walk(first, rng, steps=steps, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
                           include_start=pick.fresh and start.code() not in banked,
                           start_solution=moves if moves and check(first, moves).solved else None):
         evaluations += 1
