@@ -218,8 +218,7 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _flat(value: Any) -> bool:
-    return not isinstance(value, (dict, list)) or (isinstance(value, list) and all(_flat(v) for v in value)
-                                                     and not isinstance(value, dict))
+    return not isinstance(value, (dict, list)) or (isinstance(value, list) and all(_flat(v) for v in value))
 
 
 def _short(data: Any) -> bool:

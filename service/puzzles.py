@@ -14,9 +14,8 @@ from solver.interop import driftingdroids_id
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.puzzle import Puzzle
-from solver.solution import hint
+from solver.solution import Solution, hint
 from solver.svg import board_svg, puzzle_svg
-from workers.answers import from_json
 from workers.schemas import load
 
 from .caching import cached
@@ -216,7 +215,7 @@ def rate() -> Response:
             raise Problem("unsolvable", "the puzzle has no solution, so it has no difficulty")
         raise Problem("needs-a-job", f"the puzzle needs more than {found['lower_bound'] - 1} moves; solve it first "
                       "with POST /v1/solve")
-    answer = from_json(p, found)
+    answer = Solution.from_json(p, found)
     return jsonify({**difficulty(p, answer, time_budget=current_app.config["SOLVE_TIME_BUDGET"]),
                     "code": p.code()})
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .geometry import ROBOT_COLOURS
-from .puzzle import Move, moves_to_json
-from .rules import Round
+from .puzzle import Move, Puzzle, moves_from_json, moves_to_json
+from .rules import Round, candidates
 
 STATUSES = ("optimal", "unsolvable", "depth_limit", "timeout", "state_limit", "cancelled")
 
@@ -34,6 +34,14 @@ class Solution:
     @property
     def robots_moved(self) -> list[str]:
         return [c for c in ROBOT_COLOURS if any(m.robot == c for m in self.moves)]
+
+    @classmethod
+    def from_json(cls, puzzle: Puzzle, answer: dict[str, Any]) -> Solution:
+        """An answer of `puzzle` as to_json wrote it (a kept answer), as a Solution again."""
+        length = answer.get("length")
+        return cls(answer["status"], moves_from_json(answer.get("moves") or []), answer.get("lower_bound", length or 0),
+                   Round(candidates(puzzle), bool(answer.get("void")), answer.get("void_reason")),
+                   dict(answer.get("stats") or {}))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

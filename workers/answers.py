@@ -15,8 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from solver.puzzle import Puzzle, moves_from_json
-from solver.rules import Round, candidates
+from solver.puzzle import Puzzle
 from solver.solution import Solution
 from solver.solve import DEFAULT_MAX_DEPTH, Cancel, solve
 
@@ -72,7 +71,7 @@ class Answers:
         """The puzzle's settled answer (optimal or unsolvable), or None when it
         is not known within the budget."""
         answer, _ = self.lookup(p)
-        return from_json(p, answer) if answer["status"] in SETTLED else None
+        return Solution.from_json(p, answer) if answer["status"] in SETTLED else None
 
     def optimum(self, p: Puzzle) -> tuple[int | None, bool]:
         """The optimal length and whether it is settled: what is known (a solved
@@ -91,11 +90,3 @@ def ran_out(p: Puzzle, lower_bound: int) -> dict[str, Any]:
     return {"length": None, "moves": [], "status": "timeout", "lower_bound": lower_bound,
             "message": f"no solution in {lower_bound - 1} moves or fewer", "code": p.code()}
 
-
-def from_json(p: Puzzle, answer: dict[str, Any]) -> Solution:
-    """A kept answer of `p` as a Solution (the inverse of Solution.to_json)."""
-    moves = moves_from_json(answer.get("moves") or [])
-    length = answer.get("length")
-    return Solution(answer["status"], moves, answer.get("lower_bound", length or 0),
-                    Round(candidates(p), bool(answer.get("void")), answer.get("void_reason")),
-                    dict(answer.get("stats") or {}))
