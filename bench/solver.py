@@ -77,6 +77,21 @@ def run_set(name: str, puzzles: list[Puzzle]) -> list[tuple[Puzzle, float, int |
     return rows
 
 
+def threads_side_by_side(puzzles: list[Puzzle]) -> None:
+    """Each deep puzzle solved on one thread and on two (A*'s crew), in turn, so
+    that both see the same machine."""
+    print("\none thread against two (solve(..., threads=2)), seconds, same run:")
+    print(f"  {'puzzle':>24} {'moves':>5} {'1 thread':>9} {'2 threads':>9} {'ratio':>6}")
+    for p in puzzles:
+        times = {}
+        for threads in (1, 2):
+            started = time.perf_counter()
+            answer = solve(p, threads=threads)
+            times[threads] = time.perf_counter() - started
+        label = f"{p.code()[:16]}/{p.rules.ricochet}"
+        print(f"  {label:>24} {answer.length:>5} {times[1]:>9.2f} {times[2]:>9.2f} {times[1] / times[2]:>6.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="smaller sets, no hard set")
@@ -109,6 +124,7 @@ def main() -> None:
         if five_long:
             run_set(f"the longest 5-robot puzzle in the bank ({five_long['length']} moves)",
                     [Puzzle.from_code(five_long["code"])])
+        threads_side_by_side(hard + ([Puzzle.from_code(five_long["code"])] if five_long else []))
 
     # Same-run baseline: the reference BFS on the short random puzzles it finishes quickly.
     short = [r for r in rows4 if r[2] is not None and r[2] <= 5][:100]

@@ -68,6 +68,8 @@ def solve(
     strategy: str = "auto",
     exact: Analysis | None = None,
     known: Sequence[Move] | None = None,
+    threads: int = 1,
+    crew_from: int = 1024,
 ) -> Solution:
     """An optimal solution of `puzzle`, or the reason the search stopped.
 
@@ -78,12 +80,16 @@ def solve(
     proof then follows the table (under the ricochet rule too).  `known`, a
     solution of the puzzle (ValueError unless it solves it), spares the search
     its last and largest layer: only shorter solutions are looked for, and
-    where none exists `known` is optimal."""
+    where none exists `known` is optimal.  `threads` (1 to 8) expand A*'s
+    buckets of `crew_from` states or more side by side (deep puzzles; tests
+    lower it to cover the path on small ones); the result (states, nodes,
+    moves) is the same on every run with the same settings."""
     if known and len(known) - 1 < max_depth:
         if not check(puzzle, known).solved:
             raise ValueError("the known moves do not solve the puzzle")
         shorter = solve(puzzle, max_depth=len(known) - 1, time_budget=time_budget, state_budget=state_budget,
-                        cancel=cancel, strategy=strategy, exact=exact)
+                        cancel=cancel, strategy=strategy, exact=exact, threads=threads,
+                        crew_from=crew_from)
         if shorter.status != "depth_limit":
             return shorter
         return Solution("optimal", list(known), len(known), shorter.round, shorter.stats)
@@ -93,7 +99,8 @@ def solve(
         puzzle.rules.ricochet == "turn",
         max_depth=max_depth, time_budget=time_budget or 0.0, state_budget=state_budget,
         cancel=cancel.buffer if cancel else None,
-        strategy={"auto": 0, "ida": 1, "astar": 2}[strategy], exact=_exact(exact, puzzle),
+        strategy={"auto": 0, "ida": 1, "astar": 2}[strategy], exact=_exact(exact, puzzle), threads=threads,
+        crew_from=crew_from,
     )
     return _solution(puzzle, raw)
 

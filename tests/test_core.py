@@ -17,10 +17,10 @@ from solver.solve import Cancel, solve, solve_many, upper_bound
 from tests.helpers import custom, puzzle, random_custom_puzzle, random_real_puzzle
 
 
-def agree(p: Puzzle, ref_states: int, strategy: str = "auto") -> str:
+def agree(p: Puzzle, ref_states: int, strategy: str = "auto", **options: int) -> str:
     """Compare with the reference; returns 'exact' when the reference settled it."""
     ref = reference_solve(p, max_states=ref_states)
-    fast = solve(p, strategy=strategy)
+    fast = solve(p, strategy=strategy, **options)
     assert fast.round == ref.round, p.to_json()
     if fast.status == "optimal":
         verdict = check(p, fast.moves)
@@ -36,9 +36,9 @@ def agree(p: Puzzle, ref_states: int, strategy: str = "auto") -> str:
     return "bounded"
 
 
-def _run(make, count: int, seed: int, ref_states: int, strategy: str = "auto") -> Counter:
+def _run(make, count: int, seed: int, ref_states: int, strategy: str = "auto", **options: int) -> Counter:
     rng = random.Random(seed)
-    outcomes = Counter(agree(make(rng), ref_states, strategy) for _ in range(count))
+    outcomes = Counter(agree(make(rng), ref_states, strategy, **options) for _ in range(count))
     return outcomes
 
 
@@ -66,6 +66,43 @@ def test_differential_small_custom_boards():
 def test_both_strategies_agree_with_the_reference(strategy):
     _run(random_custom_puzzle, 400, 5, 100_000, strategy)
     _run(lambda rng: random_real_puzzle(rng, 4), 150, 6, 20_000, strategy)
+
+
+# A* on two threads (its crew) with every bucket, however small, expanded side by side.
+CREW = {"strategy": "astar", "threads": 2, "crew_from": 1}
+
+
+def test_the_crew_agrees_with_the_reference():
+    out = _run(random_custom_puzzle, 300, 11, 100_000, **CREW)
+    assert out["exact"] >= 270, out
+    out = _run(lambda rng: random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])), 60, 12, 20_000, **CREW)
+    out += _run(lambda rng: random_real_puzzle(rng, 4, barriers=True), 60, 13, 20_000, **CREW)
+    out += _run(lambda rng: random_real_puzzle(rng, 5, rng.choice(["1999", "2013"])), 40, 14, 20_000, **CREW)
+    assert out["exact"] >= 50, out
+
+
+def test_the_crew_gives_the_same_search_on_every_run():
+    """Which thread expands what varies from run to run; the states, the nodes and
+    the moves found do not."""
+    rng = random.Random(15)
+    tried = 0
+    while tried < 6:
+        p = random_real_puzzle(rng, 4, rng.choice(["1999", "2013"]))
+        one = solve(p, strategy="astar")
+        if one.status != "optimal" or one.length < 8:
+            continue
+        tried += 1
+        runs = [solve(p, strategy="astar", threads=2, crew_from=16) for _ in range(3)]
+        assert {r.length for r in runs} == {one.length}
+        assert len({(tuple(r.moves), r.stats["nodes"], r.stats["states"]) for r in runs}) == 1, p.to_json()
+        assert check(p, runs[0].moves).solved
+
+
+def test_threads_are_checked(hard):
+    with pytest.raises(ValueError, match="threads"):
+        solve(hard, threads=0)
+    with pytest.raises(ValueError, match="crew_from"):
+        solve(hard, threads=2, crew_from=0)
 
 
 def test_sample_public_optima(sample_puzzles):
@@ -107,9 +144,10 @@ def test_depth_limit_reports_what_was_proven(hard):
     assert answer.to_json()["length"] is None
 
 
-def test_time_budget_ends_the_search_cleanly(hard):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_time_budget_ends_the_search_cleanly(hard, threads):
     started = time.perf_counter()
-    answer = solve(hard, time_budget=0.05)
+    answer = solve(hard, time_budget=0.05, threads=threads)
     assert answer.status == "timeout" and 1 <= answer.lower_bound <= 25
     assert time.perf_counter() - started < 5  # generous: the budget is checked every few thousand nodes
 

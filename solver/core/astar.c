@@ -1,5 +1,5 @@
 /* A* over a hash set with bucketed open lists: deep puzzles. */
-#include "core.h"
+#include "astar.h"
 
 /* Every legal move from p; occ must mark p's robots (it is restored). */
 /* Whether robot r, the others standing still, finishes in exactly k moves
@@ -34,7 +34,7 @@ static int finishes_alone(const Setup *b, uint8_t *occ, Pos *p, int r, int k) {
  * length, and one that moves a helper needs h + 1.  So unless the finisher
  * finishes alone in exactly h moves, h + 1 is a bound too.  (Too dear to ask
  * of every child; A* asks it of each position it is about to expand.) */
-static inline int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
+int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
     if (h == 255 || h == 0 || b->single_finisher < 0) return h;
     return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
 }
@@ -125,33 +125,8 @@ static int name_moves(const Setup *b, const Pos *start, int len, const int16_t *
     return 0;
 }
 
-/* A* with the lone-robot bound, which is consistent (a move changes it by at
- * most one), so states are expanded in order of f = g + h and the first goal
- * generated is optimal.  Open states sit in buckets by (f, g); within one f the
- * deepest bucket goes first, which reaches the goal of the last layer early.
- * Only states with g + h <= optimum are expanded: on deep puzzles the helpers'
- * wanderings far from the target are never explored. */
-typedef struct {
-    int dim;                 /* f and g both run from 0 to dim - 1 */
-    KeyList *bucket;         /* [f * dim + g]; each list grows on first push */
-} Open;
-
-#define BUCKET(o, f, g) (&(o)->bucket[(size_t)(f) * (size_t)(o)->dim + (size_t)(g)])
-
-typedef struct {
-    const Setup *b;
-    Limits *lim;
-    Table seen;
-    Open open;
-    size_t bytes, budget;
-    int beyond;                  /* a push was dropped for going past the depth limit */
-    uint64_t goal_parent;        /* the goal's parent state, and the last move into the goal */
-    int16_t goal_cell;
-    uint8_t goal_dir;
-} Astar;
-
 /* Push a state into bucket (f, g), within the memory budget. */
-static int astar_push(Astar *A, int f, int g, uint64_t key, Result *res) {
+int astar_push(Astar *A, int f, int g, uint64_t key, Result *res) {
     if (keys_push(BUCKET(&A->open, f, g), key, &A->bytes, A->budget) == 0) return 0;
     res->status = ST_STATES;
     return -1;
@@ -215,15 +190,19 @@ static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, i
          * below the layer of its parent (pathmax), or it would be lost. */
         int cf = g + 1 + child_h[c] > f ? g + 1 + child_h[c] : f;
         if (cf >= A->open.dim) { A->beyond = 1; continue; } /* cannot finish within the depth limit */
-        size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
-        int fresh;
-        ptrdiff_t slot = table_slot(&A->seen, child[c], A->budget - A->bytes + before, &fresh);
-        A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen) - before;
-        if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; return; }
-        if (!fresh && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
-        set_val(&A->seen, (size_t)slot, g + 1);
-        if (astar_push(A, cf, g + 1, child[c], res) != 0) res->lower_bound = f;
+        astar_admit(A, child[c], cf, g + 1, f, res);
     }
+}
+
+void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res) {
+    size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
+    int fresh;
+    ptrdiff_t slot = table_slot(&A->seen, key, A->budget - A->bytes + before, &fresh);
+    A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen) - before;
+    if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; return; }
+    if (!fresh && get_val(&A->seen, (size_t)slot) <= g) return;
+    set_val(&A->seen, (size_t)slot, g);
+    if (astar_push(A, cf, g, key, res) != 0) res->lower_bound = f;
 }
 
 /* Expand one state popped from bucket (f, g). */
@@ -292,13 +271,20 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
             if (astar_next_layer(A, &f, &g, res)) break;
             continue;
         }
-        if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
         KeyList *bucket = BUCKET(&A->open, f, g);
-        uint64_t key = bucket->keys[--bucket->len];
-        if (bucket->len) table_prefetch(&A->seen, bucket->keys[bucket->len - 1]); /* the next one popped */
-        astar_expand(A, key, f, g, occ, res);
+        if (lim->threads > 1 && bucket->len >= lim->crew_from && (A->crew || (A->crew = crew_start(A, lim->threads)))) {
+            /* A chunk of the bucket's states, side by side. */
+            if (limits_reached(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
+            crew_chunk(A->crew, bucket, f, g, res);
+        } else {
+            if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
+            uint64_t key = bucket->keys[--bucket->len];
+            if (bucket->len) table_prefetch(&A->seen, bucket->keys[bucket->len - 1]); /* the next one popped */
+            astar_expand(A, key, f, g, occ, res);
+        }
         if (res->status < 0 && g + 1 < A->open.dim && BUCKET(&A->open, f, g + 1)->len) g = g + 1;
     }
+    if (A->crew) crew_stop(A->crew);
     res->states = A->seen.count;
     if (res->status == ST_OPTIMAL) astar_solution(A, start, res);
     for (size_t i = 0; i < (size_t)A->open.dim * (size_t)A->open.dim; i++) free(A->open.bucket[i].keys);

@@ -62,6 +62,8 @@ typedef struct {
     size_t state_budget;          /* bytes for tables */
     volatile const uint8_t *cancel; /* polled; nonzero = stop */
     int stopped;                  /* ST_TIME / ST_STATES / ST_CANCELLED once a limit hit */
+    int threads;                  /* A* may expand a full bucket on this many threads */
+    size_t crew_from;             /* ... a bucket holding at least this many states */
     uint64_t polls;
 } Limits;
 
@@ -71,13 +73,19 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Looks at the clock and the cancel flag now. */
+static inline int limits_reached(Limits *lim) {
+    if (lim->stopped) return 1;
+    if (lim->cancel && *lim->cancel) { lim->stopped = ST_CANCELLED; return 1; }
+    if (lim->deadline > 0 && now_seconds() > lim->deadline) { lim->stopped = ST_TIME; return 1; }
+    return 0;
+}
+
 /* Cheap to call often: looks at the clock and the cancel flag every 4096 calls. */
 static inline int out_of_time(Limits *lim) {
     if (lim->stopped) return 1;
     if ((++lim->polls & 4095) != 0) return 0;
-    if (lim->cancel && *lim->cancel) { lim->stopped = ST_CANCELLED; return 1; }
-    if (lim->deadline > 0 && now_seconds() > lim->deadline) { lim->stopped = ST_TIME; return 1; }
-    return 0;
+    return limits_reached(lim);
 }
 
 /* ------------------------------------------------------------------ moves */

@@ -191,20 +191,23 @@ static PyObject *moves_list(const Prepared *S, const Result *res) {
 static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
                              "max_depth", "time_budget", "state_budget", "cancel", "strategy",
-                             "ida_nodes", "exact", NULL};
+                             "ida_nodes", "exact", "threads", "crew_from", NULL};
     PyObject *capsule, *cells, *colours, *cancel = Py_None, *exact = Py_None;
-    int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0;
+    int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0, threads = 1;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
     long long ida_nodes = 2000000;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiLO", kwlist, &capsule, &cells, &colours,
+    Py_ssize_t crew_from = 1024;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiLOin", kwlist, &capsule, &cells, &colours,
                                      &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
-                                     &state_budget, &cancel, &strategy, &ida_nodes, &exact))
+                                     &state_budget, &cancel, &strategy, &ida_nodes, &exact, &threads, &crew_from))
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
     if (check_limits(max_depth, state_budget) != 0) return NULL;
     if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
+    if (threads < 1 || threads > 8) { PyErr_SetString(PyExc_ValueError, "threads must be from 1 to 8"); return NULL; }
+    if (crew_from < 1) { PyErr_SetString(PyExc_ValueError, "crew_from must be at least 1"); return NULL; }
     Request q;
     Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 1, 0, &q);
     if (!S) return NULL;
@@ -216,6 +219,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
     lim.max_depth = max_depth;
     lim.state_budget = (size_t)state_budget;
+    lim.threads = threads;
+    lim.crew_from = (size_t)crew_from;
     double t0 = now_seconds();
     lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
     Result *res = calloc(1, sizeof(Result));

@@ -1,0 +1,46 @@
+/* A*'s state, shared by its one-thread loop (astar.c) and its crew (crew.c). */
+#ifndef RICOCHET_ASTAR_H
+#define RICOCHET_ASTAR_H
+#include "core.h"
+
+/* A* with the lone-robot bound, which is consistent (a move changes it by at
+ * most one), so states are expanded in order of f = g + h and the first goal
+ * generated is optimal.  Open states sit in buckets by (f, g); within one f the
+ * deepest bucket goes first, which reaches the goal of the last layer early.
+ * Only states with g + h <= optimum are expanded: on deep puzzles the helpers'
+ * wanderings far from the target are never explored. */
+typedef struct {
+    int dim;                 /* f and g both run from 0 to dim - 1 */
+    KeyList *bucket;         /* [f * dim + g]; each list grows on first push */
+} Open;
+
+#define BUCKET(o, f, g) (&(o)->bucket[(size_t)(f) * (size_t)(o)->dim + (size_t)(g)])
+
+typedef struct Crew Crew;
+
+typedef struct {
+    const Setup *b;
+    Limits *lim;
+    Table seen;
+    Open open;
+    size_t bytes, budget;
+    int beyond;                  /* a push was dropped for going past the depth limit */
+    uint64_t goal_parent;        /* the goal's parent state, and the last move into the goal */
+    int16_t goal_cell;
+    uint8_t goal_dir;
+    Crew *crew;                  /* helper threads, when the search has more than one */
+} Astar;
+
+/* astar.c */
+int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h);
+int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
+/* Store `key` reached in g moves (in layer f) unless it was reached as cheaply,
+ * and push it into bucket (cf, g). */
+void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res);
+
+/* crew.c: a bucket's states expanded by several threads in chunks. */
+Crew *crew_start(Astar *A, int threads);
+void crew_stop(Crew *c);
+void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res);
+
+#endif

@@ -1,0 +1,235 @@
+/* A* on several threads: a full bucket's states are expanded in chunks, side
+ * by side, in two passes.
+ *
+ * 1. Expand.  The threads claim blocks of the chunk and expand their states,
+ *    reading the table but never writing it: a child already stored as cheaply
+ *    is dropped there (most children are), the rest are written to the block's
+ *    own list, as is a state whose sharpened bound sends it to a later layer.
+ * 2. Admit.  One thread stores and pushes the lists in block order, exactly
+ *    as the one-thread loop does for each child.
+ *
+ * The table and the buckets are written by one thread only, and what is
+ * pushed, and in which order, depends on the blocks alone, not on which thread
+ * expanded them: the search (its states, nodes and solution) is the same on
+ * every run with the same number of threads.  A goal ends the search at the
+ * first block holding one; blocks after it may stop early. */
+#include "astar.h" /* first: Python.h sets the feature macros */
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define MAX_THREADS 8
+#define BLOCK 64               /* states a thread claims at a time */
+#define CHUNK_BLOCKS 64        /* blocks in a chunk: up to 4096 states */
+#define MAX_CHILDREN (MAX_ROBOTS * 4)
+
+typedef struct {
+    uint64_t key;
+    uint8_t f, g;
+} Push;
+
+typedef struct {
+    Push push[BLOCK * MAX_CHILDREN];
+    int npush;
+    int goal;                  /* a state of this block has a goal child */
+    uint64_t goal_parent;
+    int16_t goal_cell;
+    uint8_t goal_dir;
+    int beyond;
+    uint64_t nodes;
+} Block;
+
+/* A barrier whose party count may drop before its first use (a thread that
+ * could not be started). */
+typedef struct {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int parties, arrived;
+    unsigned generation;
+} Barrier;
+
+struct Crew {
+    Astar *A;
+    int started;               /* helper threads running */
+    pthread_t tid[MAX_THREADS];
+    Barrier gate;
+    int quit;
+    const uint64_t *keys;      /* the chunk in hand */
+    size_t n;
+    int f, g;
+    atomic_size_t next;        /* the next block to claim */
+    atomic_size_t goal_block;  /* the first block known to hold a goal */
+    Block blocks[CHUNK_BLOCKS];
+};
+
+static void barrier_wait(Barrier *b) {
+    pthread_mutex_lock(&b->m);
+    unsigned generation = b->generation;
+    if (++b->arrived == b->parties) {
+        b->arrived = 0;
+        b->generation++;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        while (generation == b->generation) pthread_cond_wait(&b->cv, &b->m);
+    }
+    pthread_mutex_unlock(&b->m);
+}
+
+/* Children of p not stored as cheaply, into the block; 1 if one is a goal. */
+static int expand_children(Crew *c, Block *B, uint64_t key, const Pos *p, uint8_t *occ) {
+    Astar *A = c->A;
+    const Setup *b = A->b;
+    int f = c->f, g = c->g;
+    Child moves[MAX_CHILDREN];
+    int nmoves = children(b, p, occ, moves);
+    B->nodes += (uint64_t)nmoves;
+    uint64_t child[MAX_CHILDREN];
+    uint8_t child_h[MAX_CHILDREN];
+    int nchild = 0;
+    for (int m = 0; m < nmoves; m++) {
+        Pos q = *p;
+        q.pos[moves[m].r] = moves[m].end;
+        q.status[moves[m].r] = moves[m].status;
+        if (is_goal(b, &q, moves[m].r)) {
+            B->goal = 1;
+            B->goal_parent = key;
+            B->goal_cell = moves[m].from;
+            B->goal_dir = moves[m].d;
+            return 1;
+        }
+        child[nchild] = make_key(b, &q);
+        table_prefetch(&A->seen, child[nchild]);
+        child_h[nchild++] = (uint8_t)heuristic(b, &q);
+    }
+    for (int k = 0; k < nchild; k++) {
+        if (child_h[k] == 255) continue;
+        int cf = g + 1 + child_h[k] > f ? g + 1 + child_h[k] : f;
+        if (cf >= A->open.dim) { B->beyond = 1; continue; }
+        ptrdiff_t slot = table_find(&A->seen, child[k]);
+        if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
+        B->push[B->npush++] = (Push){child[k], (uint8_t)cf, (uint8_t)(g + 1)};
+    }
+    return 0;
+}
+
+/* Pass 1 for one block of the chunk. */
+static void expand_block(Crew *c, size_t index, uint8_t *occ) {
+    Astar *A = c->A;
+    const Setup *b = A->b;
+    Block *B = &c->blocks[index];
+    B->npush = B->goal = B->beyond = 0;
+    B->nodes = 0;
+    size_t lo = index * BLOCK, hi = lo + BLOCK < c->n ? lo + BLOCK : c->n;
+    for (size_t i = lo; i < hi; i++) {
+        if (atomic_load_explicit(&c->goal_block, memory_order_relaxed) < index) return; /* moot */
+        uint64_t key = c->keys[i];
+        ptrdiff_t at = table_find(&A->seen, key);
+        if (at >= 0 && get_val(&A->seen, (size_t)at) < c->g) continue; /* reached more cheaply since */
+        Pos p;
+        decode_key(b, key, &p);
+        occupy(b, &p, occ, 1);
+        if (c->f - c->g == heuristic(b, &p)) {
+            int h = sharpened(b, occ, &p, c->f - c->g);
+            if (h > c->f - c->g) {
+                occupy(b, &p, occ, 0);
+                if (c->g + h >= A->open.dim) B->beyond = 1;
+                else B->push[B->npush++] = (Push){key, (uint8_t)(c->g + h), (uint8_t)c->g};
+                continue;
+            }
+        }
+        int goal = expand_children(c, B, key, &p, occ);
+        occupy(b, &p, occ, 0);
+        if (goal) {
+            size_t seen = atomic_load(&c->goal_block);
+            while (index < seen && !atomic_compare_exchange_weak(&c->goal_block, &seen, index)) {}
+            return;
+        }
+    }
+}
+
+static void expand_blocks(Crew *c, uint8_t *occ) {
+    size_t blocks = (c->n + BLOCK - 1) / BLOCK;
+    for (size_t i; (i = atomic_fetch_add(&c->next, 1)) < blocks;) expand_block(c, i, occ);
+}
+
+static void *helper(void *arg) {
+    Crew *c = arg;
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    for (;;) {
+        barrier_wait(&c->gate);
+        if (c->quit) return NULL;
+        expand_blocks(c, occ);
+        barrier_wait(&c->gate);
+    }
+}
+
+Crew *crew_start(Astar *A, int threads) {
+    Crew *c = calloc(1, sizeof(Crew));
+    if (!c) { A->lim->threads = 1; return NULL; }
+    c->A = A;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    pthread_mutex_init(&c->gate.m, NULL);
+    pthread_cond_init(&c->gate.cv, NULL);
+    c->gate.parties = threads;
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&c->tid[c->started], NULL, helper, c) != 0) break;
+        c->started++;
+    }
+    c->gate.parties = 1 + c->started; /* no one passes the gate before this thread reaches it */
+    return c;
+}
+
+void crew_stop(Crew *c) {
+    c->quit = 1;
+    barrier_wait(&c->gate);
+    for (int t = 0; t < c->started; t++) pthread_join(c->tid[t], NULL);
+    pthread_cond_destroy(&c->gate.cv);
+    pthread_mutex_destroy(&c->gate.m);
+    free(c);
+}
+
+/* Pass 2: the blocks' pushes in block order, up to a goal. */
+static void admit_blocks(Crew *c, Result *res) {
+    Astar *A = c->A;
+    size_t blocks = (c->n + BLOCK - 1) / BLOCK;
+    for (size_t i = 0; i < blocks && res->status < 0; i++) {
+        Block *B = &c->blocks[i];
+        res->nodes += B->nodes;
+        A->beyond |= B->beyond;
+        if (B->goal) {
+            A->goal_parent = B->goal_parent;
+            A->goal_cell = B->goal_cell;
+            A->goal_dir = B->goal_dir;
+            res->status = ST_OPTIMAL;
+            res->length = res->lower_bound = c->g + 1;
+            return;
+        }
+        for (int k = 0; k < B->npush && res->status < 0; k++) {
+            Push *q = &B->push[k];
+            if (k + 8 < B->npush) table_prefetch(&A->seen, B->push[k + 8].key);
+            if (q->g == c->g) { /* a state sent on to a later layer by its sharpened bound */
+                if (astar_push(A, q->f, q->g, q->key, res) != 0) res->lower_bound = c->f;
+            } else {
+                astar_admit(A, q->key, q->f, q->g, c->f, res);
+            }
+        }
+    }
+}
+
+void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
+    size_t n = bucket->len < (size_t)BLOCK * CHUNK_BLOCKS ? bucket->len : (size_t)BLOCK * CHUNK_BLOCKS;
+    bucket->len -= n; /* the chunk stays in place: pass 2 pushes into other buckets only */
+    c->keys = bucket->keys + bucket->len;
+    c->n = n;
+    c->f = f;
+    c->g = g;
+    atomic_store(&c->next, 0);
+    atomic_store(&c->goal_block, SIZE_MAX);
+    uint8_t occ[MAX_CELLS];
+    memset(occ, 0, sizeof occ);
+    barrier_wait(&c->gate);
+    expand_blocks(c, occ);
+    barrier_wait(&c->gate);
+    admit_blocks(c, res);
+}
