@@ -68,7 +68,7 @@ def run_pack(client, count: int, lo: int, hi: int, seed: str) -> float:
         time.sleep(0.1)
 
 
-FIVE_ROBOT_SEEDS = 3
+FIVE_ROBOT_SEEDS = 6
 POOL_PACKS = [(1000, 20, 20), (1000, 16, 16), (100, 22, 22), (100, 24, 24), (100, 25, 25)]
 
 

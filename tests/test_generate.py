@@ -116,44 +116,16 @@ def test_time_budget_ends_a_hopeless_search():
         generate(16, seed="budget", time_budget=0.2, board="green-A,yellow-B,red-B,blue-B")
 
 
-def test_five_robot_walks_run_side_by_side_and_keep_their_seed(monkeypatch):
-    """5-robot walks run on WALK_THREADS threads; the answer is the lowest-numbered
-    walk's that finds one, whichever thread finishes first.  Here walks 0 and 1
-    both find a puzzle: held back until walk 1 is done, walk 0 still gives it."""
-    import random
-    import threading
-    import time as clock
-
-    from solver.production import bank
+def test_five_robot_puzzles_are_proven_on_two_threads_and_keep_their_seed():
+    """5-robot walks prove their candidates with A* on two threads; the search is
+    the same on every run, so a seed keeps its puzzle and its solution."""
     from solver.production import generate as gen
     from solver.production.pools import Library, packaged
 
-    monkeypatch.setattr(gen, "FIFTH_SLACK", 0)  # starts of 14 moves only: a quick test
-    starts = gen._walk_starts(14, 14, "random-2013", 5, Rules(), Library([packaged()]))
-    banked = frozenset(e["code"] for e in bank.entries())
-    tag = random.Random(2).getrandbits(64)  # the tag _walks_side_by_side draws from Random(2)
-    one_walk, finished, walk_one_done = gen._one_walk, [], threading.Event()
-
-    def numbered(*args: object, slow: int | None = None) -> object:
-        rng = args[6]
-        k = next(i for i in range(100) if random.Random(f"walk:{tag}:{i}").getstate() == rng.getstate())
-        if k == slow:
-            walk_one_done.wait(60)
-        found, n = one_walk(*args)
-        finished.append((k, found is not None))
-        if k == 1:
-            walk_one_done.set()
-        return found, n
-
-    def side_by_side(slow: int | None) -> str:
-        finished.clear()
-        monkeypatch.setattr(gen, "_one_walk", lambda *args: numbered(*args, slow=slow))
-        found, _ = gen._walks_side_by_side(starts, banked, 14, 14, Rules(), 0, random.Random(2), 1000,
-                                           clock.monotonic() + 120, None, gen.WALK_THREADS)
-        assert found is not None and solve(found.puzzle).length == 14 and len(found.puzzle.robots) == 5
-        return found.puzzle.code()
-
-    steady = side_by_side(slow=None)
-    assert (0, True) in finished and (1, True) in finished  # two walks find a puzzle
-    walk_one_done.clear()
-    assert side_by_side(slow=0) == steady and finished[0] == (1, True)  # walk 1 first, walk 0's answer
+    assert gen.FIVE_ROBOT_THREADS == 2
+    library = Library([packaged()])
+    made = [generate(15, robots=5, seed=7, pools=library) for _ in range(2)]
+    assert made[0].puzzle.code() == made[1].puzzle.code()
+    assert made[0].solution.moves == made[1].solution.moves
+    p = made[0].puzzle
+    assert len(p.robots) == 5 and solve(p).length == 15 and check(p, made[0].solution.moves).solved

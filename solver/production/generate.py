@@ -17,7 +17,6 @@ import math
 import random
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +106,7 @@ def generate(
     if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
         starts = _walk_starts(lo, hi, board, robots, rules, pools)
         found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
-                                        cancel, threads=WALK_THREADS if robots == 5 else 1)
+                                        cancel, threads=FIVE_ROBOT_THREADS if robots == 5 else 1)
         if found is not None:
             return found
     colours = ROBOT_COLOURS[:robots]
@@ -170,7 +169,12 @@ def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, r
 SEED_SLACK = 2  # known puzzles up to this many moves longer than wanted start the walk
 WALK_STEPS = 12  # steps from one start before the walk starts from another
 POOL_STARTS = 200  # pool puzzles per length that may start a walk
-WALK_THREADS = 2  # 5-robot walks run side by side: each of their solves takes seconds
+# A 5-robot proof of 16-20 moves takes seconds to a minute: its A* runs on both cores
+# (solve(..., threads=2)).  Two walks side by side, one thread each, did worse: the
+# answer must be the lower-numbered walk's (so that a seed keeps its puzzle), and
+# waiting for it wasted the other core.  19 moves, seeds 0-11: median 18.9 s this
+# way; 28-74 s for seeds 0-3 the other way, same day.
+FIVE_ROBOT_THREADS = 2
 # A fifth robot added to a 4-robot pool puzzle of n moves opened a shortcut in 24 of 24
 # tries at 17 moves (of 1 to 7 moves, 2 to 3 the most common): starts come from up to
 # this many moves longer than wanted.
@@ -226,18 +230,14 @@ def _walk_from(starts: list[_Start], lo: int, hi: int, rules: Rules, min_robots_
                threads: int = 1) -> tuple[Generated | None, int]:
     """Walk from the starts, staying among positions at least `lo` moves long;
     the first fair position of length lo..hi that is not a known puzzle (a bank
-    entry, the 4-robot start) is the answer.  With `threads` > 1 the walks run
-    side by side (each from a random stream of its own)."""
+    entry, the 4-robot start) is the answer.  Each proof runs on `threads`."""
     if not starts:
         return None, 0
     banked = frozenset(e["code"] for e in bank.entries())
-    if threads > 1:
-        return _walks_side_by_side(starts, banked, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
-                                   cancel, threads)
     evaluations = 0
     while evaluations < max_evaluations and time.monotonic() < deadline and not (cancel and cancel.is_set()):
         found, n = _one_walk(starts, banked, lo, hi, rules, min_robots_moved, rng, max_evaluations - evaluations,
-                             deadline, cancel)
+                             deadline, cancel, threads)
         evaluations += n
         if found is not None:
             return found, evaluations
@@ -245,8 +245,8 @@ def _walk_from(starts: list[_Start], lo: int, hi: int, rules: Rules, min_robots_
 
 
 def _one_walk(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, rules: Rules, min_robots_moved: int,
-              rng: random.Random, budget: int, deadline: float,
-              cancel: Cancel | None) -> tuple[Generated | None, int]:
+              rng: random.Random, budget: int, deadline: float, cancel: Cancel | None,
+              threads: int = 1) -> tuple[Generated | None, int]:
     """One walk of up to WALK_STEPS steps from a start the rng picks: its answer
     (or None) and the positions it evaluated (at most `budget`)."""
     pick = rng.choice(starts)
@@ -263,7 +263,7 @@ def _one_walk(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, ru
     steps = 0 if pick.fresh else WALK_STEPS
     for p, answer in walk(first, rng, steps=steps, floor=lo, depth=hi, deadline=deadline, cancel=cancel,
                           include_start=pick.fresh and start.code() not in banked,
-                          start_solution=moves if moves and check(first, moves).solved else None):
+                          start_solution=moves if moves and check(first, moves).solved else None, threads=threads):
         evaluations += 1
         if answer is not None and p.code() not in known \
                 and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
@@ -271,48 +271,6 @@ def _one_walk(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, ru
         if evaluations >= budget:
             break
     return None, evaluations
-
-
-def _walks_side_by_side(starts: list[_Start], banked: frozenset[str], lo: int, hi: int, rules: Rules,
-                        min_robots_moved: int, rng: random.Random, max_evaluations: int, deadline: float,
-                        cancel: Cancel | None, threads: int) -> tuple[Generated | None, int]:
-    """Walks 0, 1, 2, ... on `threads` threads (the core releases the GIL while it
-    searches), walk k from a random stream of its own.  The answer is that of the
-    lowest-numbered walk that finds one, so it does not depend on which thread
-    finishes first: the same seed gives the same puzzle on any machine."""
-    tag = rng.getrandbits(64)
-    stops: dict[int, Cancel] = {}
-    found_by: dict[int, Generated | None] = {}
-    running: dict[Future[tuple[Generated | None, int]], int] = {}
-    evaluations, submitted, settled = 0, 0, 0  # walks submitted; walks below `settled` found nothing
-    with ThreadPoolExecutor(threads, thread_name_prefix="walk") as pool:
-        try:
-            while True:
-                live = time.monotonic() < deadline and not (cancel and cancel.is_set())
-                pending_hit = any(g is not None for g in found_by.values())
-                while live and not pending_hit and len(running) < threads and evaluations < max_evaluations:
-                    stops[submitted] = Cancel()
-                    running[pool.submit(_one_walk, starts, banked, lo, hi, rules, min_robots_moved,
-                                        random.Random(f"walk:{tag}:{submitted}"), WALK_STEPS + 1, deadline,
-                                        stops[submitted])] = submitted
-                    submitted += 1
-                if not running:
-                    return None, evaluations
-                if not live:
-                    for stop in stops.values():
-                        stop.set()
-                done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-                for future in done:
-                    k = running.pop(future)
-                    found_by[k], n = future.result()
-                    evaluations += n
-                while settled in found_by:
-                    if found_by[settled] is not None:
-                        return found_by[settled], evaluations
-                    settled += 1
-        finally:
-            for stop in stops.values():
-                stop.set()
 
 
 def _length_range(length: int | None, min_length: int | None, max_length: int | None) -> tuple[int, int]:

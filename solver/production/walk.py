@@ -33,7 +33,7 @@ def mutate(placement: dict[str, Cell], free: list[Cell], colours: tuple[str, ...
 def walk(start: Puzzle, rng: random.Random, *, steps: int, floor: int, depth: int, ceiling: int = 10_000,
          want: int | None = None, climb: bool = False, include_start: bool = False,
          deadline: float = math.inf, state_budget: int = DEFAULT_STATE_BUDGET, cancel: Cancel | None = None,
-         start_solution: list[Move] | None = None) -> Iterator[tuple[Puzzle, Solution | None]]:
+         start_solution: list[Move] | None = None, threads: int = 1) -> Iterator[tuple[Puzzle, Solution | None]]:
     """Yield each position met with its answer (None when its upper bound ruled
     it out unsolved).  The walk moves on from a position whose length n (depth
     + 1 when it is deeper than `depth`, -1 when unknown) has floor <= n <=
@@ -41,7 +41,8 @@ def walk(start: Puzzle, rng: random.Random, *, steps: int, floor: int, depth: in
     none has been found with a known length (floor < 0).  A caller stops it by
     leaving the loop; it also stops at `deadline` (monotonic seconds), which
     also bounds every solve, and when `cancel` is set (at once, mid-solve too).
-    `start_solution`, moves that solve the start, spares its proof the last layer."""
+    `start_solution`, moves that solve the start, spares its proof the last layer;
+    `threads` is how many threads each proof's A* runs on."""
     free = start.board.start_cells()
     want = floor if want is None else want
     current = dict(start.robots)
@@ -57,7 +58,7 @@ def walk(start: Puzzle, rng: random.Random, *, steps: int, floor: int, depth: in
         else:
             budget = min(SOLVE_BUDGET, max(deadline - time.monotonic(), 0.001))
             answer = solve(p, max_depth=depth, time_budget=budget, state_budget=state_budget, cancel=cancel,
-                           known=start_solution if step == 0 and include_start else None)
+                           known=start_solution if step == 0 and include_start else None, threads=threads)
             n = answer.length if answer.length is not None else (depth + 1 if answer.status == "depth_limit" else -1)
         yield p, answer
         if floor <= n <= ceiling:
