@@ -105,9 +105,13 @@ def solve(
     return _solution(puzzle, raw)
 
 
+# Moves are immutable: one instance per robot and direction serves every solution.
+_MOVES = {(colour, d): Move(colour, direction) for colour in ROBOT_COLOURS for d, direction in enumerate(DIRECTIONS)}
+
+
 def _solution(puzzle: Puzzle, raw: dict[str, Any]) -> Solution:
     colours = puzzle.colours
-    moves = [Move(colours[r], DIRECTIONS[d]) for r, d in raw["moves"]]
+    moves = [_MOVES[colours[r], d] for r, d in raw["moves"]]
     reach = {colours[i]: (DIRECTIONS[d] if d >= 0 else None) for i, d in enumerate(raw["reach"])}
     rnd = round_from_reach(puzzle, {c: reach[c] for c in candidates(puzzle)})
     stats = {k: raw[k] for k in ("states", "nodes", "seconds", "strategy")}
