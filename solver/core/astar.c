@@ -156,6 +156,21 @@ static int astar_next_layer(Astar *A, int *f, int *g, Result *res) {
     return 0;
 }
 
+int child_keys(const Astar *A, const Pos *p, const Child *moves, int nmoves, uint64_t *keys, uint8_t *h, int *n) {
+    const Setup *b = A->b;
+    *n = 0;
+    for (int m = 0; m < nmoves; m++) {
+        Pos q = *p;
+        q.pos[moves[m].r] = moves[m].end;
+        q.status[moves[m].r] = moves[m].status;
+        if (is_goal(b, &q, moves[m].r)) return m;
+        keys[*n] = make_key(b, &q);
+        table_prefetch(&A->seen, keys[*n]);
+        h[(*n)++] = (uint8_t)heuristic(b, &q);
+    }
+    return -1;
+}
+
 /* Push each child of state p (reached in g moves, in layer f) not reached
  * as cheaply before; a goal among them ends the search. */
 static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, int f, int g, Result *res) {
@@ -166,23 +181,14 @@ static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, i
     res->nodes += (uint64_t)nmoves;
     uint64_t child[MAX_ROBOTS * 4];
     uint8_t child_h[MAX_ROBOTS * 4];
-    int nchild = 0;
-    for (int m = 0; m < nmoves; m++) {
-        Pos q = *p;
-        q.pos[moves[m].r] = moves[m].end;
-        q.status[moves[m].r] = moves[m].status;
-        if (is_goal(b, &q, moves[m].r)) {
-            A->goal_parent = key;
-            A->goal_cell = moves[m].from;
-            A->goal_dir = moves[m].d;
-            res->status = ST_OPTIMAL;
-            res->length = res->lower_bound = g + 1;
-            return;
-        }
-        uint64_t k = make_key(b, &q);
-        table_prefetch(&A->seen, k);
-        child_h[nchild] = (uint8_t)heuristic(b, &q);
-        child[nchild++] = k;
+    int nchild, m = child_keys(A, p, moves, nmoves, child, child_h, &nchild);
+    if (m >= 0) {
+        A->goal_parent = key;
+        A->goal_cell = moves[m].from;
+        A->goal_dir = moves[m].d;
+        res->status = ST_OPTIMAL;
+        res->length = res->lower_bound = g + 1;
+        return;
     }
     for (int c = 0; c < nchild && res->status < 0; c++) {
         if (child_h[c] == 255) continue; /* no finisher can ever reach the target from there */

@@ -85,21 +85,13 @@ static int expand_children(Crew *c, Block *B, uint64_t key, const Pos *p, uint8_
     B->nodes += (uint64_t)nmoves;
     uint64_t child[MAX_CHILDREN];
     uint8_t child_h[MAX_CHILDREN];
-    int nchild = 0;
-    for (int m = 0; m < nmoves; m++) {
-        Pos q = *p;
-        q.pos[moves[m].r] = moves[m].end;
-        q.status[moves[m].r] = moves[m].status;
-        if (is_goal(b, &q, moves[m].r)) {
-            B->goal = 1;
-            B->goal_parent = key;
-            B->goal_cell = moves[m].from;
-            B->goal_dir = moves[m].d;
-            return 1;
-        }
-        child[nchild] = make_key(b, &q);
-        table_prefetch(&A->seen, child[nchild]);
-        child_h[nchild++] = (uint8_t)heuristic(b, &q);
+    int nchild, m = child_keys(A, p, moves, nmoves, child, child_h, &nchild);
+    if (m >= 0) {
+        B->goal = 1;
+        B->goal_parent = key;
+        B->goal_cell = moves[m].from;
+        B->goal_dir = moves[m].d;
+        return 1;
     }
     for (int k = 0; k < nchild; k++) {
         if (child_h[k] == 255) continue;
