@@ -175,3 +175,20 @@ def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
     assert source == "store" and kept["moves"] == answer["moves"]
     assert short.settled(quick).moves == Answers(None, 1.0).settled(quick).moves
     assert short.optimum(quick) == (answer["length"], True)
+
+
+def test_job_threads_setting(monkeypatch):
+    """RICOCHET_JOB_THREADS: how many threads a solve job's A* runs on; a bad value
+    is refused with a message that names the setting."""
+    import pytest
+
+    from workers.tasks import job_threads
+
+    monkeypatch.delenv("RICOCHET_JOB_THREADS", raising=False)
+    assert job_threads() == 2
+    monkeypatch.setenv("RICOCHET_JOB_THREADS", "1")
+    assert job_threads() == 1
+    for bad in ("0", "9", "two"):
+        monkeypatch.setenv("RICOCHET_JOB_THREADS", bad)
+        with pytest.raises(ValueError, match="RICOCHET_JOB_THREADS"):
+            job_threads()

@@ -30,11 +30,13 @@ Source = Literal["store", "unsettled", "search"]
 class Answers:
     """Answers to puzzles for one kind of caller: `budget` is the seconds one
     search may take (a request's, or a job's); `timer` wraps each search (the
-    service's solver-time metric)."""
+    service's solver-time metric); `threads`, how many threads a deep search's
+    A* runs on (a job's may take more than one core)."""
 
     stores: Stores | None
     budget: float
     timer: Callable[[], AbstractContextManager[Any]] = nullcontext
+    threads: int = 1
 
     def lookup(self, p: Puzzle) -> tuple[dict[str, Any], Source]:
         """The answer JSON (FORMATS.md, with the puzzle's code) and where it came
@@ -54,7 +56,7 @@ class Answers:
         """One search within the budget, remembered: a settled answer is kept, a
         run out of time is noted with its bound (a cancelled one is not)."""
         with self.timer():
-            answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel)
+            answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel, threads=self.threads)
         self.remember(p, answer)
         return answer
 
