@@ -139,9 +139,10 @@ static void expand_block(Crew *c, size_t index, uint8_t *occ) {
     }
 }
 
+static size_t blocks_in(const Crew *c) { return (c->n + BLOCK - 1) / BLOCK; }
+
 static void expand_blocks(Crew *c, uint8_t *occ) {
-    size_t blocks = (c->n + BLOCK - 1) / BLOCK;
-    for (size_t i; (i = atomic_fetch_add(&c->next, 1)) < blocks;) expand_block(c, i, occ);
+    for (size_t i; (i = atomic_fetch_add(&c->next, 1)) < blocks_in(c);) expand_block(c, i, occ);
 }
 
 static void *helper(void *arg) {
@@ -163,12 +164,14 @@ Crew *crew_start(Astar *A, int threads) {
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     pthread_mutex_init(&c->gate.m, NULL);
     pthread_cond_init(&c->gate.cv, NULL);
-    c->gate.parties = threads;
     for (int t = 1; t < threads; t++) {
         if (pthread_create(&c->tid[c->started], NULL, helper, c) != 0) break;
         c->started++;
     }
-    c->gate.parties = 1 + c->started; /* no one passes the gate before this thread reaches it */
+    /* Helpers may already wait at the gate; none passes it before this thread arrives. */
+    pthread_mutex_lock(&c->gate.m);
+    c->gate.parties = 1 + c->started;
+    pthread_mutex_unlock(&c->gate.m);
     return c;
 }
 
@@ -184,8 +187,7 @@ void crew_stop(Crew *c) {
 /* Pass 2: the blocks' pushes in block order, up to a goal. */
 static void admit_blocks(Crew *c, Result *res) {
     Astar *A = c->A;
-    size_t blocks = (c->n + BLOCK - 1) / BLOCK;
-    for (size_t i = 0; i < blocks && res->status < 0; i++) {
+    for (size_t i = 0; i < blocks_in(c) && res->status < 0; i++) {
         Block *B = &c->blocks[i];
         res->nodes += B->nodes;
         A->beyond |= B->beyond;
