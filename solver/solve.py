@@ -18,7 +18,7 @@ from . import _core
 from .board import Board, Cell
 from .geometry import DIRECTIONS, ROBOT_COLOURS
 from .puzzle import Goal, Move, Puzzle
-from .rules import candidates, check, round_from_reach
+from .rules import Round, candidates, check, round_from_reach
 from .solution import Solution
 
 DEFAULT_MAX_DEPTH = 64
@@ -49,13 +49,22 @@ def compiled(board: Board) -> Any:
                                bool(board.openings))
 
 
+_COLOUR_INDEX = {colour: i for i, colour in enumerate(ROBOT_COLOURS)}
+_STRATEGIES = {"auto": 0, "ida": 1, "astar": 2}
+
+
 def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int]:
+    """The core's view of a puzzle: the compiled board, the robots' cells and
+    colour indices, the target cell and the robots that may finish (bit i)."""
     b = puzzle.board
-    colours = puzzle.colours
-    pool = candidates(puzzle)
-    mask = sum(1 << i for i, c in enumerate(colours) if c in pool)
-    return (compiled(b), [b.index(cell) for _, cell in puzzle.robots],
-            [ROBOT_COLOURS.index(c) for c in colours], b.index(puzzle.goal.cell), mask)
+    w = b.width
+    robots = puzzle.robots
+    colour = puzzle.goal.colour
+    mask = (1 << len(robots)) - 1 if colour is None else \
+        sum(1 << i for i, (c, _) in enumerate(robots) if c == colour)
+    x, y = puzzle.goal.cell
+    return (compiled(b), [cy * w + cx for _, (cx, cy) in robots], [_COLOUR_INDEX[c] for c, _ in robots],
+            y * w + x, mask)
 
 
 def solve(
@@ -94,13 +103,13 @@ def solve(
             return shorter
         return Solution("optimal", list(known), len(known), shorter.round, shorter.stats)
     layout, cells, colours, target, mask = _request(puzzle)
+    rules = puzzle.rules
+    # Positional (the core's order): keywords cost a solve of a few moves a tenth of its time.
     raw = _core.solve(
-        layout, cells, colours, target, mask, puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
-        puzzle.rules.ricochet == "turn",
-        max_depth=max_depth, time_budget=time_budget or 0.0, state_budget=state_budget,
-        cancel=cancel.buffer if cancel else None,
-        strategy={"auto": 0, "ida": 1, "astar": 2}[strategy], exact=_exact(exact, puzzle), threads=threads,
-        crew_from=crew_from,
+        layout, cells, colours, target, mask, rules.vortex_sightline and puzzle.goal.colour is None,
+        rules.ricochet == "turn", max_depth, time_budget or 0.0, state_budget,
+        cancel.buffer if cancel else None, _STRATEGIES[strategy],
+        _exact(exact, puzzle), threads, crew_from,
     )
     return _solution(puzzle, raw)
 
@@ -109,15 +118,31 @@ def solve(
 _MOVES = {(colour, d): Move(colour, direction) for colour in ROBOT_COLOURS for d, direction in enumerate(DIRECTIONS)}
 
 
-def _solution(puzzle: Puzzle, raw: dict[str, Any]) -> Solution:
+def _solution(puzzle: Puzzle, raw: tuple[Any, ...]) -> Solution:
+    """The core's answer (see `_core.solve`'s docstring for its fields) as a Solution."""
+    status, core_moves, lower_bound, states, nodes, seconds, strategy, reach, _, lone_bound = raw
     colours = puzzle.colours
-    moves = [_MOVES[colours[r], d] for r, d in raw["moves"]]
-    reach = {colours[i]: (DIRECTIONS[d] if d >= 0 else None) for i, d in enumerate(raw["reach"])}
-    rnd = round_from_reach(puzzle, {c: reach[c] for c in candidates(puzzle)})
-    stats = {k: raw[k] for k in ("states", "nodes", "seconds", "strategy")}
-    # The moves a finisher would need if it could stop anywhere (None: it can never arrive).
-    stats["lone_bound"] = raw["lone_bound"] if raw["lone_bound"] != 255 else None
-    return Solution(raw["status"], moves, raw["lower_bound"], rnd, stats)
+    moves = [_MOVES[colours[r], d] for r, d in core_moves]
+    stats = {"states": states, "nodes": nodes, "seconds": seconds, "strategy": strategy,
+             # The moves a finisher would need if it could stop anywhere (None: it can never arrive).
+             "lone_bound": lone_bound if lone_bound != 255 else None}
+    return Solution(status, moves, lower_bound, _round(puzzle, reach), stats)
+
+
+# Rounds are immutable: the usual one (a chip's robot neither home nor one move away) is shared.
+_OPEN_ROUNDS = {colour: Round((colour,), False, None) for colour in ROBOT_COLOURS}
+
+
+def _round(puzzle: Puzzle, reach: Sequence[int]) -> Round:
+    """The round, from the core's one-move reach (a direction per robot, -1 for none)."""
+    goal = puzzle.goal
+    if goal.colour is not None:
+        i = puzzle.colours.index(goal.colour)
+        if reach[i] < 0 and puzzle.robots[i][1] != goal.cell:
+            return _OPEN_ROUNDS[goal.colour]
+    colours = puzzle.colours
+    directions = {colours[i]: (DIRECTIONS[d] if d >= 0 else None) for i, d in enumerate(reach)}
+    return round_from_reach(puzzle, {c: directions[c] for c in candidates(puzzle)})
 
 
 def solve_many(puzzles: Iterable[Puzzle], *, threads: int | None = None, **limits: Any) -> list[Solution]:
