@@ -12,7 +12,7 @@ static int finishes_alone(const Setup *b, uint8_t *occ, Pos *p, int r, int k) {
     occ[start] = 0;
     for (int d = 0; d < 4 && !ok; d++) {
         int deflected;
-        int end = slide(b, occ, r, start, d, &deflected);
+        int end = slide_from(b, p, occ, r, start, d, &deflected);
         if (end < 0) continue;
         p->pos[r] = (int16_t)end;
         p->status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(status, d, deflected) : 0;
@@ -46,7 +46,7 @@ int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
         occ[from] = 0;
         for (int d = 0; d < 4; d++) {
             int deflected;
-            int end = slide(b, occ, r, from, d, &deflected);
+            int end = slide_from(b, p, occ, r, from, d, &deflected);
             if (end < 0) continue;
             out[n].r = (uint8_t)r;
             out[n].d = (uint8_t)d;

@@ -40,6 +40,9 @@ typedef struct {
     const int16_t (*step)[MAX_CELLS]; /* [direction][cell]: next cell, or -1 (wall, edge, blocked) */
     const uint8_t *barrier;       /* per cell: 0 none; else (colour + 1) | (orientation << 3) */
     int has_barriers, loops_possible;
+    int lines;                    /* straight, and every step is to the next cell of a row or column */
+    const int16_t (*stop)[MAX_CELLS]; /* with lines: [direction][cell] where a lone robot stops */
+    const int16_t *column, *row;  /* each cell's column and row */
     uint8_t colour[MAX_ROBOTS];   /* colour index of each robot (0 red .. 4 black) */
     int target;
     uint8_t eligible;             /* robots that may finish (bit r) */
@@ -123,7 +126,7 @@ static inline int slide(const Setup *b, const uint8_t *occ, int r, int start, in
 }
 
 static inline int adjacent(const Setup *b, int a, int c) {
-    int dx = a % b->width - c % b->width, dy = a / b->width - c / b->width;
+    int dx = b->column[a] - b->column[c], dy = b->row[a] - b->row[c];
     return dx * dx + dy * dy == 1;
 }
 
@@ -143,6 +146,44 @@ typedef struct {
 static inline int is_goal(const Setup *b, const Pos *p, int r) {
     return p->pos[r] == b->target && ((b->eligible >> r) & 1) &&
            (!b->ricochet || p->status[r] == TURNED);
+}
+
+/* slide() where the board has lines (b->lines): the lone robot's stop, cut
+ * short by the nearest robot in the way.  It reads the robots' cells instead
+ * of an occupancy table, and never walks the cells between. */
+static inline int slide_lines(const Setup *b, const Pos *p, int r, int start, int d) {
+    int end = b->stop[d][start];
+    if (end == start) return -1;
+    int n = b->nrobots;
+    if (d & 1) { /* east or west: a row's cells are consecutive */
+        if (end > start) {
+            for (int o = 0; o < n; o++) { int c = p->pos[o]; if (o != r && c > start && c <= end) end = c - 1; }
+        } else {
+            for (int o = 0; o < n; o++) { int c = p->pos[o]; if (o != r && c < start && c >= end) end = c + 1; }
+        }
+    } else {
+        int w = b->width, col = b->column[start];
+        if (end > start) {
+            for (int o = 0; o < n; o++) {
+                int c = p->pos[o];
+                if (o != r && c > start && c <= end && b->column[c] == col) end = c - w;
+            }
+        } else {
+            for (int o = 0; o < n; o++) {
+                int c = p->pos[o];
+                if (o != r && c < start && c >= end && b->column[c] == col) end = c + w;
+            }
+        }
+    }
+    return end == start ? -1 : end;
+}
+
+/* slide() from position p (robot r at `start`) the fastest way the board
+ * allows; occ must mark p's other robots, unless the board has lines. */
+static inline int slide_from(const Setup *b, const Pos *p, const uint8_t *occ, int r, int start, int d,
+                             int *deflected) {
+    if (b->lines) { *deflected = 0; return slide_lines(b, p, r, start, d); }
+    return slide(b, occ, r, start, d, deflected);
 }
 
 /* The lone-robot bound of robot r alone (a robot on the target that has not
@@ -337,6 +378,9 @@ typedef struct {
     int16_t step[4][MAX_CELLS];
     uint8_t barrier[MAX_CELLS];
     int has_barriers, has_openings, loops_possible;
+    int lines;                    /* see Setup */
+    int16_t stop[4][MAX_CELLS];
+    int16_t column[MAX_CELLS], row[MAX_CELLS];
     uint8_t **lb_cache;           /* [target * 5 + colour]: bounds per target and robot colour,
                                      filled on first use, under the GIL */
 } Layout;

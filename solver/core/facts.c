@@ -62,8 +62,8 @@ static int facts_steps(Counter *c, int rem, Step *next) {
         int start = c->cur.pos[r];
         uint8_t old_status = c->cur.status[r];
         int must_stop_by_target = !eligible && rem == 2 && b->straight &&
-                                  start % b->width != b->target % b->width &&
-                                  start / b->width != b->target / b->width;
+                                  b->column[start] != b->column[b->target] &&
+                                  b->row[start] != b->row[b->target];
         c->occ[start] = 0;
         for (int d = 0; d < 4; d++) {
             int deflected;

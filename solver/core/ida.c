@@ -17,8 +17,7 @@ typedef struct {
 /* 1: found (path in s->path_*), 0: not within bound, -1: a limit stopped it. */
 /* Whether cell x lies on the straight slide from s to e, s excluded. */
 static inline int on_segment(const Setup *b, int s, int e, int x) {
-    int w = b->width;
-    int sx = s % w, sy = s / w, ex = e % w, ey = e / w, xx = x % w, xy = x / w;
+    int sx = b->column[s], sy = b->row[s], ex = b->column[e], ey = b->row[e], xx = b->column[x], xy = b->row[x];
     if (sy == ey && xy == sy) return (xx - sx) * (xx - ex) <= 0 && xx != sx;
     if (sx == ex && xx == sx) return (xy - sy) * (xy - ey) <= 0 && xy != sy;
     return 0;
@@ -86,7 +85,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
             uint8_t sts[4];
             for (int d = 0; d < 4; d++) {
                 int deflected;
-                ends[d] = slide(b, s->occ, r, start, d, &deflected);
+                ends[d] = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
                 if (ends[d] < 0) continue;
                 if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, ends[d], d)) {
                     ends[d] = -1; /* of two commuting moves only the order by robot index is searched */
@@ -110,11 +109,11 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
              * help the last move by standing next to the target afterwards, or
              * by leaving the target's row or column (clearing the way). */
             int must_stop_by_target = child_rem == 1 && b->straight &&
-                                      start % b->width != b->target % b->width &&
-                                      start / b->width != b->target / b->width;
+                                      b->column[start] != b->column[b->target] &&
+                                      b->row[start] != b->row[b->target];
             for (int d = 0; d < 4 && !res; d++) {
                 int deflected;
-                int end = slide(b, s->occ, r, start, d, &deflected);
+                int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
                 if (end < 0) continue;
                 if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
                 if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, end, d)) continue;

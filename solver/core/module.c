@@ -21,6 +21,27 @@ static void layout_free(PyObject *capsule) {
     free(L);
 }
 
+/* Each cell's row and column; whether every slide runs along a row or a
+ * column (no barriers, no openings, each step to the next cell), and then
+ * where a lone robot stops. */
+static void find_lines(Layout *L) {
+    static const int DX[4] = {0, 1, 0, -1}, DY[4] = {-1, 0, 1, 0};
+    int w = L->width, n = L->ncells;
+    L->lines = !L->has_barriers && !L->has_openings;
+    for (int d = 0; d < 4 && L->lines; d++)
+        for (int c = 0; c < n; c++) {
+            int x = c % w + DX[d], y = c / w + DY[d], v = L->step[d][c];
+            if (v >= 0 && (x < 0 || x >= w || y < 0 || y >= L->height || v != y * w + x)) { L->lines = 0; break; }
+        }
+    for (int c = 0; c < n; c++) { L->column[c] = (int16_t)(c % w); L->row[c] = (int16_t)(c / w); }
+    for (int d = 0; d < 4 && L->lines; d++)
+        for (int c = 0; c < n; c++) {
+            int e = c;
+            while (L->step[d][e] >= 0) e = L->step[d][e];
+            L->stop[d][c] = (int16_t)e;
+        }
+}
+
 static PyObject *py_compile_board(PyObject *self, PyObject *args) {
     int width, height;
     const char *step, *barrier;
@@ -71,6 +92,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
         L->barrier[c] = bar;
         if (bar) L->has_barriers = 1;
     }
+    find_lines(L);
     if (L->has_barriers || has_openings) {
         Setup probe;
         probe.step = (const int16_t (*)[MAX_CELLS])L->step;

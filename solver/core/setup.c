@@ -90,6 +90,10 @@ void setup_from_layout(Setup *b, const Layout *L, int nrobots) {
     b->has_barriers = L->has_barriers;
     b->loops_possible = L->loops_possible;
     b->straight = !L->has_barriers && !L->has_openings;
+    b->lines = L->lines;
+    b->stop = (const int16_t (*)[MAX_CELLS])L->stop;
+    b->column = L->column;
+    b->row = L->row;
 }
 
 /* Build the search set-up: eligibility (with the sightline rule), groups of
