@@ -173,7 +173,8 @@ POOL_STARTS = 200  # pool puzzles per length that may start a walk
 # (solve(..., threads=2)).  Two walks side by side, one thread each, did worse: the
 # answer must be the lower-numbered walk's (so that a seed keeps its puzzle), and
 # waiting for it wasted the other core.  19 moves, seeds 0-11: median 21.5 s this
-# way (README); 28-74 s for seeds 0-3 the other way, same day.
+# way in one run and 14.4 s in a later one (the machine's speed varies; README);
+# 28-74 s for seeds 0-3 the other way, near the first.
 FIVE_ROBOT_THREADS = 2
 # A fifth robot added to a 4-robot pool puzzle of n moves opened a shortcut in 24 of 24
 # tries at 17 moves (of 1 to 7 moves, 2 to 3 the most common): starts come from up to
