@@ -40,8 +40,9 @@ typedef struct {
     const int16_t (*step)[MAX_CELLS]; /* [direction][cell]: next cell, or -1 (wall, edge, blocked) */
     const uint8_t *barrier;       /* per cell: 0 none; else (colour + 1) | (orientation << 3) */
     int has_barriers, loops_possible;
-    int lines;                    /* straight, and every step is to the next cell of a row or column */
-    const int16_t (*stop)[MAX_CELLS]; /* with lines: [direction][cell] where a lone robot stops */
+    int lines;                    /* no openings, and every step is to the next cell of a row or column */
+    const int16_t (*stop)[MAX_CELLS]; /* with lines: [direction][cell] where a lone robot stops, or
+                                     CROSSES_BARRIER when its slide passes a barrier cell */
     const int16_t *column, *row;  /* each cell's column and row */
     uint8_t colour[MAX_ROBOTS];   /* colour index of each robot (0 red .. 4 black) */
     int target;
@@ -148,11 +149,13 @@ static inline int is_goal(const Setup *b, const Pos *p, int r) {
            (!b->ricochet || p->status[r] == TURNED);
 }
 
-/* slide() where the board has lines (b->lines): the lone robot's stop, cut
- * short by the nearest robot in the way.  It reads the robots' cells instead
- * of an occupancy table, and never walks the cells between. */
-static inline int slide_lines(const Setup *b, const Pos *p, int r, int start, int d) {
-    int end = b->stop[d][start];
+#define CROSSES_BARRIER (-2)
+
+/* slide() where the board has lines (b->lines) and the lone robot's slide
+ * from `start` passes no barrier cell: its stop `end` (b->stop), cut short by
+ * the nearest robot in the way.  It reads the robots' cells instead of an
+ * occupancy table, and never walks the cells between. */
+static inline int slide_lines(const Setup *b, const Pos *p, int r, int start, int d, int end) {
     if (end == start) return -1;
     int n = b->nrobots;
     if (d & 1) { /* east or west: a row's cells are consecutive */
@@ -182,7 +185,10 @@ static inline int slide_lines(const Setup *b, const Pos *p, int r, int start, in
  * allows; occ must mark p's other robots, unless the board has lines. */
 static inline int slide_from(const Setup *b, const Pos *p, const uint8_t *occ, int r, int start, int d,
                              int *deflected) {
-    if (b->lines) { *deflected = 0; return slide_lines(b, p, r, start, d); }
+    if (b->lines) {
+        int end = b->stop[d][start];
+        if (end != CROSSES_BARRIER) { *deflected = 0; return slide_lines(b, p, r, start, d, end); }
+    }
     return slide(b, occ, r, start, d, deflected);
 }
 

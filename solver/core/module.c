@@ -21,13 +21,13 @@ static void layout_free(PyObject *capsule) {
     free(L);
 }
 
-/* Each cell's row and column; whether every slide runs along a row or a
- * column (no barriers, no openings, each step to the next cell), and then
- * where a lone robot stops. */
+/* Each cell's row and column; whether every step goes to the next cell of a
+ * row or column (no openings), and then where a lone robot stops (unless its
+ * slide passes a barrier cell, where it may turn, or may not stop). */
 static void find_lines(Layout *L) {
     static const int DX[4] = {0, 1, 0, -1}, DY[4] = {-1, 0, 1, 0};
     int w = L->width, n = L->ncells;
-    L->lines = !L->has_barriers && !L->has_openings;
+    L->lines = !L->has_openings;
     for (int d = 0; d < 4 && L->lines; d++)
         for (int c = 0; c < n; c++) {
             int x = c % w + DX[d], y = c / w + DY[d], v = L->step[d][c];
@@ -36,9 +36,9 @@ static void find_lines(Layout *L) {
     for (int c = 0; c < n; c++) { L->column[c] = (int16_t)(c % w); L->row[c] = (int16_t)(c / w); }
     for (int d = 0; d < 4 && L->lines; d++)
         for (int c = 0; c < n; c++) {
-            int e = c;
-            while (L->step[d][e] >= 0) e = L->step[d][e];
-            L->stop[d][c] = (int16_t)e;
+            int e = c, crosses = 0;
+            while (L->step[d][e] >= 0) { e = L->step[d][e]; crosses |= L->barrier[e] != 0; }
+            L->stop[d][c] = (int16_t)(crosses ? CROSSES_BARRIER : e);
         }
 }
 
