@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from service.app import create_app
 from tests.helpers import wait_for_job
 from workers.embedded import free_port
@@ -180,8 +182,6 @@ def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
 def test_job_threads_setting(monkeypatch):
     """RICOCHET_JOB_THREADS: how many threads a solve job's A* runs on; a bad value
     is refused with a message that names the setting."""
-    import pytest
-
     from workers.tasks import job_threads
 
     monkeypatch.delenv("RICOCHET_JOB_THREADS", raising=False)
