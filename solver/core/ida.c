@@ -32,6 +32,38 @@ static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb
 
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
 
+/* A tight position: one possible finisher r, and exactly its lone-robot bound
+ * k of moves left.  No helper may move there (its move leaves the bound where
+ * it is), and each of r's moves must lower the bound by one: a narrow search,
+ * done straight, without keys or the memo, whose probes cost more than the
+ * few slides they would save.  1: found (path in s->path_*), else 0. */
+static int ida_tight(Ida *s, int g, int r, int k) {
+    const Setup *b = s->b;
+    int start = s->cur.pos[r], res = 0;
+    uint8_t status = s->cur.status[r];
+    s->occ[start] = 0;
+    for (int d = 0; d < 4 && !res; d++) {
+        int deflected;
+        int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
+        if (end < 0) continue;
+        s->nodes++;
+        s->cur.pos[r] = (int16_t)end;
+        s->cur.status[r] = (uint8_t)next_status(status, d, deflected);
+        s->path_r[g] = (uint8_t)r;
+        s->path_d[g] = (uint8_t)d;
+        if (is_goal(b, &s->cur, r)) { s->found = g + 1; res = 1; }
+        else if (k > 1 && robot_bound(b, &s->cur, r) == k - 1) {
+            s->occ[end] = 1;
+            res = ida_tight(s, g + 1, r, k - 1);
+            s->occ[end] = 0;
+        }
+    }
+    s->cur.pos[r] = (int16_t)start;
+    s->cur.status[r] = status;
+    s->occ[start] = 1;
+    return res;
+}
+
 /* One child of the deepening search: goal test, bound test, memo, recursion.
  * The mover r already stands on `end` in s->cur (its cell `start` is clear). */
 static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end, int d, int h) {
@@ -43,6 +75,13 @@ static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end,
     int rem = bound - g - 1;
     if (rem == 0 || (h > rem && h != 255)) s->cutoffs++;
     if (rem == 0 || h > rem) return 0;
+    if (h == rem && b->single_finisher >= 0) {
+        s->occ[end] = 1;
+        int res = ida_tight(s, g + 1, b->single_finisher, rem);
+        s->occ[end] = 0;
+        if (!res) s->cutoffs++; /* a bound one higher leaves its helpers room */
+        return res;
+    }
     uint64_t key = make_key(b, &s->cur);
     int fresh;
     ptrdiff_t slot = table_slot(&s->tt, key, s->lim->state_budget, &fresh);
