@@ -191,11 +191,13 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
     }
     int bound = h < 1 ? 1 : h;
     int settled = 0;
+    uint64_t last = 0;            /* nodes of the last failed iteration */
     Limits local = *lim;
     local.state_budget = budget;
     s->lim = &local;
     for (; bound <= lim->max_depth; bound++) {
         s->cutoffs = 0;
+        uint64_t before = s->nodes;
         int r = ida_dfs(s, 0, bound, h, -1, 0, 0, 0);
         if (r == 1) {
             res->status = ST_OPTIMAL;
@@ -213,6 +215,11 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
         /* Nothing was cut off by the bound: deeper iterations can find nothing
          * new.  A*, which can prove a puzzle unsolvable, settles it from here. */
         if (s->cutoffs == 0) break;
+        /* The next iteration costs about this one times the last growth: when
+         * that would pass the cap, A* takes over now rather than after it. */
+        uint64_t spent = s->nodes - before;
+        if (last > 0 && s->nodes + spent * spent / last > node_cap) break;
+        last = spent;
     }
     if (!settled && bound > lim->max_depth) {
         res->status = ST_DEPTH;

@@ -218,7 +218,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0, threads = 1;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
-    long long ida_nodes = 2000000;
+    long long ida_nodes = 500000; /* then A*: past this IDA*'s repeated iterations cost more than A*'s memory */
     Py_ssize_t crew_from = 1024;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiOinL", kwlist, &capsule, &cells, &colours,
                                      &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
