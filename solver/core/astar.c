@@ -177,12 +177,12 @@ static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, i
     const Setup *b = A->b;
     Child moves[MAX_ROBOTS * 4];
     int nmoves = children(b, p, occ, moves);
-    occupy(b, p, occ, 0);
     res->nodes += (uint64_t)nmoves;
     uint64_t child[MAX_ROBOTS * 4];
     uint8_t child_h[MAX_ROBOTS * 4];
     int nchild, m = child_keys(A, p, moves, nmoves, child, child_h, &nchild);
     if (m >= 0) {
+        occupy(b, p, occ, 0);
         A->goal_parent = key;
         A->goal_cell = moves[m].from;
         A->goal_dir = moves[m].d;
@@ -196,30 +196,58 @@ static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, i
          * below the layer of its parent (pathmax), or it would be lost. */
         int cf = g + 1 + child_h[c] > f ? g + 1 + child_h[c] : f;
         if (cf >= A->open.dim) { A->beyond = 1; continue; } /* cannot finish within the depth limit */
-        astar_admit(A, child[c], cf, g + 1, f, res);
+        if (!astar_claim(A, child[c], g + 1, f, res)) continue;
+        uint64_t mark = 0;
+        if (b->single_finisher >= 0 && cf == g + 1 + child_h[c]) {
+            /* A new state: sharpen its bound now, while its parent's robots
+             * are at hand, rather than when it is popped (which would cost a
+             * second look-up and a second push). */
+            Pos q = *p;
+            const Child *mv = &moves[c];
+            q.pos[mv->r] = mv->end;
+            q.status[mv->r] = mv->status;
+            occ[mv->from] = 0;
+            occ[mv->end] = 1;
+            int h = sharpened(b, occ, &q, child_h[c]);
+            occ[mv->end] = 0;
+            occ[mv->from] = 1;
+            if (g + 1 + h > cf) cf = g + 1 + h;
+            if (cf >= A->open.dim) { A->beyond = 1; continue; }
+            mark = SHARPENED;
+        }
+        if (astar_push(A, cf, g + 1, child[c] | mark, res) != 0) res->lower_bound = f;
     }
+    occupy(b, p, occ, 0);
 }
 
-void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res) {
+/* Store `key` reached in g moves (while layer f is expanded) unless it was
+ * reached as cheaply; 1 when it should be pushed. */
+int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res) {
     size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
     int fresh;
     ptrdiff_t slot = table_slot(&A->seen, key, A->budget - A->bytes + before, &fresh);
     A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen) - before;
-    if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; return; }
-    if (!fresh && get_val(&A->seen, (size_t)slot) <= g) return;
+    if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; return 0; }
+    if (!fresh && get_val(&A->seen, (size_t)slot) <= g) return 0;
     set_val(&A->seen, (size_t)slot, g);
-    if (astar_push(A, cf, g, key, res) != 0) res->lower_bound = f;
+    return 1;
+}
+
+void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res) {
+    if (astar_claim(A, key, g, f, res) && astar_push(A, cf, g, key, res) != 0) res->lower_bound = f;
 }
 
 /* Expand one state popped from bucket (f, g). */
 static void astar_expand(Astar *A, uint64_t key, int f, int g, uint8_t *occ, Result *res) {
     const Setup *b = A->b;
+    int sharp = (key & SHARPENED) != 0;
+    key &= ~SHARPENED;
     ptrdiff_t at = table_find(&A->seen, key);
     if (at >= 0 && get_val(&A->seen, (size_t)at) < g) return; /* reached more cheaply since */
     Pos p;
     decode_key(b, key, &p);
     occupy(b, &p, occ, 1);
-    if (f - g == heuristic(b, &p)) {
+    if (!sharp && f - g == heuristic(b, &p)) {
         /* Pushed with the plain bound: sharpen it before paying for the expansion. */
         int h = sharpened(b, occ, &p, f - g);
         if (h > f - g) {
@@ -285,7 +313,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         } else {
             if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
             uint64_t key = bucket->keys[--bucket->len];
-            if (bucket->len) table_prefetch(&A->seen, bucket->keys[bucket->len - 1]); /* the next one popped */
+            if (bucket->len) table_prefetch(&A->seen, bucket->keys[bucket->len - 1] & ~SHARPENED); /* the next one popped */
             astar_expand(A, key, f, g, occ, res);
         }
         if (res->status < 0 && g + 1 < A->open.dim && BUCKET(&A->open, f, g + 1)->len) g = g + 1;

@@ -14,6 +14,10 @@ typedef struct {
     KeyList *bucket;         /* [f * dim + g]; each list grows on first push */
 } Open;
 
+/* The mark on a key in a bucket whose bound was sharpened when it was pushed
+ * (keys use at most 61 bits): popping it need not sharpen it again. */
+#define SHARPENED (1ULL << 63)
+
 #define BUCKET(o, f, g) (&(o)->bucket[(size_t)(f) * (size_t)(o)->dim + (size_t)(g)])
 
 typedef struct Crew Crew;
@@ -37,6 +41,7 @@ int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
 /* The keys and bounds of p's children (their slots prefetched) into keys, h
  * and *n; the index of the first move that reaches the goal, else -1. */
 int child_keys(const Astar *A, const Pos *p, const Child *moves, int nmoves, uint64_t *keys, uint8_t *h, int *n);
+int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res);
 /* Store `key` reached in g moves (in layer f) unless it was reached as cheaply,
  * and push it into bucket (cf, g). */
 void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res);

@@ -114,13 +114,14 @@ static void expand_block(Crew *c, size_t index, uint8_t *occ) {
     size_t lo = index * BLOCK, hi = lo + BLOCK < c->n ? lo + BLOCK : c->n;
     for (size_t i = lo; i < hi; i++) {
         if (atomic_load_explicit(&c->goal_block, memory_order_relaxed) < index) return; /* moot */
-        uint64_t key = c->keys[i];
+        uint64_t key = c->keys[i] & ~SHARPENED;
+        int sharp = (c->keys[i] & SHARPENED) != 0;
         ptrdiff_t at = table_find(&A->seen, key);
         if (at >= 0 && get_val(&A->seen, (size_t)at) < c->g) continue; /* reached more cheaply since */
         Pos p;
         decode_key(b, key, &p);
         occupy(b, &p, occ, 1);
-        if (c->f - c->g == heuristic(b, &p)) {
+        if (!sharp && c->f - c->g == heuristic(b, &p)) {
             int h = sharpened(b, occ, &p, c->f - c->g);
             if (h > c->f - c->g) {
                 occupy(b, &p, occ, 0);
