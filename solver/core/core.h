@@ -53,6 +53,9 @@ typedef struct {
     uint8_t order[MAX_ROBOTS];    /* move order in deepening: robots that may finish first */
     const uint8_t *lb[MAX_ROBOTS]; /* moves a lone robot needs if it could stop anywhere */
     int single_finisher;          /* the one robot that may finish, or -1 */
+    const uint64_t *concern;      /* with one finisher on a straight board: per finisher cell, the
+                                     cells a finish in its lone-robot bound can touch (setup.c) */
+    int concern_words;            /* 64-bit words per cell's set */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
     int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */
@@ -124,6 +127,12 @@ static inline int slide(const Setup *b, const uint8_t *occ, int r, int start, in
     }
     if (cell == start || b->barrier[cell]) return -1;
     return cell;
+}
+
+/* Whether `cell` is of concern to a finisher standing on finisher_cell (see Setup). */
+static inline int concerns(const Setup *b, int finisher_cell, int cell) {
+    size_t word = (size_t)finisher_cell * (size_t)b->concern_words + (size_t)(cell >> 6);
+    return (b->concern[word] >> (cell & 63)) & 1;
 }
 
 static inline int adjacent(const Setup *b, int a, int c) {
@@ -389,6 +398,7 @@ typedef struct {
     int16_t column[MAX_CELLS], row[MAX_CELLS];
     uint8_t **lb_cache;           /* [target * 5 + colour]: bounds per target and robot colour,
                                      filled on first use, under the GIL */
+    uint64_t **concern_cache;     /* [target]: Setup's concern sets, likewise (straight boards) */
 } Layout;
 
 /* ---------------------------------------------------------- one search */

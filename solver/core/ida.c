@@ -32,6 +32,8 @@ static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb
 
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
 
+
+
 /* A tight position: one possible finisher r, and exactly its lone-robot bound
  * k of moves left.  No helper may move there (its move leaves the bound where
  * it is), and each of r's moves must lower the bound by one: a narrow search,
@@ -150,11 +152,17 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
             int must_stop_by_target = child_rem == 1 && b->straight &&
                                       b->column[start] != b->column[b->target] &&
                                       b->row[start] != b->row[b->target];
+            /* One move to spare (the finisher's then tight): a helper's move
+             * matters only if it leaves or enters a cell of concern. */
+            int fin = b->single_finisher;
+            int far = b->concern && fin >= 0 && child_rem == h_here &&
+                      (!b->ricochet || s->cur.status[fin] == TURNED) && !concerns(b, s->cur.pos[fin], start);
             for (int d = 0; d < 4 && !res; d++) {
                 int deflected;
                 int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
                 if (end < 0) continue;
                 if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
+                if (far && !concerns(b, s->cur.pos[fin], end)) continue;
                 if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, end, d)) continue;
                 s->cur.pos[r] = (int16_t)end;
                 s->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;

@@ -79,6 +79,49 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
     return *slot;
 }
 
+/* For each cell c of the finisher, the cells that a finish in exactly its
+ * lone-robot bound from c can touch: the cells its slides cross and the cells
+ * just beyond where they stop.  Every such finish is a path of slides that
+ * each lower the bound by one (the bound lets a robot stop anywhere), so the
+ * union over those paths holds them all.  A robot standing outside that set,
+ * or arriving there, changes no such finish.  Straight boards only. */
+static uint64_t *fill_concern(const Setup *b, int r) {
+    int n = b->ncells, words = (n + 63) / 64;
+    uint64_t *set = calloc((size_t)n * (size_t)words, sizeof(uint64_t));
+    if (!set) return NULL;
+    const uint8_t *lb = b->lb[r];
+    for (int k = 1; k < 255; k++) {
+        int any = 0;
+        for (int c = 0; c < n; c++) {
+            if (lb[c] != k) continue;
+            any = 1;
+            uint64_t *mine = set + (size_t)c * (size_t)words;
+            for (int d = 0; d < 4; d++) {
+                for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
+                    if (lb[e] != k - 1) continue;
+                    for (int x = b->step[d][c];; x = b->step[d][x]) { /* the slide's cells, e included */
+                        mine[x >> 6] |= 1ULL << (x & 63);
+                        if (x == e) break;
+                    }
+                    int beyond = b->step[d][e];
+                    if (beyond >= 0) mine[beyond >> 6] |= 1ULL << (beyond & 63);
+                    const uint64_t *next = set + (size_t)e * (size_t)words;
+                    for (int w = 0; w < words; w++) mine[w] |= next[w];
+                }
+            }
+        }
+        if (!any) break;
+    }
+    return set;
+}
+
+static const uint64_t *concern_of(Layout *L, const Setup *b, int r) {
+    if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells, sizeof(uint64_t *)))) return NULL;
+    uint64_t **slot = &L->concern_cache[b->target];
+    if (!*slot) *slot = fill_concern(b, r);
+    return *slot;
+}
+
 /* A set-up's board part, from a layout: its tables and what they allow. */
 void setup_from_layout(Setup *b, const Layout *L, int nrobots) {
     b->ncells = L->ncells;
@@ -153,6 +196,11 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
     }
     b->single_finisher = -1;
     if (!q->skip_bounds && __builtin_popcount(b->eligible) == 1) b->single_finisher = __builtin_ctz(b->eligible);
+    if (b->single_finisher >= 0 && b->straight && b->ncells <= 256) { /* kept per target: 8 KiB each */
+        b->concern = concern_of(L, b, b->single_finisher);
+        if (!b->concern) { PyErr_NoMemory(); return -1; }
+        b->concern_words = (b->ncells + 63) / 64;
+    }
     int k2 = 0;
     for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
     for (int r = 0; r < q->nrobots; r++) if (!((b->eligible >> r) & 1)) b->order[k2++] = (uint8_t)r;
