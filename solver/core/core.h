@@ -56,6 +56,8 @@ typedef struct {
     const uint64_t *concern;      /* with one finisher on a straight board: per finisher cell, the
                                      cells a finish in its lone-robot bound can touch (setup.c) */
     int concern_words;            /* 64-bit words per cell's set */
+    const uint8_t *lowering;      /* with concern: per finisher cell, the directions (bit d) whose
+                                     slides may lower its lone-robot bound */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
     int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */

@@ -43,8 +43,10 @@ static int ida_tight(Ida *s, int g, int r, int k) {
     const Setup *b = s->b;
     int start = s->cur.pos[r], res = 0;
     uint8_t status = s->cur.status[r];
+    int dirs = b->lowering ? b->lowering[start] : 15;
     s->occ[start] = 0;
     for (int d = 0; d < 4 && !res; d++) {
+        if (!((dirs >> d) & 1)) continue;
         int deflected;
         int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
         if (end < 0) continue;

@@ -84,11 +84,14 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
  * just beyond where they stop.  Every such finish is a path of slides that
  * each lower the bound by one (the bound lets a robot stop anywhere), so the
  * union over those paths holds them all.  A robot standing outside that set,
- * or arriving there, changes no such finish.  Straight boards only. */
+ * or arriving there, changes no such finish.  Straight boards only.  After the
+ * sets, one byte per cell: the directions (bit d) whose slides may lower the
+ * bound at all. */
 static uint64_t *fill_concern(const Setup *b, int r) {
     int n = b->ncells, words = (n + 63) / 64;
-    uint64_t *set = calloc((size_t)n * (size_t)words, sizeof(uint64_t));
+    uint64_t *set = calloc((size_t)n * (size_t)words + ((size_t)n + 7) / 8, sizeof(uint64_t));
     if (!set) return NULL;
+    uint8_t *dirs = (uint8_t *)(set + (size_t)n * (size_t)words);
     const uint8_t *lb = b->lb[r];
     for (int k = 1; k < 255; k++) {
         int any = 0;
@@ -99,6 +102,7 @@ static uint64_t *fill_concern(const Setup *b, int r) {
             for (int d = 0; d < 4; d++) {
                 for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
                     if (lb[e] != k - 1) continue;
+                    dirs[c] |= (uint8_t)(1 << d);
                     for (int x = b->step[d][c];; x = b->step[d][x]) { /* the slide's cells, e included */
                         mine[x >> 6] |= 1ULL << (x & 63);
                         if (x == e) break;
@@ -200,6 +204,7 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
         b->concern = concern_of(L, b, b->single_finisher);
         if (!b->concern) { PyErr_NoMemory(); return -1; }
         b->concern_words = (b->ncells + 63) / 64;
+        b->lowering = (const uint8_t *)(b->concern + (size_t)b->ncells * (size_t)b->concern_words);
     }
     int k2 = 0;
     for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
