@@ -10,9 +10,9 @@ from collections import Counter
 
 import pytest
 
-from solver.puzzle import Puzzle
+from solver.puzzle import Move, Puzzle, Rules
 from solver.reference import reference_solve
-from solver.rules import check
+from solver.rules import check, replay
 from solver.solve import Cancel, solve, solve_many, upper_bound
 from tests.helpers import custom, puzzle, random_custom_puzzle, random_real_puzzle
 
@@ -60,6 +60,28 @@ def test_differential_five_robots():
 def test_differential_small_custom_boards():
     out = _run(random_custom_puzzle, 3000, 4, 100_000)
     assert out["exact"] >= 2850, out
+
+
+def _finisher_one_straight_slide_from_its_target(rng: random.Random) -> Puzzle:
+    """A real-board puzzle under the ricochet rule whose finisher reaches its
+    target in one slide, not yet turned: it must leave and come back (the one
+    place where the finisher's bound is not its lone-robot distance)."""
+    while True:
+        p = random_real_puzzle(rng, rng.choice([4, 5]), rng.choice(["1999", "2013"]))
+        colour = p.goal.colour
+        if colour is None:
+            continue
+        p = Puzzle.create(p.board, dict(p.robots), p.goal, Rules("turn", p.rules.vortex_sightline))
+        for d in "NESW":
+            after = replay(p, [Move(colour, d)])
+            if after.legal and after.positions[-1][colour] == p.goal.cell:
+                return p
+
+
+@pytest.mark.parametrize("strategy", ["ida", "astar"])
+def test_a_finisher_one_slide_from_its_target_under_the_ricochet_rule(strategy):
+    out = _run(_finisher_one_straight_slide_from_its_target, 300, 9, 20_000, strategy)
+    assert out["exact"] >= 250, out
 
 
 @pytest.mark.parametrize("strategy", ["ida", "astar"])

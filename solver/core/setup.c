@@ -116,6 +116,7 @@ static uint64_t *fill_concern(const Setup *b, int r) {
         }
         if (!any) break;
     }
+    dirs[b->target] = 15; /* under the ricochet rule a finisher that has not turned leaves and comes back */
     return set;
 }
 
