@@ -220,8 +220,6 @@ static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, i
     occupy(b, p, occ, 0);
 }
 
-/* Store `key` reached in g moves (while layer f is expanded) unless it was
- * reached as cheaply; 1 when it should be pushed. */
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res) {
     size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
     int fresh;

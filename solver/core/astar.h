@@ -41,9 +41,10 @@ int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
 /* The keys and bounds of p's children (their slots prefetched) into keys, h
  * and *n; the index of the first move that reaches the goal, else -1. */
 int child_keys(const Astar *A, const Pos *p, const Child *moves, int nmoves, uint64_t *keys, uint8_t *h, int *n);
+/* Store `key` reached in g moves (while layer f is expanded) unless it was
+ * reached as cheaply; 1 when it should then be pushed. */
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res);
-/* Store `key` reached in g moves (in layer f) unless it was reached as cheaply,
- * and push it into bucket (cf, g). */
+/* astar_claim, then push it into bucket (cf, g). */
 void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res);
 
 /* crew.c: a bucket's states expanded by several threads in chunks. */

@@ -32,8 +32,6 @@ static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb
 
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
 
-
-
 /* A tight position: one possible finisher r, and exactly its lone-robot bound
  * k of moves left.  No helper may move there (its move leaves the bound where
  * it is), and each of r's moves must lower the bound by one: a narrow search,
