@@ -56,6 +56,8 @@ typedef struct {
     const uint64_t *concern;      /* with one finisher on a straight board: per finisher cell, the
                                      cells a finish in its lone-robot bound can touch (setup.c) */
     int concern_words;            /* 64-bit words per cell's set */
+    const uint64_t *concern_spare; /* likewise, for a finish with one finisher move to spare */
+    const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
     const uint8_t *lowering;      /* with concern: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
@@ -131,10 +133,10 @@ static inline int slide(const Setup *b, const uint8_t *occ, int r, int start, in
     return cell;
 }
 
-/* Whether `cell` is of concern to a finisher standing on finisher_cell (see Setup). */
-static inline int concerns(const Setup *b, int finisher_cell, int cell) {
-    size_t word = (size_t)finisher_cell * (size_t)b->concern_words + (size_t)(cell >> 6);
-    return (b->concern[word] >> (cell & 63)) & 1;
+/* Whether `cell` is in the set of cell `at` among per-cell sets (see Setup's
+ * concern, concern_spare and rays). */
+static inline int in_set(const Setup *b, const uint64_t *sets, int at, int cell) {
+    return (sets[(size_t)at * (size_t)b->concern_words + (size_t)(cell >> 6)] >> (cell & 63)) & 1;
 }
 
 static inline int adjacent(const Setup *b, int a, int c) {

@@ -66,6 +66,35 @@ static int ida_tight(Ida *s, int g, int r, int k) {
     return res;
 }
 
+/* Whether helper r's move from start to end can be passed over.  It leaves
+ * the finisher no move or one move to spare (child_rem - h_here).  With none,
+ * a solution moves the finisher alone along bound-lowering slides; with one,
+ * those slides and besides either one slide that keeps the bound or one more
+ * helper move.  A move that touches none of the cells those could use leaves
+ * every such solution as it was before the move, and the position before it
+ * has none: that one would be a move shorter, which an earlier iteration
+ * would have found.  The cells: with none to spare, those of concern; with
+ * one, those of concern with a finisher move to spare, the slides of every
+ * other helper (this move may stop or free one), and this robot's next slides
+ * must not reach a cell of concern. */
+static inline int helper_idle(const Ida *s, int h_here, int child_rem, int r, int start, int end) {
+    const Setup *b = s->b;
+    int fin = b->single_finisher, spare = child_rem - h_here;
+    if (!b->concern || fin < 0 || spare > 1 || (b->ricochet && s->cur.status[fin] != TURNED)) return 0;
+    int fc = s->cur.pos[fin];
+    if (spare == 0) return !in_set(b, b->concern, fc, start) && !in_set(b, b->concern, fc, end);
+    if (in_set(b, b->concern_spare, fc, start) || in_set(b, b->concern_spare, fc, end)) return 0;
+    for (int o = 0; o < b->nrobots; o++) {
+        if (o == r || o == fin) continue;
+        if (in_set(b, b->rays, s->cur.pos[o], start) || in_set(b, b->rays, s->cur.pos[o], end)) return 0;
+    }
+    const uint64_t *ray = b->rays + (size_t)end * (size_t)b->concern_words;
+    const uint64_t *con = b->concern + (size_t)fc * (size_t)b->concern_words;
+    for (int w = 0; w < b->concern_words; w++)
+        if (ray[w] & con[w]) return 0;
+    return 1;
+}
+
 /* One child of the deepening search: goal test, bound test, memo, recursion.
  * The mover r already stands on `end` in s->cur (its cell `start` is clear). */
 static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end, int d, int h) {
@@ -152,17 +181,12 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
             int must_stop_by_target = child_rem == 1 && b->straight &&
                                       b->column[start] != b->column[b->target] &&
                                       b->row[start] != b->row[b->target];
-            /* One move to spare (the finisher's then tight): a helper's move
-             * matters only if it leaves or enters a cell of concern. */
-            int fin = b->single_finisher;
-            int far = b->concern && fin >= 0 && child_rem == h_here &&
-                      (!b->ricochet || s->cur.status[fin] == TURNED) && !concerns(b, s->cur.pos[fin], start);
             for (int d = 0; d < 4 && !res; d++) {
                 int deflected;
                 int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
                 if (end < 0) continue;
                 if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
-                if (far && !concerns(b, s->cur.pos[fin], end)) continue;
+                if (helper_idle(s, h_here, child_rem, r, start, end)) continue;
                 if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, end, d)) continue;
                 s->cur.pos[r] = (int16_t)end;
                 s->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;

@@ -87,35 +87,59 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
  * or arriving there, changes no such finish.  Straight boards only.  After the
  * sets, one byte per cell: the directions (bit d) whose slides may lower the
  * bound at all. */
+static void set_bit(uint64_t *set, int x) { set[x >> 6] |= 1ULL << (x & 63); }
+
+/* Into `mine`: the cells of the slide from c to e in direction d (e included)
+ * and the cell beyond e, and the set `then` (the cells of concern from e). */
+static void add_slide(const Setup *b, uint64_t *mine, int c, int d, int e, const uint64_t *then, int words) {
+    for (int x = b->step[d][c];; x = b->step[d][x]) {
+        set_bit(mine, x);
+        if (x == e) break;
+    }
+    if (b->step[d][e] >= 0) set_bit(mine, b->step[d][e]);
+    for (int w = 0; w < words; w++) mine[w] |= then[w];
+}
+
 static uint64_t *fill_concern(const Setup *b, int r) {
     int n = b->ncells, words = (n + 63) / 64;
-    uint64_t *set = calloc((size_t)n * (size_t)words + ((size_t)n + 7) / 8, sizeof(uint64_t));
+    size_t size = (size_t)n * (size_t)words;
+    uint64_t *set = calloc(3 * size + ((size_t)n + 7) / 8, sizeof(uint64_t));
     if (!set) return NULL;
-    uint8_t *dirs = (uint8_t *)(set + (size_t)n * (size_t)words);
+    uint64_t *spare = set + size, *rays = set + 2 * size;
+    uint8_t *dirs = (uint8_t *)(set + 3 * size);
     const uint8_t *lb = b->lb[r];
     for (int k = 1; k < 255; k++) {
         int any = 0;
         for (int c = 0; c < n; c++) {
             if (lb[c] != k) continue;
             any = 1;
-            uint64_t *mine = set + (size_t)c * (size_t)words;
-            for (int d = 0; d < 4; d++) {
-                for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
-                    if (lb[e] != k - 1) continue;
-                    dirs[c] |= (uint8_t)(1 << d);
-                    for (int x = b->step[d][c];; x = b->step[d][x]) { /* the slide's cells, e included */
-                        mine[x >> 6] |= 1ULL << (x & 63);
-                        if (x == e) break;
+            for (int d = 0; d < 4; d++)
+                for (int e = b->step[d][c]; e >= 0; e = b->step[d][e])
+                    if (lb[e] == k - 1) {
+                        dirs[c] |= (uint8_t)(1 << d);
+                        add_slide(b, set + (size_t)c * words, c, d, e, set + (size_t)e * words, words);
                     }
-                    int beyond = b->step[d][e];
-                    if (beyond >= 0) mine[beyond >> 6] |= 1ULL << (beyond & 63);
-                    const uint64_t *next = set + (size_t)e * (size_t)words;
-                    for (int w = 0; w < words; w++) mine[w] |= next[w];
-                }
-            }
         }
         if (!any) break;
     }
+    /* With one finisher move to spare: a lowering slide then the same, or a
+     * slide that keeps the bound then a tight finish. */
+    for (int k = 1; k < 255; k++) {
+        int any = 0;
+        for (int c = 0; c < n; c++) {
+            if (lb[c] != k) continue;
+            any = 1;
+            for (int d = 0; d < 4; d++)
+                for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
+                    if (lb[e] == k - 1) add_slide(b, spare + (size_t)c * words, c, d, e, spare + (size_t)e * words, words);
+                    if (lb[e] == k) add_slide(b, spare + (size_t)c * words, c, d, e, set + (size_t)e * words, words);
+                }
+        }
+        if (!any) break;
+    }
+    for (int c = 0; c < n; c++)
+        for (int d = 0; d < 4; d++)
+            for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) set_bit(rays + (size_t)c * words, e);
     dirs[b->target] = 15; /* under the ricochet rule a finisher that has not turned leaves and comes back */
     return set;
 }
@@ -205,7 +229,10 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
         b->concern = concern_of(L, b, b->single_finisher);
         if (!b->concern) { PyErr_NoMemory(); return -1; }
         b->concern_words = (b->ncells + 63) / 64;
-        b->lowering = (const uint8_t *)(b->concern + (size_t)b->ncells * (size_t)b->concern_words);
+        size_t size = (size_t)b->ncells * (size_t)b->concern_words;
+        b->concern_spare = b->concern + size;
+        b->rays = b->concern + 2 * size;
+        b->lowering = (const uint8_t *)(b->concern + 3 * size);
     }
     int k2 = 0;
     for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
