@@ -403,6 +403,7 @@ typedef struct {
     uint8_t **lb_cache;           /* [target * 5 + colour]: bounds per target and robot colour,
                                      filled on first use, under the GIL */
     uint64_t **concern_cache;     /* [target]: Setup's concern sets, likewise (straight boards) */
+    uint64_t *rays;               /* Setup's rays, likewise */
 } Layout;
 
 /* ---------------------------------------------------------- one search */

@@ -21,6 +21,7 @@ static void layout_free(PyObject *capsule) {
     if (L->concern_cache)
         for (int i = 0; i < L->ncells; i++) free(L->concern_cache[i]);
     free(L->concern_cache);
+    free(L->rays);
     free(L);
 }
 

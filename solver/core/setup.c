@@ -79,14 +79,6 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
     return *slot;
 }
 
-/* For each cell c of the finisher, the cells that a finish in exactly its
- * lone-robot bound from c can touch: the cells its slides cross and the cells
- * just beyond where they stop.  Every such finish is a path of slides that
- * each lower the bound by one (the bound lets a robot stop anywhere), so the
- * union over those paths holds them all.  A robot standing outside that set,
- * or arriving there, changes no such finish.  Straight boards only.  After the
- * sets, one byte per cell: the directions (bit d) whose slides may lower the
- * bound at all. */
 static void set_bit(uint64_t *set, int x) { set[x >> 6] |= 1ULL << (x & 63); }
 
 /* Into `mine`: the cells of the slide from c to e in direction d (e included)
@@ -100,13 +92,22 @@ static void add_slide(const Setup *b, uint64_t *mine, int c, int d, int e, const
     for (int w = 0; w < words; w++) mine[w] |= then[w];
 }
 
+/* For each cell c of the finisher, the cells that a finish in exactly its
+ * lone-robot bound from c can touch: the cells its slides cross and the cells
+ * just beyond where they stop.  Every such finish is a path of slides that
+ * each lower the bound by one (the bound lets a robot stop anywhere), so the
+ * union over those paths holds them all.  A robot standing outside that set,
+ * or arriving there, changes no such finish.  Straight boards only.  Then the
+ * same for a finish with one finisher move to spare (one slide may keep the
+ * bound), and one byte per cell: the directions (bit d) whose slides may lower
+ * the bound at all. */
 static uint64_t *fill_concern(const Setup *b, int r) {
     int n = b->ncells, words = (n + 63) / 64;
     size_t size = (size_t)n * (size_t)words;
-    uint64_t *set = calloc(3 * size + ((size_t)n + 7) / 8, sizeof(uint64_t));
+    uint64_t *set = calloc(2 * size + ((size_t)n + 7) / 8, sizeof(uint64_t));
     if (!set) return NULL;
-    uint64_t *spare = set + size, *rays = set + 2 * size;
-    uint8_t *dirs = (uint8_t *)(set + 3 * size);
+    uint64_t *spare = set + size;
+    uint8_t *dirs = (uint8_t *)(set + 2 * size);
     const uint8_t *lb = b->lb[r];
     for (int k = 1; k < 255; k++) {
         int any = 0;
@@ -137,18 +138,35 @@ static uint64_t *fill_concern(const Setup *b, int r) {
         }
         if (!any) break;
     }
-    for (int c = 0; c < n; c++)
-        for (int d = 0; d < 4; d++)
-            for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) set_bit(rays + (size_t)c * words, e);
     dirs[b->target] = 15; /* under the ricochet rule a finisher that has not turned leaves and comes back */
     return set;
 }
 
-static const uint64_t *concern_of(Layout *L, const Setup *b, int r) {
-    if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells, sizeof(uint64_t *)))) return NULL;
+/* Per cell, the cells a slide from it may reach (walls only): one set per board. */
+static uint64_t *fill_rays(const Setup *b) {
+    int n = b->ncells, words = (n + 63) / 64;
+    uint64_t *rays = calloc((size_t)n * (size_t)words, sizeof(uint64_t));
+    if (!rays) return NULL;
+    for (int c = 0; c < n; c++)
+        for (int d = 0; d < 4; d++)
+            for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) set_bit(rays + (size_t)c * words, e);
+    return rays;
+}
+
+/* The concern sets of b's target and the board's rays, made on first use
+ * (under the GIL) and kept with the layout; -1 when memory ran out. */
+static int concern_of(Layout *L, Setup *b, int r) {
+    if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells, sizeof(uint64_t *)))) return -1;
     uint64_t **slot = &L->concern_cache[b->target];
-    if (!*slot) *slot = fill_concern(b, r);
-    return *slot;
+    if (!*slot && !(*slot = fill_concern(b, r))) return -1;
+    if (!L->rays && !(L->rays = fill_rays(b))) return -1;
+    size_t size = (size_t)b->ncells * (size_t)((b->ncells + 63) / 64);
+    b->concern_words = (b->ncells + 63) / 64;
+    b->concern = *slot;
+    b->concern_spare = *slot + size;
+    b->lowering = (const uint8_t *)(*slot + 2 * size);
+    b->rays = L->rays;
+    return 0;
 }
 
 /* A set-up's board part, from a layout: its tables and what they allow. */
@@ -225,14 +243,10 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
     }
     b->single_finisher = -1;
     if (!q->skip_bounds && __builtin_popcount(b->eligible) == 1) b->single_finisher = __builtin_ctz(b->eligible);
-    if (b->single_finisher >= 0 && b->straight && b->ncells <= 256) { /* kept per target: 8 KiB each */
-        b->concern = concern_of(L, b, b->single_finisher);
-        if (!b->concern) { PyErr_NoMemory(); return -1; }
-        b->concern_words = (b->ncells + 63) / 64;
-        size_t size = (size_t)b->ncells * (size_t)b->concern_words;
-        b->concern_spare = b->concern + size;
-        b->rays = b->concern + 2 * size;
-        b->lowering = (const uint8_t *)(b->concern + 3 * size);
+    if (b->single_finisher >= 0 && b->straight && b->ncells <= 256 && /* kept per target: 16 KiB each */
+        concern_of(L, b, b->single_finisher) != 0) {
+        PyErr_NoMemory();
+        return -1;
     }
     int k2 = 0;
     for (int r = 0; r < q->nrobots; r++) if ((b->eligible >> r) & 1) b->order[k2++] = (uint8_t)r;
