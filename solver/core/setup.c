@@ -92,6 +92,30 @@ static void add_slide(const Setup *b, uint64_t *mine, int c, int d, int e, const
     for (int w = 0; w < words; w++) mine[w] |= then[w];
 }
 
+/* The concern sets (spare = 0) or those with a finisher move to spare
+ * (spare = 1) of the cells whose bound is k, from those of lower bounds; the
+ * latter also take a slide that keeps the bound, then a tight finish.  0 when
+ * no cell has bound k. */
+static int concern_level(const Setup *b, const uint8_t *lb, int k, int spare, uint64_t *set, uint64_t *spare_set,
+                         uint8_t *dirs) {
+    int n = b->ncells, words = (n + 63) / 64, any = 0;
+    for (int c = 0; c < n; c++) {
+        if (lb[c] != k) continue;
+        any = 1;
+        uint64_t *mine = (spare ? spare_set : set) + (size_t)c * words;
+        for (int d = 0; d < 4; d++)
+            for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
+                if (lb[e] == k - 1) {
+                    dirs[c] |= (uint8_t)(1 << d);
+                    add_slide(b, mine, c, d, e, (spare ? spare_set : set) + (size_t)e * words, words);
+                } else if (spare && lb[e] == k) {
+                    add_slide(b, mine, c, d, e, set + (size_t)e * words, words);
+                }
+            }
+    }
+    return any;
+}
+
 /* For each cell c of the finisher, the cells that a finish in exactly its
  * lone-robot bound from c can touch: the cells its slides cross and the cells
  * just beyond where they stop.  Every such finish is a path of slides that
@@ -109,35 +133,8 @@ static uint64_t *fill_concern(const Setup *b, int r) {
     uint64_t *spare = set + size;
     uint8_t *dirs = (uint8_t *)(set + 2 * size);
     const uint8_t *lb = b->lb[r];
-    for (int k = 1; k < 255; k++) {
-        int any = 0;
-        for (int c = 0; c < n; c++) {
-            if (lb[c] != k) continue;
-            any = 1;
-            for (int d = 0; d < 4; d++)
-                for (int e = b->step[d][c]; e >= 0; e = b->step[d][e])
-                    if (lb[e] == k - 1) {
-                        dirs[c] |= (uint8_t)(1 << d);
-                        add_slide(b, set + (size_t)c * words, c, d, e, set + (size_t)e * words, words);
-                    }
-        }
-        if (!any) break;
-    }
-    /* With one finisher move to spare: a lowering slide then the same, or a
-     * slide that keeps the bound then a tight finish. */
-    for (int k = 1; k < 255; k++) {
-        int any = 0;
-        for (int c = 0; c < n; c++) {
-            if (lb[c] != k) continue;
-            any = 1;
-            for (int d = 0; d < 4; d++)
-                for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
-                    if (lb[e] == k - 1) add_slide(b, spare + (size_t)c * words, c, d, e, spare + (size_t)e * words, words);
-                    if (lb[e] == k) add_slide(b, spare + (size_t)c * words, c, d, e, set + (size_t)e * words, words);
-                }
-        }
-        if (!any) break;
-    }
+    for (int k = 1; k < 255 && concern_level(b, lb, k, 0, set, spare, dirs); k++)
+        concern_level(b, lb, k, 1, set, spare, dirs); /* needs every tight set of level k */
     dirs[b->target] = 15; /* under the ricochet rule a finisher that has not turned leaves and comes back */
     return set;
 }
