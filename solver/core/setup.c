@@ -157,8 +157,8 @@ static int concern_of(Layout *L, Setup *b, int r) {
     uint64_t **slot = &L->concern_cache[b->target];
     if (!*slot && !(*slot = fill_concern(b, r))) return -1;
     if (!L->rays && !(L->rays = fill_rays(b))) return -1;
-    size_t size = (size_t)b->ncells * (size_t)((b->ncells + 63) / 64);
     b->concern_words = (b->ncells + 63) / 64;
+    size_t size = (size_t)b->ncells * (size_t)b->concern_words;
     b->concern = *slot;
     b->concern_spare = *slot + size;
     b->lowering = (const uint8_t *)(*slot + 2 * size);
