@@ -171,12 +171,36 @@ int child_keys(const Astar *A, const Pos *p, const Child *moves, int nmoves, uin
     return -1;
 }
 
+/* The record (see astar.h) of move mv, to be stored beside its child's key. */
+uint64_t record_of(const Astar *A, const Child *mv) {
+    if (!A->records) return 0;
+    int cb = A->b->cell_bits;
+    return (1 | (uint64_t)mv->d << 1 | (uint64_t)mv->from << 3 | (uint64_t)mv->end << (3 + cb)) << A->rec_shift;
+}
+
+int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
+    uint64_t rec = A->records ? entry >> A->rec_shift & ((1ULL << (3 + 2 * A->b->cell_bits)) - 1) : 0;
+    if (!rec) return n;
+    const Setup *b = A->b;
+    int cb = b->cell_bits, d1 = (int)(rec >> 1 & 3);
+    int x1 = (int)(rec >> 3 & ((1u << cb) - 1)), y1 = (int)(rec >> (3 + cb));
+    int order1 = x1 * 4 + d1, kept = 0;
+    for (int i = 0; i < n; i++) {
+        const Child *m = &moves[i];
+        int skip = m->from != y1 && m->from * 4 + m->d < order1 && commute(b, x1, y1, d1, m->from, m->end, m->d);
+        if (!skip) moves[kept++] = *m;
+    }
+    return kept;
+}
+
 /* Push each child of state p (reached in g moves, in layer f) not reached
  * as cheaply before; a goal among them ends the search. */
-static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, int f, int g, Result *res) {
+static void astar_children(Astar *A, uint64_t key, uint64_t entry, const Pos *p, uint8_t *occ, int f, int g,
+                           Result *res) {
     const Setup *b = A->b;
     Child moves[MAX_ROBOTS * 4];
     int nmoves = children(b, p, occ, moves);
+    nmoves = skip_commuting(A, entry, moves, nmoves);
     res->nodes += (uint64_t)nmoves;
     uint64_t child[MAX_ROBOTS * 4];
     uint8_t child_h[MAX_ROBOTS * 4];
@@ -215,7 +239,7 @@ static void astar_children(Astar *A, uint64_t key, const Pos *p, uint8_t *occ, i
             if (cf >= A->open.dim) { A->beyond = 1; continue; }
             mark = SHARPENED;
         }
-        if (astar_push(A, cf, g + 1, child[c] | mark, res) != 0) res->lower_bound = f;
+        if (astar_push(A, cf, g + 1, child[c] | mark | record_of(A, &moves[c]), res) != 0) res->lower_bound = f;
     }
     occupy(b, p, occ, 0);
 }
@@ -231,15 +255,15 @@ int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res) {
     return 1;
 }
 
-void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res) {
-    if (astar_claim(A, key, g, f, res) && astar_push(A, cf, g, key, res) != 0) res->lower_bound = f;
+void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res) {
+    if (astar_claim(A, entry_key(A, entry), g, f, res) && astar_push(A, cf, g, entry, res) != 0) res->lower_bound = f;
 }
 
 /* Expand one state popped from bucket (f, g). */
-static void astar_expand(Astar *A, uint64_t key, int f, int g, uint8_t *occ, Result *res) {
+static void astar_expand(Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Result *res) {
     const Setup *b = A->b;
-    int sharp = (key & SHARPENED) != 0;
-    key &= ~SHARPENED;
+    int sharp = (entry & SHARPENED) != 0;
+    uint64_t key = entry_key(A, entry);
     ptrdiff_t at = table_find(&A->seen, key);
     if (at >= 0 && get_val(&A->seen, (size_t)at) < g) return; /* reached more cheaply since */
     Pos p;
@@ -251,11 +275,11 @@ static void astar_expand(Astar *A, uint64_t key, int f, int g, uint8_t *occ, Res
         if (h > f - g) {
             occupy(b, &p, occ, 0);
             if (g + h >= A->open.dim) A->beyond = 1;
-            else if (astar_push(A, g + h, g, key, res) != 0) res->lower_bound = f;
+            else if (astar_push(A, g + h, g, entry, res) != 0) res->lower_bound = f;
             return;
         }
     }
-    astar_children(A, key, &p, occ, f, g, res);
+    astar_children(A, key, entry, &p, occ, f, g, res);
 }
 
 /* The moves of the solution found, from the table of depths. */
@@ -280,6 +304,9 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     A->b = b;
     A->lim = lim;
     A->budget = lim->state_budget;
+    A->key_mask = (1ULL << b->key_bits) - 1;
+    A->rec_shift = b->key_bits;
+    A->records = b->straight && b->key_bits + 3 + 2 * b->cell_bits <= 63;
     A->open.dim = lim->max_depth + 1; /* a child beyond max_depth is dropped at once, never stored */
     A->open.bucket = calloc((size_t)A->open.dim * (size_t)A->open.dim, sizeof(KeyList));
     if (!A->open.bucket || table_init(&A->seen, 1 << 16, A->budget / 2, b->key_bits) != 0) {
@@ -311,7 +338,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         } else {
             if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
             uint64_t key = bucket->keys[--bucket->len];
-            if (bucket->len) table_prefetch(&A->seen, bucket->keys[bucket->len - 1] & ~SHARPENED); /* the next one popped */
+            if (bucket->len) table_prefetch(&A->seen, entry_key(A, bucket->keys[bucket->len - 1])); /* the next one popped */
             astar_expand(A, key, f, g, occ, res);
         }
         if (res->status < 0 && g + 1 < A->open.dim && BUCKET(&A->open, f, g + 1)->len) g = g + 1;

@@ -33,7 +33,25 @@ typedef struct {
     int16_t goal_cell;
     uint8_t goal_dir;
     Crew *crew;                  /* helper threads, when the search has more than one */
+    int records;                 /* keys in buckets carry the move that reached them (see below) */
+    int rec_shift;               /* ... above the key's own bits */
+    uint64_t key_mask;           /* a bucket entry's key without its mark and record */
 } Astar;
+
+/* A bucket entry may carry the move that reached its state (a record): its
+ * mover's cells before and after, and its direction.  A move m from that state
+ * is not searched when it commutes with the record c (c then m reaches the
+ * same position as m then c, each move legal where made) and m comes first in
+ * a fixed order of moves (by start cell, then direction): the same child is
+ * reached at the same depth through the other order.  Why nothing is lost,
+ * though a state keeps only the record of its first arrival: if m is skipped
+ * at T, then m then c reaches T's child from V = T - c + m, at the same
+ * depth; if V's own record c' skips c there, c' then c does from V - c' + c,
+ * and so on.  Each step asks a move later in the order than the last, so the
+ * chain ends at a move that is searched.  Every state on the way is as deep
+ * as on the first path and at most one move from the child, so its bound
+ * never holds it back past the child's layer. */
+static inline uint64_t entry_key(const Astar *A, uint64_t entry) { return entry & A->key_mask; }
 
 /* astar.c */
 int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h);
@@ -44,8 +62,13 @@ int child_keys(const Astar *A, const Pos *p, const Child *moves, int nmoves, uin
 /* Store `key` reached in g moves (while layer f is expanded) unless it was
  * reached as cheaply; 1 when it should then be pushed. */
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res);
-/* astar_claim, then push it into bucket (cf, g). */
-void astar_admit(Astar *A, uint64_t key, int cf, int g, int f, Result *res);
+/* astar_claim, then push the entry (key and record) into bucket (cf, g). */
+void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res);
+/* The record of move mv (see above), or 0 when the search keeps none. */
+uint64_t record_of(const Astar *A, const Child *mv);
+/* Drops from moves[] (a state's n moves) each move that commutes with the
+ * state's record (in its bucket entry) and comes before it; how many are left. */
+int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n);
 
 /* crew.c: a bucket's states expanded by several threads in chunks. */
 Crew *crew_start(Astar *A, int threads);

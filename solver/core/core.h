@@ -144,6 +144,21 @@ static inline int adjacent(const Setup *b, int a, int c) {
     return dx * dx + dy * dy == 1;
 }
 
+/* Whether cell x lies on the straight slide from s to e, s excluded. */
+static inline int on_segment(const Setup *b, int s, int e, int x) {
+    int sx = b->column[s], sy = b->row[s], ex = b->column[e], ey = b->row[e], xx = b->column[x], xy = b->row[x];
+    if (sy == ey && xy == sy) return (xx - sx) * (xx - ex) <= 0 && xx != sx;
+    if (sx == ex && xx == sx) return (xy - sy) * (xy - ey) <= 0 && xy != sy;
+    return 0;
+}
+
+/* Two straight moves of different robots, A (from sa to ea, direction da) then
+ * B, commute when neither met the other: swapping them gives the same state. */
+static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb, int db) {
+    return b->step[db][eb] != ea && !on_segment(b, sb, eb, sa) &&
+           b->step[da][ea] != sb && !on_segment(b, sa, ea, eb);
+}
+
 static inline int next_status(int status, int d, int deflected) {
     if (status == TURNED || deflected) return TURNED;
     int moved = (d & 1) ? LAST_HORIZONTAL : LAST_VERTICAL;

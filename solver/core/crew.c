@@ -76,12 +76,12 @@ static void barrier_wait(Barrier *b) {
 }
 
 /* Children of p not stored as cheaply, into the block; 1 if one is a goal. */
-static int expand_children(Crew *c, Block *B, uint64_t key, const Pos *p, uint8_t *occ) {
+static int expand_children(Crew *c, Block *B, uint64_t key, uint64_t entry, const Pos *p, uint8_t *occ) {
     Astar *A = c->A;
     const Setup *b = A->b;
     int f = c->f, g = c->g;
     Child moves[MAX_CHILDREN];
-    int nmoves = children(b, p, occ, moves);
+    int nmoves = skip_commuting(A, entry, moves, children(b, p, occ, moves));
     B->nodes += (uint64_t)nmoves;
     uint64_t child[MAX_CHILDREN];
     uint8_t child_h[MAX_CHILDREN];
@@ -99,7 +99,7 @@ static int expand_children(Crew *c, Block *B, uint64_t key, const Pos *p, uint8_
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
         ptrdiff_t slot = table_find(&A->seen, child[k]);
         if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
-        B->push[B->npush++] = (Push){child[k], (uint8_t)cf, (uint8_t)(g + 1)};
+        B->push[B->npush++] = (Push){child[k] | record_of(A, &moves[k]), (uint8_t)cf, (uint8_t)(g + 1)};
     }
     return 0;
 }
@@ -114,7 +114,7 @@ static void expand_block(Crew *c, size_t index, uint8_t *occ) {
     size_t lo = index * BLOCK, hi = lo + BLOCK < c->n ? lo + BLOCK : c->n;
     for (size_t i = lo; i < hi; i++) {
         if (atomic_load_explicit(&c->goal_block, memory_order_relaxed) < index) return; /* moot */
-        uint64_t key = c->keys[i] & ~SHARPENED;
+        uint64_t key = entry_key(A, c->keys[i]);
         int sharp = (c->keys[i] & SHARPENED) != 0;
         ptrdiff_t at = table_find(&A->seen, key);
         if (at >= 0 && get_val(&A->seen, (size_t)at) < c->g) continue; /* reached more cheaply since */
@@ -126,11 +126,11 @@ static void expand_block(Crew *c, size_t index, uint8_t *occ) {
             if (h > c->f - c->g) {
                 occupy(b, &p, occ, 0);
                 if (c->g + h >= A->open.dim) B->beyond = 1;
-                else B->push[B->npush++] = (Push){key, (uint8_t)(c->g + h), (uint8_t)c->g};
+                else B->push[B->npush++] = (Push){c->keys[i], (uint8_t)(c->g + h), (uint8_t)c->g};
                 continue;
             }
         }
-        int goal = expand_children(c, B, key, &p, occ);
+        int goal = expand_children(c, B, key, c->keys[i], &p, occ);
         occupy(b, &p, occ, 0);
         if (goal) {
             size_t seen = atomic_load(&c->goal_block);
@@ -202,7 +202,7 @@ static void admit_blocks(Crew *c, Result *res) {
         }
         for (int k = 0; k < B->npush && res->status < 0; k++) {
             Push *q = &B->push[k];
-            if (k + 8 < B->npush) table_prefetch(&A->seen, B->push[k + 8].key);
+            if (k + 8 < B->npush) table_prefetch(&A->seen, entry_key(A, B->push[k + 8].key));
             if (q->g == c->g) { /* a state sent on to a later layer by its sharpened bound */
                 if (astar_push(A, q->f, q->g, q->key, res) != 0) res->lower_bound = c->f;
             } else {

@@ -14,22 +14,6 @@ typedef struct {
     int found;
 } Ida;
 
-/* 1: found (path in s->path_*), 0: not within bound, -1: a limit stopped it. */
-/* Whether cell x lies on the straight slide from s to e, s excluded. */
-static inline int on_segment(const Setup *b, int s, int e, int x) {
-    int sx = b->column[s], sy = b->row[s], ex = b->column[e], ey = b->row[e], xx = b->column[x], xy = b->row[x];
-    if (sy == ey && xy == sy) return (xx - sx) * (xx - ex) <= 0 && xx != sx;
-    if (sx == ex && xx == sx) return (xy - sy) * (xy - ey) <= 0 && xy != sy;
-    return 0;
-}
-
-/* Two straight moves of different robots, A (from sa to ea, direction da) then
- * B, commute when neither met the other: swapping them gives the same state. */
-static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb, int db) {
-    return b->step[db][eb] != ea && !on_segment(b, sb, eb, sa) &&
-           b->step[da][ea] != sb && !on_segment(b, sa, ea, eb);
-}
-
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
 
 /* A tight position: one possible finisher r, and exactly its lone-robot bound
