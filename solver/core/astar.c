@@ -39,6 +39,21 @@ int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
     return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
 }
 
+int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
+                    uint64_t *mark) {
+    if (b->single_finisher < 0 || cf != g + 1 + h) return cf;
+    Pos q = *p;
+    q.pos[mv->r] = mv->end;
+    q.status[mv->r] = mv->status;
+    occ[mv->from] = 0;
+    occ[mv->end] = 1;
+    int sharp = sharpened(b, occ, &q, h);
+    occ[mv->end] = 0;
+    occ[mv->from] = 1;
+    *mark = SHARPENED;
+    return g + 1 + sharp;
+}
+
 int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
     int n = 0;
     for (int r = 0; r < b->nrobots; r++) {
@@ -184,10 +199,12 @@ int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
     const Setup *b = A->b;
     int cb = b->cell_bits, d1 = (int)(rec >> 1 & 3);
     int x1 = (int)(rec >> 3 & ((1u << cb) - 1)), y1 = (int)(rec >> (3 + cb));
+    if (!slides_straight(b, x1, d1)) return n;
     int order1 = x1 * 4 + d1, kept = 0;
     for (int i = 0; i < n; i++) {
         const Child *m = &moves[i];
-        int skip = m->from != y1 && m->from * 4 + m->d < order1 && commute(b, x1, y1, d1, m->from, m->end, m->d);
+        int skip = m->from != y1 && m->from * 4 + m->d < order1 && slides_straight(b, m->from, m->d) &&
+                   commute(b, x1, y1, d1, m->from, m->end, m->d);
         if (!skip) moves[kept++] = *m;
     }
     return kept;
@@ -222,23 +239,8 @@ static void astar_children(Astar *A, uint64_t key, uint64_t entry, const Pos *p,
         if (cf >= A->open.dim) { A->beyond = 1; continue; } /* cannot finish within the depth limit */
         if (!astar_claim(A, child[c], g + 1, f, res)) continue;
         uint64_t mark = 0;
-        if (b->single_finisher >= 0 && cf == g + 1 + child_h[c]) {
-            /* A new state: sharpen its bound now, while its parent's robots
-             * are at hand, rather than when it is popped (which would cost a
-             * second look-up and a second push). */
-            Pos q = *p;
-            const Child *mv = &moves[c];
-            q.pos[mv->r] = mv->end;
-            q.status[mv->r] = mv->status;
-            occ[mv->from] = 0;
-            occ[mv->end] = 1;
-            int h = sharpened(b, occ, &q, child_h[c]);
-            occ[mv->end] = 0;
-            occ[mv->from] = 1;
-            if (g + 1 + h > cf) cf = g + 1 + h;
-            if (cf >= A->open.dim) { A->beyond = 1; continue; }
-            mark = SHARPENED;
-        }
+        cf = sharpened_layer(b, p, occ, &moves[c], g, cf, child_h[c], &mark);
+        if (cf >= A->open.dim) { A->beyond = 1; continue; }
         if (astar_push(A, cf, g + 1, child[c] | mark | record_of(A, &moves[c]), res) != 0) res->lower_bound = f;
     }
     occupy(b, p, occ, 0);
@@ -306,7 +308,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     A->budget = lim->state_budget;
     A->key_mask = (1ULL << b->key_bits) - 1;
     A->rec_shift = b->key_bits;
-    A->records = b->straight && b->key_bits + 3 + 2 * b->cell_bits <= 63;
+    A->records = b->lines && b->key_bits + 3 + 2 * b->cell_bits <= 63;
     A->open.dim = lim->max_depth + 1; /* a child beyond max_depth is dropped at once, never stored */
     A->open.bucket = calloc((size_t)A->open.dim * (size_t)A->open.dim, sizeof(KeyList));
     if (!A->open.bucket || table_init(&A->seen, 1 << 16, A->budget / 2, b->key_bits) != 0) {

@@ -55,6 +55,13 @@ static inline uint64_t entry_key(const Astar *A, uint64_t entry) { return entry 
 
 /* astar.c */
 int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h);
+/* The layer for p's child by move mv, reached in g + 1 moves with bound h and
+ * put in layer cf: a new state (cf = g + 1 + h) has its bound sharpened now,
+ * while its parent's robots are at hand (occ marks them), rather than when it
+ * is popped, which would cost a second look-up and a second push; *mark is
+ * then SHARPENED. */
+int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
+                    uint64_t *mark);
 int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
 /* The keys and bounds of p's children (their slots prefetched) into keys, h
  * and *n; the index of the first move that reaches the goal, else -1. */

@@ -20,6 +20,9 @@
 
 #define NO_CELL (-1)
 
+/* In a set-up's stop table: the lone robot's slide passes a barrier cell. */
+#define CROSSES_BARRIER (-2)
+
 /* Ricochet status of a robot (see solver/rules.py). */
 enum { UNMOVED = 0, LAST_VERTICAL = 1, LAST_HORIZONTAL = 2, TURNED = 3 };
 
@@ -152,6 +155,13 @@ static inline int on_segment(const Setup *b, int s, int e, int x) {
     return 0;
 }
 
+/* Whether a slide from `start` in direction d is a straight line wherever the
+ * robots stand: the board has no barriers and no openings, or it has lines
+ * and a lone robot's slide from there passes no barrier cell. */
+static inline int slides_straight(const Setup *b, int start, int d) {
+    return b->straight || (b->lines && b->stop[d][start] != CROSSES_BARRIER);
+}
+
 /* Two straight moves of different robots, A (from sa to ea, direction da) then
  * B, commute when neither met the other: swapping them gives the same state. */
 static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb, int db) {
@@ -176,8 +186,6 @@ static inline int is_goal(const Setup *b, const Pos *p, int r) {
     return p->pos[r] == b->target && ((b->eligible >> r) & 1) &&
            (!b->ricochet || p->status[r] == TURNED);
 }
-
-#define CROSSES_BARRIER (-2)
 
 /* slide() where the board has lines (b->lines) and the lone robot's slide
  * from `start` passes no barrier cell: its stop `end` (b->stop), cut short by

@@ -3,8 +3,9 @@
  *
  * 1. Expand.  The threads claim blocks of the chunk and expand their states,
  *    reading the table but never writing it: a child already stored as cheaply
- *    is dropped there (most children are), the rest are written to the block's
- *    own list, as is a state whose sharpened bound sends it to a later layer.
+ *    is dropped there (most children are), the rest, their bounds sharpened,
+ *    are written to the block's own list, as is a state whose sharpened bound
+ *    sends it to a later layer.
  * 2. Admit.  One thread stores and pushes the lists in block order, exactly
  *    as the one-thread loop does for each child.
  *
@@ -99,7 +100,10 @@ static int expand_children(Crew *c, Block *B, uint64_t key, uint64_t entry, cons
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
         ptrdiff_t slot = table_find(&A->seen, child[k]);
         if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
-        B->push[B->npush++] = (Push){child[k] | record_of(A, &moves[k]), (uint8_t)cf, (uint8_t)(g + 1)};
+        uint64_t mark = 0;
+        cf = sharpened_layer(b, p, occ, &moves[k], g, cf, child_h[k], &mark);
+        if (cf >= A->open.dim) { B->beyond = 1; continue; }
+        B->push[B->npush++] = (Push){child[k] | mark | record_of(A, &moves[k]), (uint8_t)cf, (uint8_t)(g + 1)};
     }
     return 0;
 }

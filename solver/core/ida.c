@@ -141,7 +141,8 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
                 int deflected;
                 ends[d] = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
                 if (ends[d] < 0) continue;
-                if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, ends[d], d)) {
+                if (r < prev_r && slides_straight(b, prev_s, prev_d) && slides_straight(b, start, d) &&
+                    commute(b, prev_s, prev_e, prev_d, start, ends[d], d)) {
                     ends[d] = -1; /* of two commuting moves only the order by robot index is searched */
                     continue;
                 }
@@ -171,7 +172,9 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
                 if (end < 0) continue;
                 if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
                 if (helper_idle(s, h_here, child_rem, r, start, end)) continue;
-                if (r < prev_r && b->straight && commute(b, prev_s, prev_e, prev_d, start, end, d)) continue;
+                if (r < prev_r && slides_straight(b, prev_s, prev_d) && slides_straight(b, start, d) &&
+                    commute(b, prev_s, prev_e, prev_d, start, end, d))
+                    continue;
                 s->cur.pos[r] = (int16_t)end;
                 s->cur.status[r] = ((b->tracked >> r) & 1) ? (uint8_t)next_status(old_status, d, deflected) : 0;
                 /* Helpers leave the lone-robot bound as it is; an exact table's may drop. */
