@@ -39,9 +39,20 @@ int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
     return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
 }
 
+/* Whether helper move mv from p leaves the finisher's bound-lowering slides
+ * as they were: it neither leaves nor enters a cell of concern (see Setup). */
+static inline int idle_for_finisher(const Setup *b, const Pos *p, const Child *mv) {
+    int fin = b->single_finisher;
+    if (!b->concern || b->exact || mv->r == fin || (b->ricochet && p->status[fin] != TURNED)) return 0;
+    int fc = p->pos[fin];
+    return !in_set(b, b->concern, fc, mv->from) && !in_set(b, b->concern, fc, mv->end);
+}
+
 int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
-                    uint64_t *mark) {
+                    int settled, uint64_t *mark) {
     if (b->single_finisher < 0 || cf != g + 1 + h) return cf;
+    *mark = SHARPENED;
+    if (settled && idle_for_finisher(b, p, mv)) return g + 2 + h;
     Pos q = *p;
     q.pos[mv->r] = mv->end;
     q.status[mv->r] = mv->status;
@@ -50,7 +61,6 @@ int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv,
     int sharp = sharpened(b, occ, &q, h);
     occ[mv->end] = 0;
     occ[mv->from] = 1;
-    *mark = SHARPENED;
     return g + 1 + sharp;
 }
 
@@ -213,7 +223,7 @@ int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
 /* Push each child of state p (reached in g moves, in layer f) not reached
  * as cheaply before; a goal among them ends the search. */
 static void astar_children(Astar *A, uint64_t key, uint64_t entry, const Pos *p, uint8_t *occ, int f, int g,
-                           Result *res) {
+                           int settled, Result *res) {
     const Setup *b = A->b;
     Child moves[MAX_ROBOTS * 4];
     int nmoves = children(b, p, occ, moves);
@@ -239,7 +249,7 @@ static void astar_children(Astar *A, uint64_t key, uint64_t entry, const Pos *p,
         if (cf >= A->open.dim) { A->beyond = 1; continue; } /* cannot finish within the depth limit */
         if (!astar_claim(A, child[c], g + 1, f, res)) continue;
         uint64_t mark = 0;
-        cf = sharpened_layer(b, p, occ, &moves[c], g, cf, child_h[c], &mark);
+        cf = sharpened_layer(b, p, occ, &moves[c], g, cf, child_h[c], settled, &mark);
         if (cf >= A->open.dim) { A->beyond = 1; continue; }
         if (astar_push(A, cf, g + 1, child[c] | mark | record_of(A, &moves[c]), res) != 0) res->lower_bound = f;
     }
@@ -261,27 +271,39 @@ void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res) {
     if (astar_claim(A, entry_key(A, entry), g, f, res) && astar_push(A, cf, g, entry, res) != 0) res->lower_bound = f;
 }
 
-/* Expand one state popped from bucket (f, g). */
-static void astar_expand(Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Result *res) {
+int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p, int *later, int *settled) {
     const Setup *b = A->b;
-    int sharp = (entry & SHARPENED) != 0;
-    uint64_t key = entry_key(A, entry);
-    ptrdiff_t at = table_find(&A->seen, key);
-    if (at >= 0 && get_val(&A->seen, (size_t)at) < g) return; /* reached more cheaply since */
-    Pos p;
-    decode_key(b, key, &p);
-    occupy(b, &p, occ, 1);
-    if (!sharp && f - g == heuristic(b, &p)) {
+    ptrdiff_t at = table_find(&A->seen, entry_key(A, entry));
+    if (at >= 0 && get_val(&A->seen, (size_t)at) < g) return POP_STALE; /* reached more cheaply since */
+    decode_key(b, entry_key(A, entry), p);
+    occupy(b, p, occ, 1);
+    int h = heuristic(b, p), sharp = (entry & SHARPENED) != 0;
+    if (!sharp && f - g == h) {
         /* Pushed with the plain bound: sharpen it before paying for the expansion. */
-        int h = sharpened(b, occ, &p, f - g);
-        if (h > f - g) {
-            occupy(b, &p, occ, 0);
-            if (g + h >= A->open.dim) A->beyond = 1;
-            else if (astar_push(A, g + h, g, entry, res) != 0) res->lower_bound = f;
-            return;
+        int sharp_h = sharpened(b, occ, p, h);
+        if (sharp_h > h) {
+            occupy(b, p, occ, 0);
+            *later = g + sharp_h;
+            return POP_LATER;
         }
     }
-    astar_children(A, key, entry, &p, occ, f, g, res);
+    *settled = sharp && f - g == h + 1;
+    return POP_EXPAND;
+}
+
+/* Expand one state popped from bucket (f, g). */
+static void astar_expand(Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Result *res) {
+    Pos p;
+    int later, settled;
+    switch (astar_pop(A, entry, f, g, occ, &p, &later, &settled)) {
+    case POP_LATER:
+        if (later >= A->open.dim) A->beyond = 1;
+        else if (astar_push(A, later, g, entry | SHARPENED, res) != 0) res->lower_bound = f;
+        break;
+    case POP_EXPAND:
+        astar_children(A, entry_key(A, entry), entry, &p, occ, f, g, settled, res);
+        break;
+    }
 }
 
 /* The moves of the solution found, from the table of depths. */

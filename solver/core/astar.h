@@ -53,15 +53,25 @@ typedef struct {
  * never holds it back past the child's layer. */
 static inline uint64_t entry_key(const Astar *A, uint64_t entry) { return entry & A->key_mask; }
 
+/* What astar_pop() makes of an entry. */
+enum { POP_STALE, POP_LATER, POP_EXPAND };
+
 /* astar.c */
+/* An entry popped from bucket (f, g): POP_STALE when its state was reached
+ * more cheaply since; POP_LATER when its sharpened bound sends it on to layer
+ * *later; else POP_EXPAND, with its position in p, its robots marked in occ,
+ * and *settled when its finisher is known not to finish alone. */
+int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p, int *later, int *settled);
 int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h);
 /* The layer for p's child by move mv, reached in g + 1 moves with bound h and
  * put in layer cf: a new state (cf = g + 1 + h) has its bound sharpened now,
  * while its parent's robots are at hand (occ marks them), rather than when it
  * is popped, which would cost a second look-up and a second push; *mark is
- * then SHARPENED. */
+ * then SHARPENED.  `settled`: p's finisher is known not to finish alone (its
+ * bound was sharpened to h + 1); a helper's move that touches no cell of
+ * concern leaves that so, and the child's bound is h + 1 at once. */
 int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
-                    uint64_t *mark);
+                    int settled, uint64_t *mark);
 int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
 /* The keys and bounds of p's children (their slots prefetched) into keys, h
  * and *n; the index of the first move that reaches the goal, else -1. */

@@ -77,8 +77,9 @@ static void barrier_wait(Barrier *b) {
 }
 
 /* Children of p not stored as cheaply, into the block; 1 if one is a goal. */
-static int expand_children(Crew *c, Block *B, uint64_t key, uint64_t entry, const Pos *p, uint8_t *occ) {
+static int expand_children(Crew *c, Block *B, uint64_t entry, int settled, const Pos *p, uint8_t *occ) {
     Astar *A = c->A;
+    uint64_t key = entry_key(A, entry);
     const Setup *b = A->b;
     int f = c->f, g = c->g;
     Child moves[MAX_CHILDREN];
@@ -101,7 +102,7 @@ static int expand_children(Crew *c, Block *B, uint64_t key, uint64_t entry, cons
         ptrdiff_t slot = table_find(&A->seen, child[k]);
         if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
         uint64_t mark = 0;
-        cf = sharpened_layer(b, p, occ, &moves[k], g, cf, child_h[k], &mark);
+        cf = sharpened_layer(b, p, occ, &moves[k], g, cf, child_h[k], settled, &mark);
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
         B->push[B->npush++] = (Push){child[k] | mark | record_of(A, &moves[k]), (uint8_t)cf, (uint8_t)(g + 1)};
     }
@@ -118,23 +119,16 @@ static void expand_block(Crew *c, size_t index, uint8_t *occ) {
     size_t lo = index * BLOCK, hi = lo + BLOCK < c->n ? lo + BLOCK : c->n;
     for (size_t i = lo; i < hi; i++) {
         if (atomic_load_explicit(&c->goal_block, memory_order_relaxed) < index) return; /* moot */
-        uint64_t key = entry_key(A, c->keys[i]);
-        int sharp = (c->keys[i] & SHARPENED) != 0;
-        ptrdiff_t at = table_find(&A->seen, key);
-        if (at >= 0 && get_val(&A->seen, (size_t)at) < c->g) continue; /* reached more cheaply since */
         Pos p;
-        decode_key(b, key, &p);
-        occupy(b, &p, occ, 1);
-        if (!sharp && c->f - c->g == heuristic(b, &p)) {
-            int h = sharpened(b, occ, &p, c->f - c->g);
-            if (h > c->f - c->g) {
-                occupy(b, &p, occ, 0);
-                if (c->g + h >= A->open.dim) B->beyond = 1;
-                else B->push[B->npush++] = (Push){c->keys[i], (uint8_t)(c->g + h), (uint8_t)c->g};
-                continue;
-            }
+        int later, settled;
+        int what = astar_pop(A, c->keys[i], c->f, c->g, occ, &p, &later, &settled);
+        if (what == POP_STALE) continue;
+        if (what == POP_LATER) {
+            if (later >= A->open.dim) B->beyond = 1;
+            else B->push[B->npush++] = (Push){c->keys[i] | SHARPENED, (uint8_t)later, (uint8_t)c->g};
+            continue;
         }
-        int goal = expand_children(c, B, key, c->keys[i], &p, occ);
+        int goal = expand_children(c, B, c->keys[i], settled, &p, occ);
         occupy(b, &p, occ, 0);
         if (goal) {
             size_t seen = atomic_load(&c->goal_block);
