@@ -58,13 +58,17 @@ def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int]:
     colour indices, the target cell and the robots that may finish (bit i)."""
     b = puzzle.board
     w = b.width
-    robots = puzzle.robots
     colour = puzzle.goal.colour
-    mask = (1 << len(robots)) - 1 if colour is None else \
-        sum(1 << i for i, (c, _) in enumerate(robots) if c == colour)
+    cells, colours, mask = [], [], 0
+    for i, (c, (cx, cy)) in enumerate(puzzle.robots):  # one pass: this is on every solve's path
+        cells.append(cy * w + cx)
+        colours.append(_COLOUR_INDEX[c])
+        if c == colour:
+            mask |= 1 << i
+    if colour is None:
+        mask = (1 << len(cells)) - 1
     x, y = puzzle.goal.cell
-    return (compiled(b), [cy * w + cx for _, (cx, cy) in robots], [_COLOUR_INDEX[c] for c, _ in robots],
-            y * w + x, mask)
+    return compiled(b), cells, colours, y * w + x, mask
 
 
 def solve(
@@ -109,20 +113,20 @@ def solve(
         layout, cells, colours, target, mask, rules.vortex_sightline and puzzle.goal.colour is None,
         rules.ricochet == "turn", max_depth, time_budget or 0.0, state_budget,
         cancel.buffer if cancel else None, _STRATEGIES[strategy],
-        _exact(exact, puzzle), threads, crew_from,
+        None if exact is None else exact.capsule_for(puzzle), threads, crew_from,
     )
     return _solution(puzzle, raw)
 
 
 # Moves are immutable: one instance per robot and direction serves every solution.
-_MOVES = {(colour, d): Move(colour, direction) for colour in ROBOT_COLOURS for d, direction in enumerate(DIRECTIONS)}
+_MOVES = {colour: tuple(Move(colour, direction) for direction in DIRECTIONS) for colour in ROBOT_COLOURS}
 
 
 def _solution(puzzle: Puzzle, raw: tuple[Any, ...]) -> Solution:
     """The core's answer (see `_core.solve`'s docstring for its fields) as a Solution."""
     status, core_moves, lower_bound, states, nodes, seconds, strategy, reach, _, lone_bound = raw
     colours = puzzle.colours
-    moves = [_MOVES[colours[r], d] for r, d in core_moves]
+    moves = [_MOVES[colours[r]][d] for r, d in core_moves]
     stats = {"states": states, "nodes": nodes, "seconds": seconds, "strategy": strategy,
              # The moves a finisher would need if it could stop anywhere (None: it can never arrive).
              "lone_bound": lone_bound if lone_bound != 255 else None}
