@@ -319,17 +319,21 @@ typedef struct {
     int embedded;
 } Table;
 
+/* Slots are read and written whole (relaxed atomics, plain moves on x86): A*'s
+ * crew reads the table while one thread stores into it (see crew.c). */
+static inline uint64_t slot_word(const Table *t, size_t i) { return __atomic_load_n(&t->keys[i], __ATOMIC_RELAXED); }
+
 static inline uint64_t slot_key(const Table *t, size_t i) {
-    return t->embedded ? t->keys[i] & KEY_MASK : t->keys[i];
+    return t->embedded ? slot_word(t, i) & KEY_MASK : slot_word(t, i);
 }
 
 static inline int get_val(const Table *t, size_t i) {
-    return t->embedded ? (int)(t->keys[i] >> 56) : t->vals[i];
+    return t->embedded ? (int)(slot_word(t, i) >> 56) : __atomic_load_n(&t->vals[i], __ATOMIC_RELAXED);
 }
 
 static inline void set_val(Table *t, size_t i, int v) {
-    if (t->embedded) t->keys[i] = (t->keys[i] & KEY_MASK) | ((uint64_t)v << 56);
-    else t->vals[i] = (uint8_t)v;
+    if (t->embedded) __atomic_store_n(&t->keys[i], (slot_word(t, i) & KEY_MASK) | ((uint64_t)v << 56), __ATOMIC_RELAXED);
+    else __atomic_store_n(&t->vals[i], (uint8_t)v, __ATOMIC_RELAXED);
 }
 
 static inline size_t slot_bytes(const Table *t) { return t->embedded ? 8 : 9; }
@@ -367,8 +371,8 @@ static inline ptrdiff_t table_slot(Table *t, uint64_t key, size_t max_bytes, int
         if (table_grow(t, max_bytes) != 0) return -1;
         return table_slot(t, key, max_bytes, fresh);
     }
-    t->keys[i] = key;
-    if (t->vals) t->vals[i] = 0;
+    __atomic_store_n(&t->keys[i], key, __ATOMIC_RELAXED);
+    if (t->vals) __atomic_store_n(&t->vals[i], (uint8_t)0, __ATOMIC_RELAXED);
     t->count++;
     *fresh = 1;
     return (ptrdiff_t)i;

@@ -7,13 +7,20 @@
  *    are written to the block's own list, as is a state whose sharpened bound
  *    sends it to a later layer.
  * 2. Admit.  One thread stores and pushes the lists in block order, exactly
- *    as the one-thread loop does for each child.
+ *    as the one-thread loop does for each child.  Meanwhile the other threads
+ *    already expand the bucket's next chunk (and this thread joins them when
+ *    done): the table has room reserved for every key the lists may add, so
+ *    it does not move, and a key being stored meanwhile only decides whether
+ *    a child is dropped in pass 1 or by its claim in pass 2.  (No state of the
+ *    next chunk can be stored more cheaply by this one: both are at depth g,
+ *    their children at g + 1.)  The pipeline stops when the bucket runs low
+ *    or the one below it fills, so that the deepest bucket still goes first.
  *
  * The table and the buckets are written by one thread only, and what is
- * pushed, and in which order, depends on the blocks alone, not on which thread
- * expanded them: the search (its states, nodes and solution) is the same on
- * every run with the same number of threads.  A goal ends the search at the
- * first block holding one; blocks after it may stop early. */
+ * pushed, and in which order, depends on the chunks and blocks alone, not on
+ * which thread expanded them: the search (its states, nodes and solution) is
+ * the same on every run with the same number of threads.  A goal ends the
+ * search at the first block holding one; blocks after it may stop early. */
 #include "astar.h" /* first: Python.h sets the feature macros */
 
 #include <pthread.h>
@@ -49,18 +56,24 @@ typedef struct {
     unsigned generation;
 } Barrier;
 
+/* A chunk of a bucket: up to CHUNK_BLOCKS blocks of its states. */
+typedef struct {
+    const uint64_t *keys;
+    size_t n;
+    int f, g;
+    atomic_size_t next;        /* the next block to claim */
+    atomic_size_t goal_block;  /* the first block known to hold a goal */
+    Block blocks[CHUNK_BLOCKS];
+} Chunk;
+
 struct Crew {
     Astar *A;
     int started;               /* helper threads running */
     pthread_t tid[MAX_THREADS];
     Barrier gate;
     int quit;
-    const uint64_t *keys;      /* the chunk in hand */
-    size_t n;
-    int f, g;
-    atomic_size_t next;        /* the next block to claim */
-    atomic_size_t goal_block;  /* the first block known to hold a goal */
-    Block blocks[CHUNK_BLOCKS];
+    Chunk *live;               /* the chunk being expanded */
+    Chunk chunk[2];            /* one expanded while the other is admitted */
 };
 
 static void barrier_wait(Barrier *b) {
@@ -77,11 +90,12 @@ static void barrier_wait(Barrier *b) {
 }
 
 /* Children of p not stored as cheaply, into the block; 1 if one is a goal. */
-static int expand_children(Crew *c, Block *B, uint64_t entry, int settled, const Pos *p, uint8_t *occ) {
+static int expand_children(Crew *c, const Chunk *k, Block *B, uint64_t entry, int settled, const Pos *p,
+                           uint8_t *occ) {
     Astar *A = c->A;
     uint64_t key = entry_key(A, entry);
     const Setup *b = A->b;
-    int f = c->f, g = c->g;
+    int f = k->f, g = k->g;
     Child moves[MAX_CHILDREN];
     int nmoves = skip_commuting(A, entry, moves, children(b, p, occ, moves));
     B->nodes += (uint64_t)nmoves;
@@ -95,53 +109,53 @@ static int expand_children(Crew *c, Block *B, uint64_t entry, int settled, const
         B->goal_dir = moves[m].d;
         return 1;
     }
-    for (int k = 0; k < nchild; k++) {
-        if (child_h[k] == 255) continue;
-        int cf = g + 1 + child_h[k] > f ? g + 1 + child_h[k] : f;
+    for (int i = 0; i < nchild; i++) {
+        if (child_h[i] == 255) continue;
+        int cf = g + 1 + child_h[i] > f ? g + 1 + child_h[i] : f;
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
-        ptrdiff_t slot = table_find(&A->seen, child[k]);
+        ptrdiff_t slot = table_find(&A->seen, child[i]);
         if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
         uint64_t mark = 0;
-        cf = sharpened_layer(b, p, occ, &moves[k], g, cf, child_h[k], settled, &mark);
+        cf = sharpened_layer(b, p, occ, &moves[i], g, cf, child_h[i], settled, &mark);
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
-        B->push[B->npush++] = (Push){child[k] | mark | record_of(A, &moves[k]), (uint8_t)cf, (uint8_t)(g + 1)};
+        B->push[B->npush++] = (Push){child[i] | mark | record_of(A, &moves[i]), (uint8_t)cf, (uint8_t)(g + 1)};
     }
     return 0;
 }
 
-/* Pass 1 for one block of the chunk. */
-static void expand_block(Crew *c, size_t index, uint8_t *occ) {
+/* Pass 1 for one block of chunk k. */
+static void expand_block(Crew *c, Chunk *k, size_t index, uint8_t *occ) {
     Astar *A = c->A;
     const Setup *b = A->b;
-    Block *B = &c->blocks[index];
+    Block *B = &k->blocks[index];
     B->npush = B->goal = B->beyond = 0;
     B->nodes = 0;
-    size_t lo = index * BLOCK, hi = lo + BLOCK < c->n ? lo + BLOCK : c->n;
+    size_t lo = index * BLOCK, hi = lo + BLOCK < k->n ? lo + BLOCK : k->n;
     for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&c->goal_block, memory_order_relaxed) < index) return; /* moot */
+        if (atomic_load_explicit(&k->goal_block, memory_order_relaxed) < index) return; /* moot */
         Pos p;
         int later, settled;
-        int what = astar_pop(A, c->keys[i], c->f, c->g, occ, &p, &later, &settled);
+        int what = astar_pop(A, k->keys[i], k->f, k->g, occ, &p, &later, &settled);
         if (what == POP_STALE) continue;
         if (what == POP_LATER) {
             if (later >= A->open.dim) B->beyond = 1;
-            else B->push[B->npush++] = (Push){c->keys[i] | SHARPENED, (uint8_t)later, (uint8_t)c->g};
+            else B->push[B->npush++] = (Push){k->keys[i] | SHARPENED, (uint8_t)later, (uint8_t)k->g};
             continue;
         }
-        int goal = expand_children(c, B, c->keys[i], settled, &p, occ);
+        int goal = expand_children(c, k, B, k->keys[i], settled, &p, occ);
         occupy(b, &p, occ, 0);
         if (goal) {
-            size_t seen = atomic_load(&c->goal_block);
-            while (index < seen && !atomic_compare_exchange_weak(&c->goal_block, &seen, index)) {}
+            size_t seen = atomic_load(&k->goal_block);
+            while (index < seen && !atomic_compare_exchange_weak(&k->goal_block, &seen, index)) {}
             return;
         }
     }
 }
 
-static size_t blocks_in(const Crew *c) { return (c->n + BLOCK - 1) / BLOCK; }
+static size_t blocks_in(const Chunk *k) { return (k->n + BLOCK - 1) / BLOCK; }
 
-static void expand_blocks(Crew *c, uint8_t *occ) {
-    for (size_t i; (i = atomic_fetch_add(&c->next, 1)) < blocks_in(c);) expand_block(c, i, occ);
+static void expand_blocks(Crew *c, Chunk *k, uint8_t *occ) {
+    for (size_t i; (i = atomic_fetch_add(&k->next, 1)) < blocks_in(k);) expand_block(c, k, i, occ);
 }
 
 static void *helper(void *arg) {
@@ -151,7 +165,7 @@ static void *helper(void *arg) {
     for (;;) {
         barrier_wait(&c->gate);
         if (c->quit) return NULL;
-        expand_blocks(c, occ);
+        expand_blocks(c, c->live, occ);
         barrier_wait(&c->gate);
     }
 }
@@ -183,11 +197,11 @@ void crew_stop(Crew *c) {
     free(c);
 }
 
-/* Pass 2: the blocks' pushes in block order, up to a goal. */
-static void admit_blocks(Crew *c, Result *res) {
+/* Pass 2: chunk k's pushes in block order, up to a goal. */
+static void admit_blocks(Crew *c, Chunk *k, Result *res) {
     Astar *A = c->A;
-    for (size_t i = 0; i < blocks_in(c) && res->status < 0; i++) {
-        Block *B = &c->blocks[i];
+    for (size_t i = 0; i < blocks_in(k) && res->status < 0; i++) {
+        Block *B = &k->blocks[i];
         res->nodes += B->nodes;
         A->beyond |= B->beyond;
         if (B->goal) {
@@ -195,34 +209,69 @@ static void admit_blocks(Crew *c, Result *res) {
             A->goal_cell = B->goal_cell;
             A->goal_dir = B->goal_dir;
             res->status = ST_OPTIMAL;
-            res->length = res->lower_bound = c->g + 1;
+            res->length = res->lower_bound = k->g + 1;
             return;
         }
-        for (int k = 0; k < B->npush && res->status < 0; k++) {
-            Push *q = &B->push[k];
-            if (k + 8 < B->npush) table_prefetch(&A->seen, entry_key(A, B->push[k + 8].key));
-            if (q->g == c->g) { /* a state sent on to a later layer by its sharpened bound */
-                if (astar_push(A, q->f, q->g, q->key, res) != 0) res->lower_bound = c->f;
+        for (int j = 0; j < B->npush && res->status < 0; j++) {
+            Push *q = &B->push[j];
+            if (j + 8 < B->npush) table_prefetch(&A->seen, entry_key(A, B->push[j + 8].key));
+            if (q->g == k->g) { /* a state sent on to a later layer by its sharpened bound */
+                if (astar_push(A, q->f, q->g, q->key, res) != 0) res->lower_bound = k->f;
             } else {
-                astar_admit(A, q->key, q->f, q->g, c->f, res);
+                astar_admit(A, q->key, q->f, q->g, k->f, res);
             }
         }
     }
 }
 
-void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
+/* The next chunk of bucket (f, g) into k, published to the helpers. */
+static Chunk *take_chunk(Crew *c, Chunk *k, KeyList *bucket, int f, int g) {
     size_t n = bucket->len < (size_t)BLOCK * CHUNK_BLOCKS ? bucket->len : (size_t)BLOCK * CHUNK_BLOCKS;
     bucket->len -= n; /* the chunk stays in place: pass 2 pushes into other buckets only */
-    c->keys = bucket->keys + bucket->len;
-    c->n = n;
-    c->f = f;
-    c->g = g;
-    atomic_store(&c->next, 0);
-    atomic_store(&c->goal_block, SIZE_MAX);
+    k->keys = bucket->keys + bucket->len;
+    k->n = n;
+    k->f = f;
+    k->g = g;
+    atomic_store(&k->next, 0);
+    atomic_store(&k->goal_block, SIZE_MAX);
+    c->live = k;
+    return k;
+}
+
+/* Room in the table for every key chunk k's pass 2 may store, so that the
+ * table does not move while the next chunk is expanded; 0 when there is. */
+static int reserve(Crew *c, const Chunk *k) {
+    Astar *A = c->A;
+    size_t keys = 0;
+    for (size_t i = 0; i < blocks_in(k); i++) keys += (size_t)k->blocks[i].npush;
+    while (A->seen.count + keys > A->seen.limit) {
+        size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
+        if (table_grow(&A->seen, A->budget - A->bytes + before) != 0) return -1;
+        A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen) - before;
+    }
+    return 0;
+}
+
+void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
+    Astar *A = c->A;
     uint8_t occ[MAX_CELLS];
     memset(occ, 0, sizeof occ);
+    Chunk *k = take_chunk(c, &c->chunk[0], bucket, f, g);
     barrier_wait(&c->gate);
-    expand_blocks(c, occ);
+    expand_blocks(c, k, occ);
     barrier_wait(&c->gate);
-    admit_blocks(c, res);
+    for (;;) {
+        Chunk *next = NULL;
+        if (atomic_load(&k->goal_block) == SIZE_MAX && bucket->len >= A->lim->crew_from &&
+            BUCKET(&A->open, f, g + 1)->len == 0 && !limits_reached(A->lim) && reserve(c, k) == 0) {
+            next = take_chunk(c, k == &c->chunk[0] ? &c->chunk[1] : &c->chunk[0], bucket, f, g);
+            barrier_wait(&c->gate); /* the helpers start on it */
+        }
+        admit_blocks(c, k, res);
+        if (!next) return;
+        expand_blocks(c, next, occ);
+        barrier_wait(&c->gate);
+        if (res->status >= 0) return; /* the search ended in k: next is moot */
+        k = next;
+    }
 }
