@@ -120,6 +120,20 @@ def test_the_crew_gives_the_same_search_on_every_run():
         assert check(p, runs[0].moves).solved
 
 
+def test_the_crew_expands_the_next_chunk_while_it_admits_one():
+    """A 14-move puzzle whose buckets hold many chunks (4,096 states each), so
+    that the helpers expand the next chunk while one thread stores the last
+    one's new states: the answer of one thread, and the same search on every run."""
+    base = Puzzle.from_code("AQ2VAQ8aF2oBAAk")
+    for rules in (Rules("none"), Rules("turn")):
+        p = Puzzle.create(base.board, dict(base.robots), base.goal, rules)
+        one = solve(p, strategy="astar")
+        runs = [solve(p, strategy="astar", threads=2) for _ in range(3)]
+        assert {r.length for r in runs} == {one.length} == {14}
+        assert len({(tuple(r.moves), r.stats["nodes"], r.stats["states"]) for r in runs}) == 1, rules
+        assert check(p, runs[0].moves).solved
+
+
 def test_threads_are_checked(hard):
     with pytest.raises(ValueError, match="threads"):
         solve(hard, threads=0)
@@ -174,8 +188,9 @@ def test_time_budget_ends_the_search_cleanly(hard, threads):
     assert time.perf_counter() - started < 5  # generous: the budget is checked every few thousand nodes
 
 
-def test_state_budget_ends_the_search_cleanly(hard):
-    answer = solve(hard, state_budget=2 << 20)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_state_budget_ends_the_search_cleanly(hard, threads):
+    answer = solve(hard, state_budget=2 << 20, threads=threads)
     assert answer.status == "state_limit" and answer.lower_bound >= 1
 
 
