@@ -49,8 +49,9 @@ typedef struct {
  * depth; if V's own record c' skips c there, c' then c does from V - c' + c,
  * and so on.  Each step asks a move later in the order than the last, so the
  * chain ends at a move that is searched.  Every state on the way is as deep
- * as on the first path and at most one move from the child, so its bound
- * never holds it back past the child's layer. */
+ * as T and one move from the child: when the child lies on an optimal
+ * solution, so does it, and its bound, being admissible, cannot hold it back
+ * past the optimum's layer. */
 static inline uint64_t entry_key(const Astar *A, uint64_t entry) { return entry & A->key_mask; }
 
 /* What astar_pop() makes of an entry. */
