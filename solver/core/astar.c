@@ -209,11 +209,14 @@ int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
     const Setup *b = A->b;
     int cb = b->cell_bits, d1 = (int)(rec >> 1 & 3);
     int x1 = (int)(rec >> 3 & ((1u << cb) - 1)), y1 = (int)(rec >> (3 + cb));
-    if (!slides_straight(b, x1, d1)) return n;
-    int order1 = x1 * 4 + d1, kept = 0;
+    int straight = slides_straight(b, x1, d1), order1 = x1 * 4 + d1, kept = 0;
     for (int i = 0; i < n; i++) {
         const Child *m = &moves[i];
-        int skip = m->from != y1 && m->from * 4 + m->d < order1 && slides_straight(b, m->from, m->d) &&
+        int skip;
+        if (m->from == y1) /* the mover back where it came from: its parent's parent */
+            skip = m->end == x1 && !((b->tracked >> m->r) & 1);
+        else
+            skip = straight && m->from * 4 + m->d < order1 && slides_straight(b, m->from, m->d) &&
                    commute(b, x1, y1, d1, m->from, m->end, m->d);
         if (!skip) moves[kept++] = *m;
     }
@@ -330,7 +333,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     A->budget = lim->state_budget;
     A->key_mask = (1ULL << b->key_bits) - 1;
     A->rec_shift = b->key_bits;
-    A->records = b->lines && b->key_bits + 3 + 2 * b->cell_bits <= 63;
+    A->records = b->key_bits + 3 + 2 * b->cell_bits <= 63;
     A->open.dim = lim->max_depth + 1; /* a child beyond max_depth is dropped at once, never stored */
     A->open.bucket = calloc((size_t)A->open.dim * (size_t)A->open.dim, sizeof(KeyList));
     if (!A->open.bucket || table_init(&A->seen, 1 << 16, A->budget / 2, b->key_bits) != 0) {
