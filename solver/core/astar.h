@@ -43,7 +43,9 @@ typedef struct {
  * is not searched when it commutes with the record c (c then m reaches the
  * same position as m then c, each move legal where made) and m comes first in
  * a fixed order of moves (by start cell, then direction): the same child is
- * reached at the same depth through the other order.  Why nothing is lost,
+ * reached at the same depth through the other order.  (Nor is the mover's
+ * move straight back, when untracked: that child is the state's parent's
+ * parent, stored two moves shallower.)  Why nothing is lost,
  * though a state keeps only the record of its first arrival: if m is skipped
  * at T, then m then c reaches T's child from V = T - c + m, at the same
  * depth; if V's own record c' skips c there, c' then c does from V - c' + c,
