@@ -263,7 +263,8 @@ void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
     for (;;) {
         Chunk *next = NULL;
         if (atomic_load(&k->goal_block) == SIZE_MAX && bucket->len >= A->lim->crew_from &&
-            BUCKET(&A->open, f, g + 1)->len == 0 && !limits_reached(A->lim) && reserve(c, k) == 0) {
+            (g + 1 >= A->open.dim || BUCKET(&A->open, f, g + 1)->len == 0) && !limits_reached(A->lim) &&
+            reserve(c, k) == 0) {
             next = take_chunk(c, k == &c->chunk[0] ? &c->chunk[1] : &c->chunk[0], bucket, f, g);
             barrier_wait(&c->gate); /* the helpers start on it */
         }
