@@ -113,7 +113,7 @@ def solve(
         layout, cells, colours, target, mask, rules.vortex_sightline and puzzle.goal.colour is None,
         rules.ricochet == "turn", max_depth, time_budget or 0.0, state_budget,
         cancel.buffer if cancel else None, _STRATEGIES[strategy],
-        None if exact is None else exact.capsule_for(puzzle), threads, crew_from,
+        _exact(exact, puzzle), threads, crew_from,
     )
     return _solution(puzzle, raw)
 

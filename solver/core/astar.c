@@ -39,20 +39,12 @@ int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
     return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
 }
 
-/* Whether helper move mv from p leaves the finisher's bound-lowering slides
- * as they were: it neither leaves nor enters a cell of concern (see Setup). */
-static inline int idle_for_finisher(const Setup *b, const Pos *p, const Child *mv) {
-    int fin = b->single_finisher;
-    if (!b->concern || b->exact || mv->r == fin || (b->ricochet && p->status[fin] != TURNED)) return 0;
-    int fc = p->pos[fin];
-    return !in_set(b, b->concern, fc, mv->from) && !in_set(b, b->concern, fc, mv->end);
-}
-
 int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
                     int settled, uint64_t *mark) {
     if (b->single_finisher < 0 || cf != g + 1 + h) return cf;
     *mark = SHARPENED;
-    if (settled && idle_for_finisher(b, p, mv)) return g + 2 + h;
+    if (settled && !b->exact && mv->r != b->single_finisher && spares_tight_finish(b, p, mv->from, mv->end))
+        return g + 2 + h;
     Pos q = *p;
     q.pos[mv->r] = mv->end;
     q.status[mv->r] = mv->status;
@@ -260,10 +252,10 @@ static void astar_children(Astar *A, uint64_t key, uint64_t entry, const Pos *p,
 }
 
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res) {
-    size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
+    size_t before = table_bytes(&A->seen);
     int fresh;
     ptrdiff_t slot = table_slot(&A->seen, key, A->budget - A->bytes + before, &fresh);
-    A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen) - before;
+    A->bytes += table_bytes(&A->seen) - before;
     if (slot < 0) { res->status = ST_STATES; res->lower_bound = f; return 0; }
     if (!fresh && get_val(&A->seen, (size_t)slot) <= g) return 0;
     set_val(&A->seen, (size_t)slot, g);
@@ -342,7 +334,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         res->status = ST_STATES;
         return;
     }
-    A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen);
+    A->bytes += table_bytes(&A->seen);
     uint64_t start_key = make_key(b, start);
     int fresh, f = heuristic(b, start), g = 0;
     table_slot(&A->seen, start_key, A->budget, &fresh);

@@ -187,6 +187,16 @@ static inline int is_goal(const Setup *b, const Pos *p, int r) {
            (!b->ricochet || p->status[r] == TURNED);
 }
 
+/* Whether a helper's move from `start` to `end` leaves every finish of p's one
+ * finisher in exactly its lone-robot bound as it was: it neither leaves nor
+ * enters a cell of concern.  0 where the sets do not apply (no sets, or a
+ * finisher that must still turn under the ricochet rule). */
+static inline int spares_tight_finish(const Setup *b, const Pos *p, int start, int end) {
+    int fin = b->single_finisher;
+    if (!b->concern || fin < 0 || (b->ricochet && p->status[fin] != TURNED)) return 0;
+    return !in_set(b, b->concern, p->pos[fin], start) && !in_set(b, b->concern, p->pos[fin], end);
+}
+
 /* slide() where the board has lines (b->lines) and the lone robot's slide
  * from `start` passes no barrier cell: its stop `end` (b->stop), cut short by
  * the nearest robot in the way.  It reads the robots' cells instead of an
@@ -337,6 +347,8 @@ static inline void set_val(Table *t, size_t i, int v) {
 }
 
 static inline size_t slot_bytes(const Table *t) { return t->embedded ? 8 : 9; }
+
+static inline size_t table_bytes(const Table *t) { return (t->mask + 1) * slot_bytes(t); }
 
 static inline size_t hash64(uint64_t k) {
     k ^= k >> 33;

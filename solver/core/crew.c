@@ -245,9 +245,9 @@ static int reserve(Crew *c, const Chunk *k) {
     size_t keys = 0;
     for (size_t i = 0; i < blocks_in(k); i++) keys += (size_t)k->blocks[i].npush;
     while (A->seen.count + keys > A->seen.limit) {
-        size_t before = (A->seen.mask + 1) * slot_bytes(&A->seen);
+        size_t before = table_bytes(&A->seen);
         if (table_grow(&A->seen, A->budget - A->bytes + before) != 0) return -1;
-        A->bytes += (A->seen.mask + 1) * slot_bytes(&A->seen) - before;
+        A->bytes += table_bytes(&A->seen) - before;
     }
     return 0;
 }

@@ -64,9 +64,9 @@ static int ida_tight(Ida *s, int g, int r, int k) {
 static inline int helper_idle(const Ida *s, int h_here, int child_rem, int r, int start, int end) {
     const Setup *b = s->b;
     int fin = b->single_finisher, spare = child_rem - h_here;
-    if (!b->concern || fin < 0 || spare > 1 || (b->ricochet && s->cur.status[fin] != TURNED)) return 0;
+    if (spare > 1 || !spares_tight_finish(b, &s->cur, start, end)) return 0;
+    if (spare == 0) return 1;
     int fc = s->cur.pos[fin];
-    if (spare == 0) return !in_set(b, b->concern, fc, start) && !in_set(b, b->concern, fc, end);
     if (in_set(b, b->concern_spare, fc, start) || in_set(b, b->concern_spare, fc, end)) return 0;
     for (int o = 0; o < b->nrobots; o++) {
         if (o == r || o == fin) continue;
@@ -118,6 +118,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
     if (s->nodes > s->node_cap) return -1;
     int n = b->nrobots;
     int child_rem = bound - g - 1;
+    int prev_straight = prev_r >= 0 && slides_straight(b, prev_s, prev_d); /* the last move may commute */
     /* A helper's move leaves the bound where it is, so helpers move only when
      * the bound leaves room for it after their move (and never as the last move). */
     int helpers_useful = child_rem > 0 && helper_fits(b, h_here, child_rem);
@@ -141,7 +142,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
                 int deflected;
                 ends[d] = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
                 if (ends[d] < 0) continue;
-                if (r < prev_r && slides_straight(b, prev_s, prev_d) && slides_straight(b, start, d) &&
+                if (r < prev_r && prev_straight && slides_straight(b, start, d) &&
                     commute(b, prev_s, prev_e, prev_d, start, ends[d], d)) {
                     ends[d] = -1; /* of two commuting moves only the order by robot index is searched */
                     continue;
@@ -172,7 +173,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
                 if (end < 0) continue;
                 if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
                 if (helper_idle(s, h_here, child_rem, r, start, end)) continue;
-                if (r < prev_r && slides_straight(b, prev_s, prev_d) && slides_straight(b, start, d) &&
+                if (r < prev_r && prev_straight && slides_straight(b, start, d) &&
                     commute(b, prev_s, prev_e, prev_d, start, end, d))
                     continue;
                 s->cur.pos[r] = (int16_t)end;

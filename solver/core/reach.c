@@ -17,7 +17,7 @@ void run_reach(const Setup *b, const Pos *start, Limits *lim, uint8_t *out, int 
     if (!b->ricochet)
         for (int r = 0; r < b->nrobots; r++) out[r * n + start->pos[r]] = 0;
     if (table_init(&seen, 1 << 16, budget / 2, b->key_bits) != 0) { res->status = ST_STATES; return; }
-    bytes += (seen.mask + 1) * slot_bytes(&seen);
+    bytes += table_bytes(&seen);
     uint64_t start_key = make_key(b, start);
     int fresh;
     table_slot(&seen, start_key, budget, &fresh);
@@ -43,9 +43,9 @@ void run_reach(const Setup *b, const Pos *start, Limits *lim, uint8_t *out, int 
                 if ((!b->ricochet || q.status[r] == TURNED) && out[r * n + end] == 255)
                     out[r * n + end] = (uint8_t)(depth + 1);
                 uint64_t key = make_key(b, &q);
-                size_t before = (seen.mask + 1) * slot_bytes(&seen);
+                size_t before = table_bytes(&seen);
                 ptrdiff_t slot = table_slot(&seen, key, budget - bytes + before, &fresh);
-                bytes += (seen.mask + 1) * slot_bytes(&seen) - before;
+                bytes += table_bytes(&seen) - before;
                 if (slot < 0 || (fresh && keys_push(&next, key, &bytes, budget) != 0)) {
                     res->status = ST_STATES;
                     break;
