@@ -215,40 +215,57 @@ int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
     return kept;
 }
 
-/* Push each child of state p (reached in g moves, in layer f) not reached
- * as cheaply before; a goal among them ends the search. */
-static void astar_children(Astar *A, uint64_t key, uint64_t entry, const Pos *p, uint8_t *occ, int f, int g,
-                           int settled, Result *res) {
-    const Setup *b = A->b;
+/* An expansion in two halves (see run_astar): its children's keys first,
+ * their slots prefetched; their claims and pushes one expansion later. */
+typedef struct {
+    int live;                    /* children await their claims */
+    uint64_t entry;
+    int f, g, settled;
+    Pos p;
+    uint8_t occ[MAX_CELLS];      /* p's robots marked */
     Child moves[MAX_ROBOTS * 4];
-    int nmoves = children(b, p, occ, moves);
-    nmoves = skip_commuting(A, entry, moves, nmoves);
-    res->nodes += (uint64_t)nmoves;
     uint64_t child[MAX_ROBOTS * 4];
     uint8_t child_h[MAX_ROBOTS * 4];
-    int nchild, m = child_keys(A, p, moves, nmoves, child, child_h, &nchild);
+    int nchild;
+} Expansion;
+
+/* The first half for state p (reached in g moves, in layer f): its children
+ * and their keys.  A goal among them ends the search. */
+static void expansion_open(Astar *A, Expansion *e, Result *res) {
+    const Setup *b = A->b;
+    int nmoves = skip_commuting(A, e->entry, e->moves, children(b, &e->p, e->occ, e->moves));
+    res->nodes += (uint64_t)nmoves;
+    int m = child_keys(A, &e->p, e->moves, nmoves, e->child, e->child_h, &e->nchild);
     if (m >= 0) {
-        occupy(b, p, occ, 0);
-        A->goal_parent = key;
-        A->goal_cell = moves[m].from;
-        A->goal_dir = moves[m].d;
+        A->goal_parent = entry_key(A, e->entry);
+        A->goal_cell = e->moves[m].from;
+        A->goal_dir = e->moves[m].d;
         res->status = ST_OPTIMAL;
-        res->length = res->lower_bound = g + 1;
+        res->length = res->lower_bound = e->g + 1;
+        occupy(b, &e->p, e->occ, 0);
         return;
     }
-    for (int c = 0; c < nchild && res->status < 0; c++) {
-        if (child_h[c] == 255) continue; /* no finisher can ever reach the target from there */
+    e->live = 1;
+}
+
+/* The second half: push each child not reached as cheaply before. */
+static void expansion_admit(Astar *A, Expansion *e, Result *res) {
+    const Setup *b = A->b;
+    int f = e->f, g = e->g;
+    e->live = 0;
+    for (int c = 0; c < e->nchild && res->status < 0; c++) {
+        if (e->child_h[c] == 255) continue; /* no finisher can ever reach the target from there */
         /* Bounds sharpened at expansion are not consistent: a child never goes
          * below the layer of its parent (pathmax), or it would be lost. */
-        int cf = g + 1 + child_h[c] > f ? g + 1 + child_h[c] : f;
+        int cf = g + 1 + e->child_h[c] > f ? g + 1 + e->child_h[c] : f;
         if (cf >= A->open.dim) { A->beyond = 1; continue; } /* cannot finish within the depth limit */
-        if (!astar_claim(A, child[c], g + 1, f, res)) continue;
+        if (!astar_claim(A, e->child[c], g + 1, f, res)) continue;
         uint64_t mark = 0;
-        cf = sharpened_layer(b, p, occ, &moves[c], g, cf, child_h[c], settled, &mark);
+        cf = sharpened_layer(b, &e->p, e->occ, &e->moves[c], g, cf, e->child_h[c], e->settled, &mark);
         if (cf >= A->open.dim) { A->beyond = 1; continue; }
-        if (astar_push(A, cf, g + 1, child[c] | mark | record_of(A, &moves[c]), res) != 0) res->lower_bound = f;
+        if (astar_push(A, cf, g + 1, e->child[c] | mark | record_of(A, &e->moves[c]), res) != 0) res->lower_bound = f;
     }
-    occupy(b, p, occ, 0);
+    occupy(b, &e->p, e->occ, 0);
 }
 
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res) {
@@ -286,17 +303,19 @@ int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p
     return POP_EXPAND;
 }
 
-/* Expand one state popped from bucket (f, g). */
-static void astar_expand(Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Result *res) {
-    Pos p;
-    int later, settled;
-    switch (astar_pop(A, entry, f, g, occ, &p, &later, &settled)) {
+/* Pop one state from bucket (f, g) into e, and open its expansion. */
+static void astar_expand(Astar *A, Expansion *e, uint64_t entry, int f, int g, Result *res) {
+    int later;
+    switch (astar_pop(A, entry, f, g, e->occ, &e->p, &later, &e->settled)) {
     case POP_LATER:
         if (later >= A->open.dim) A->beyond = 1;
         else if (astar_push(A, later, g, entry | SHARPENED, res) != 0) res->lower_bound = f;
         break;
     case POP_EXPAND:
-        astar_children(A, entry_key(A, entry), entry, &p, occ, f, g, settled, res);
+        e->entry = entry;
+        e->f = f;
+        e->g = g;
+        expansion_open(A, e, res);
         break;
     }
 }
@@ -340,11 +359,24 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     table_slot(&A->seen, start_key, A->budget, &fresh);
     if (f < A->open.dim) keys_push(BUCKET(&A->open, f, 0), start_key, &A->bytes, A->budget);
     else if (f != 255) A->beyond = 1; /* the start alone needs more than max_depth moves */
-    uint8_t occ[MAX_CELLS];
-    memset(occ, 0, sizeof occ);
+    /* One thread overlaps two expansions of one bucket: the next state's
+     * children are found, and their slots prefetched, before the last state's
+     * are claimed, so that claims seldom wait for memory.  The pending
+     * expansion is admitted first whenever the next pop would come from
+     * another bucket (its children might belong there, deepest first), or
+     * the crew takes the bucket. */
+    Expansion *ex = calloc(2, sizeof(Expansion)), *pending = NULL;
+    if (!ex) res->status = ST_STATES;
     while (res->status < 0) {
         /* The deepest non-empty bucket of layer f, else the next layer. */
         while (g >= 0 && (f >= A->open.dim || BUCKET(&A->open, f, g)->len == 0)) g--;
+        if (pending && g != pending->g) {
+            int below = pending->g + 1;
+            expansion_admit(A, pending, res);
+            pending = NULL;
+            if (below < A->open.dim && below > g && BUCKET(&A->open, f, below)->len) g = below;
+            continue;
+        }
         if (g < 0) {
             if (astar_next_layer(A, &f, &g, res)) break;
             continue;
@@ -352,16 +384,21 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         KeyList *bucket = BUCKET(&A->open, f, g);
         if (lim->threads > 1 && bucket->len >= lim->crew_from && (A->crew || (A->crew = crew_start(A, lim->threads)))) {
             /* A chunk of the bucket's states, side by side. */
+            if (pending) { expansion_admit(A, pending, res); pending = NULL; continue; }
             if (limits_reached(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
             crew_chunk(A->crew, bucket, f, g, res);
         } else {
             if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
             uint64_t key = bucket->keys[--bucket->len];
             if (bucket->len) table_prefetch(&A->seen, entry_key(A, bucket->keys[bucket->len - 1])); /* the next one popped */
-            astar_expand(A, key, f, g, occ, res);
+            Expansion *e = pending == ex ? ex + 1 : ex;
+            astar_expand(A, e, key, f, g, res);
+            if (pending && res->status < 0) expansion_admit(A, pending, res);
+            pending = e->live ? e : NULL;
         }
         if (res->status < 0 && g + 1 < A->open.dim && BUCKET(&A->open, f, g + 1)->len) g = g + 1;
     }
+    free(ex);
     if (A->crew) crew_stop(A->crew);
     res->states = A->seen.count;
     if (res->status == ST_OPTIMAL) astar_solution(A, start, res);
