@@ -215,37 +215,22 @@ int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
     return kept;
 }
 
-/* An expansion in two halves (see run_astar): its children's keys first,
- * their slots prefetched; their claims and pushes one expansion later. */
-typedef struct {
-    int live;                    /* children await their claims */
-    uint64_t entry;
-    int f, g, settled;
-    Pos p;
-    uint8_t occ[MAX_CELLS];      /* p's robots marked */
-    Child moves[MAX_ROBOTS * 4];
-    uint64_t child[MAX_ROBOTS * 4];
-    uint8_t child_h[MAX_ROBOTS * 4];
-    int nchild;
-} Expansion;
-
-/* The first half for state p (reached in g moves, in layer f): its children
- * and their keys.  A goal among them ends the search. */
-static void expansion_open(Astar *A, Expansion *e, Result *res) {
+int expansion_open(const Astar *A, Expansion *e) {
     const Setup *b = A->b;
-    int nmoves = skip_commuting(A, e->entry, e->moves, children(b, &e->p, e->occ, e->moves));
-    res->nodes += (uint64_t)nmoves;
-    int m = child_keys(A, &e->p, e->moves, nmoves, e->child, e->child_h, &e->nchild);
-    if (m >= 0) {
-        A->goal_parent = entry_key(A, e->entry);
-        A->goal_cell = e->moves[m].from;
-        A->goal_dir = e->moves[m].d;
-        res->status = ST_OPTIMAL;
-        res->length = res->lower_bound = e->g + 1;
-        occupy(b, &e->p, e->occ, 0);
-        return;
-    }
-    e->live = 1;
+    e->nmoves = skip_commuting(A, e->entry, e->moves, children(b, &e->p, e->occ, e->moves));
+    int m = child_keys(A, &e->p, e->moves, e->nmoves, e->child, e->child_h, &e->nchild);
+    if (m >= 0) occupy(b, &e->p, e->occ, 0);
+    e->live = m < 0;
+    return m;
+}
+
+/* The goal reached from e by its move m ends the search. */
+static void astar_goal(Astar *A, const Expansion *e, int m, Result *res) {
+    A->goal_parent = entry_key(A, e->entry);
+    A->goal_cell = e->moves[m].from;
+    A->goal_dir = e->moves[m].d;
+    res->status = ST_OPTIMAL;
+    res->length = res->lower_bound = e->g + 1;
 }
 
 /* The second half: push each child not reached as cheaply before. */
@@ -315,7 +300,9 @@ static void astar_expand(Astar *A, Expansion *e, uint64_t entry, int f, int g, R
         e->entry = entry;
         e->f = f;
         e->g = g;
-        expansion_open(A, e, res);
+        int m = expansion_open(A, e);
+        res->nodes += (uint64_t)e->nmoves;
+        if (m >= 0) astar_goal(A, e, m, res);
         break;
     }
 }

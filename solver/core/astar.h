@@ -56,6 +56,22 @@ typedef struct {
  * past the optimum's layer. */
 static inline uint64_t entry_key(const Astar *A, uint64_t entry) { return entry & A->key_mask; }
 
+/* An expansion in two halves, so that a thread overlaps two of them: the
+ * state's moves and its children's keys and bounds first, their slots
+ * prefetched; what becomes of the children one expansion later, when the
+ * slots are likely in the cache (see run_astar and crew.c). */
+typedef struct {
+    int live;                    /* the children await the second half */
+    uint64_t entry;              /* the state's bucket entry, popped from bucket (f, g) */
+    int f, g, settled;           /* settled: see astar_pop() */
+    Pos p;
+    uint8_t occ[MAX_CELLS];      /* p's robots marked while live */
+    int nmoves, nchild;
+    Child moves[MAX_ROBOTS * 4];
+    uint64_t child[MAX_ROBOTS * 4];
+    uint8_t child_h[MAX_ROBOTS * 4];
+} Expansion;
+
 /* What astar_pop() makes of an entry. */
 enum { POP_STALE, POP_LATER, POP_EXPAND };
 
@@ -84,6 +100,11 @@ int child_keys(const Astar *A, const Pos *p, const Child *moves, int nmoves, uin
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res);
 /* astar_claim, then push the entry (key and record) into bucket (cf, g). */
 void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res);
+/* The first half for e's popped state (e->p, its robots marked in e->occ):
+ * its moves, commuting ones skipped (e->nmoves), and its children's keys and
+ * bounds.  The index of a move that reaches the goal (e->occ then cleared),
+ * else -1 and e is live. */
+int expansion_open(const Astar *A, Expansion *e);
 /* The record of move mv (see above), or 0 when the search keeps none. */
 uint64_t record_of(const Astar *A, const Child *mv);
 /* Drops from moves[] (a state's n moves) each move that commutes with the

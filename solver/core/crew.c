@@ -30,6 +30,7 @@
 #define BLOCK 64               /* states a thread claims at a time */
 #define CHUNK_BLOCKS 64        /* blocks in a chunk: up to 4096 states */
 #define MAX_CHILDREN (MAX_ROBOTS * 4)
+#define POP_AHEAD 4            /* states whose slots are fetched before they are popped */
 
 typedef struct {
     uint64_t key;
@@ -89,83 +90,85 @@ static void barrier_wait(Barrier *b) {
     pthread_mutex_unlock(&b->m);
 }
 
-/* Children of p not stored as cheaply, into the block; 1 if one is a goal. */
-static int expand_children(Crew *c, const Chunk *k, Block *B, uint64_t entry, int settled, const Pos *p,
-                           uint8_t *occ) {
-    Astar *A = c->A;
-    uint64_t key = entry_key(A, entry);
+/* The second half of expansion e (see astar.h): its children not stored as
+ * cheaply, their bounds sharpened, into the block. */
+static void expansion_filter(const Astar *A, Expansion *e, Block *B) {
     const Setup *b = A->b;
-    int f = k->f, g = k->g;
-    Child moves[MAX_CHILDREN];
-    int nmoves = skip_commuting(A, entry, moves, children(b, p, occ, moves));
-    B->nodes += (uint64_t)nmoves;
-    uint64_t child[MAX_CHILDREN];
-    uint8_t child_h[MAX_CHILDREN];
-    int nchild, m = child_keys(A, p, moves, nmoves, child, child_h, &nchild);
-    if (m >= 0) {
-        B->goal = 1;
-        B->goal_parent = key;
-        B->goal_cell = moves[m].from;
-        B->goal_dir = moves[m].d;
-        return 1;
-    }
-    for (int i = 0; i < nchild; i++) {
-        if (child_h[i] == 255) continue;
-        int cf = g + 1 + child_h[i] > f ? g + 1 + child_h[i] : f;
+    int f = e->f, g = e->g;
+    e->live = 0;
+    for (int i = 0; i < e->nchild; i++) {
+        if (e->child_h[i] == 255) continue;
+        int cf = g + 1 + e->child_h[i] > f ? g + 1 + e->child_h[i] : f;
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
-        ptrdiff_t slot = table_find(&A->seen, child[i]);
+        ptrdiff_t slot = table_find(&A->seen, e->child[i]);
         if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
         uint64_t mark = 0;
-        cf = sharpened_layer(b, p, occ, &moves[i], g, cf, child_h[i], settled, &mark);
+        cf = sharpened_layer(b, &e->p, e->occ, &e->moves[i], g, cf, e->child_h[i], e->settled, &mark);
         if (cf >= A->open.dim) { B->beyond = 1; continue; }
-        B->push[B->npush++] = (Push){child[i] | mark | record_of(A, &moves[i]), (uint8_t)cf, (uint8_t)(g + 1)};
+        B->push[B->npush++] = (Push){e->child[i] | mark | record_of(A, &e->moves[i]), (uint8_t)cf, (uint8_t)(g + 1)};
     }
-    return 0;
+    occupy(b, &e->p, e->occ, 0);
 }
 
-/* Pass 1 for one block of chunk k. */
-static void expand_block(Crew *c, Chunk *k, size_t index, uint8_t *occ) {
-    Astar *A = c->A;
-    const Setup *b = A->b;
+/* Pass 1 for one block of chunk k, two expansions overlapped as in the
+ * one-thread loop (ex: the thread's pair, their occ clear). */
+static void expand_block(Crew *c, Chunk *k, size_t index, Expansion *ex) {
+    const Astar *A = c->A;
     Block *B = &k->blocks[index];
     B->npush = B->goal = B->beyond = 0;
     B->nodes = 0;
+    Expansion *pending = NULL;
     size_t lo = index * BLOCK, hi = lo + BLOCK < k->n ? lo + BLOCK : k->n;
+    for (size_t i = lo; i < hi && i < lo + POP_AHEAD; i++) table_prefetch(&A->seen, entry_key(A, k->keys[i]));
     for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&k->goal_block, memory_order_relaxed) < index) return; /* moot */
-        Pos p;
-        int later, settled;
-        int what = astar_pop(A, k->keys[i], k->f, k->g, occ, &p, &later, &settled);
+        if (atomic_load_explicit(&k->goal_block, memory_order_relaxed) < index) break; /* moot */
+        if (i + POP_AHEAD < hi) table_prefetch(&A->seen, entry_key(A, k->keys[i + POP_AHEAD])); /* its pop's look-up */
+        Expansion *e = pending == ex ? ex + 1 : ex;
+        int later;
+        int what = astar_pop(A, k->keys[i], k->f, k->g, e->occ, &e->p, &later, &e->settled);
         if (what == POP_STALE) continue;
         if (what == POP_LATER) {
             if (later >= A->open.dim) B->beyond = 1;
             else B->push[B->npush++] = (Push){k->keys[i] | SHARPENED, (uint8_t)later, (uint8_t)k->g};
             continue;
         }
-        int goal = expand_children(c, k, B, k->keys[i], settled, &p, occ);
-        occupy(b, &p, occ, 0);
-        if (goal) {
+        e->entry = k->keys[i];
+        e->f = k->f;
+        e->g = k->g;
+        int m = expansion_open(A, e);
+        B->nodes += (uint64_t)e->nmoves;
+        if (m >= 0) { /* pass 2 admits nothing of a block with a goal */
+            B->goal = 1;
+            B->goal_parent = entry_key(A, e->entry);
+            B->goal_cell = e->moves[m].from;
+            B->goal_dir = e->moves[m].d;
             size_t seen = atomic_load(&k->goal_block);
             while (index < seen && !atomic_compare_exchange_weak(&k->goal_block, &seen, index)) {}
-            return;
+            break;
         }
+        if (pending) expansion_filter(A, pending, B);
+        pending = e;
+    }
+    if (pending && pending->live) {
+        if (B->goal) { occupy(A->b, &pending->p, pending->occ, 0); pending->live = 0; }
+        else expansion_filter(A, pending, B);
     }
 }
 
 static size_t blocks_in(const Chunk *k) { return (k->n + BLOCK - 1) / BLOCK; }
 
-static void expand_blocks(Crew *c, Chunk *k, uint8_t *occ) {
-    for (size_t i; (i = atomic_fetch_add(&k->next, 1)) < blocks_in(k);) expand_block(c, k, i, occ);
+static void expand_blocks(Crew *c, Chunk *k, Expansion *ex) {
+    for (size_t i; (i = atomic_fetch_add(&k->next, 1)) < blocks_in(k);) expand_block(c, k, i, ex);
 }
 
 static void *helper(void *arg) {
     Crew *c = arg;
-    uint8_t occ[MAX_CELLS];
-    memset(occ, 0, sizeof occ);
+    Expansion ex[2];
+    memset(ex, 0, sizeof ex);
     for (;;) {
         barrier_wait(&c->gate);
         if (c->quit) return NULL;
-        expand_blocks(c, c->live, occ);
+        expand_blocks(c, c->live, ex);
         barrier_wait(&c->gate);
     }
 }
@@ -254,11 +257,11 @@ static int reserve(Crew *c, const Chunk *k) {
 
 void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
     Astar *A = c->A;
-    uint8_t occ[MAX_CELLS];
-    memset(occ, 0, sizeof occ);
+    Expansion ex[2];
+    memset(ex, 0, sizeof ex);
     Chunk *k = take_chunk(c, &c->chunk[0], bucket, f, g);
     barrier_wait(&c->gate);
-    expand_blocks(c, k, occ);
+    expand_blocks(c, k, ex);
     barrier_wait(&c->gate);
     for (;;) {
         Chunk *next = NULL;
@@ -270,7 +273,7 @@ void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
         }
         admit_blocks(c, k, res);
         if (!next) return;
-        expand_blocks(c, next, occ);
+        expand_blocks(c, next, ex);
         barrier_wait(&c->gate);
         if (res->status >= 0) return; /* the search ended in k: next is moot */
         k = next;
