@@ -62,6 +62,48 @@ def test_differential_small_custom_boards():
     assert out["exact"] >= 2850, out
 
 
+def _wide_open_puzzle(rng: random.Random) -> Puzzle:
+    """A large board with few walls, up to the 32 x 32 limit: long slides that
+    robots cut short anywhere, up to the board's far rows and columns (the
+    search reads robots in the way from bits per row and column)."""
+    w, h = rng.randint(20, 32), rng.randint(20, 32)
+    walls = [[rng.randrange(w), rng.randrange(h), rng.choice("NESW")] for _ in range(rng.randint(0, 12))]
+    board = custom(w, h, walls=walls)
+    n = rng.randint(2, 5)
+    colours = rng.sample(["red", "green", "blue", "yellow", "black"], n)
+    # Robots and target often on the edges' rows and columns, where the bits end.
+    lines = [0, 1, w - 1, w - 2] if rng.random() < 0.5 else list(range(w))
+    cells = set()
+    while len(cells) < n + 1:
+        cells.add((rng.choice(lines), rng.randrange(h)) if rng.random() < 0.5 else
+                  (rng.randrange(w), rng.choice([0, 1, h - 1, h - 2])))
+    cells = list(cells)
+    rng.shuffle(cells)
+    goal = cells[0]
+    return puzzle(board, dict(zip(colours, cells[1:])), goal, rng.choice(colours + [None]),
+                  ricochet=rng.choice(["turn", "none"]))
+
+
+@pytest.mark.parametrize("strategy", ["ida", "astar"])
+def test_differential_large_open_boards(strategy):
+    """Within the depth the reference proves (its state space is too large to
+    exhaust): the same optimum, or none below the reference's bound."""
+    rng = random.Random(5)
+    exact = 0
+    for _ in range(100):
+        p = _wide_open_puzzle(rng)
+        ref = reference_solve(p, max_depth=7, max_states=30_000)
+        if ref.status == "optimal":
+            fast = solve(p, strategy=strategy, max_depth=ref.length)
+            assert fast.status == "optimal" and fast.length == ref.length, (p.to_json(), fast.to_json())
+            assert check(p, fast.moves).solved, p.to_json()
+            exact += 1
+        elif ref.lower_bound > 1:
+            fast = solve(p, strategy=strategy, max_depth=ref.lower_bound - 1)
+            assert fast.status in ("depth_limit", "unsolvable"), (p.to_json(), fast.to_json())
+    assert exact >= 25, exact
+
+
 def _finisher_one_straight_slide_from_its_target(rng: random.Random) -> Puzzle:
     """A real-board puzzle under the ricochet rule whose finisher reaches its
     target in one slide, not yet turned: it must leave and come back (the one

@@ -56,7 +56,38 @@ int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv,
     return g + 1 + sharp;
 }
 
+/* children() where the robots' bits fit (bits_fit): a lone robot's stop, cut
+ * short by the nearest robot in the way; slides across a barrier the long way. */
+static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
+    RobotBits m;
+    robot_bits(b, p, &m, 0);
+    robot_bits(b, p, &m, 1);
+    int n = 0;
+    for (int r = 0; r < b->nrobots; r++) {
+        int from = p->pos[r];
+        for (int d = 0; d < 4; d++) {
+            int deflected = 0, end = b->stop[d][from];
+            if (end == CROSSES_BARRIER) {
+                occ[from] = 0;
+                end = slide(b, occ, r, from, d, &deflected);
+                occ[from] = 1;
+            } else {
+                end = slide_bits(b, &m, from, d, end);
+            }
+            if (end < 0) continue;
+            out[n].r = (uint8_t)r;
+            out[n].d = (uint8_t)d;
+            out[n].from = (int16_t)from;
+            out[n].end = (int16_t)end;
+            out[n].status = ((b->tracked >> r) & 1) ? (uint8_t)next_status(p->status[r], d, deflected) : 0;
+            n++;
+        }
+    }
+    return n;
+}
+
 int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
+    if (bits_fit(b)) return children_bits(b, p, occ, out);
     int n = 0;
     for (int r = 0; r < b->nrobots; r++) {
         int from = p->pos[r];

@@ -8,6 +8,8 @@ typedef struct {
     Table tt;
     Pos cur;
     uint8_t occ[MAX_CELLS];
+    int bits;                    /* the robots' cells are kept as bits too (bits_fit) */
+    RobotBits m;
     uint8_t path_r[MAX_DEPTH + 1], path_d[MAX_DEPTH + 1];
     uint64_t nodes, node_cap;
     uint64_t cutoffs;            /* nodes the bound stopped (dead ends excluded) */
@@ -15,6 +17,26 @@ typedef struct {
 } Ida;
 
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
+
+/* Robot r's slide from `start` (its cell, clear in occ) in direction d. */
+static inline int ida_slide(Ida *s, int r, int start, int d, int *deflected) {
+    const Setup *b = s->b;
+    if (s->bits) {
+        int end = b->stop[d][start];
+        if (end != CROSSES_BARRIER) { *deflected = 0; return slide_bits(b, &s->m, start, d, end); }
+    }
+    return slide_from(b, &s->cur, s->occ, r, start, d, deflected);
+}
+
+/* Robot r's move from `start` to `end` (or back, swapped) in occ and the bits. */
+static inline void ida_place(Ida *s, int start, int end) {
+    s->occ[end] = 1;
+    if (s->bits) bits_move(s->b, &s->m, start, end);
+}
+static inline void ida_unplace(Ida *s, int start, int end) {
+    s->occ[end] = 0;
+    if (s->bits) bits_move(s->b, &s->m, end, start);
+}
 
 /* A tight position: one possible finisher r, and exactly its lone-robot bound
  * k of moves left.  No helper may move there (its move leaves the bound where
@@ -30,7 +52,7 @@ static int ida_tight(Ida *s, int g, int r, int k) {
     for (int d = 0; d < 4 && !res; d++) {
         if (!((dirs >> d) & 1)) continue;
         int deflected;
-        int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
+        int end = ida_slide(s, r, start, d, &deflected);
         if (end < 0) continue;
         s->nodes++;
         s->cur.pos[r] = (int16_t)end;
@@ -39,9 +61,9 @@ static int ida_tight(Ida *s, int g, int r, int k) {
         s->path_d[g] = (uint8_t)d;
         if (is_goal(b, &s->cur, r)) { s->found = g + 1; res = 1; }
         else if (k > 1 && robot_bound(b, &s->cur, r) == k - 1) {
-            s->occ[end] = 1;
+            ida_place(s, start, end);
             res = ida_tight(s, g + 1, r, k - 1);
-            s->occ[end] = 0;
+            ida_unplace(s, start, end);
         }
     }
     s->cur.pos[r] = (int16_t)start;
@@ -91,9 +113,9 @@ static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end,
     if (rem == 0 || (h > rem && h != 255)) s->cutoffs++;
     if (rem == 0 || h > rem) return 0;
     if (h == rem && b->single_finisher >= 0) {
-        s->occ[end] = 1;
+        ida_place(s, start, end);
         int res = ida_tight(s, g + 1, b->single_finisher, rem);
-        s->occ[end] = 0;
+        ida_unplace(s, start, end);
         if (!res) s->cutoffs++; /* a bound one higher leaves its helpers room */
         return res;
     }
@@ -104,9 +126,9 @@ static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end,
         if (!fresh && get_val(&s->tt, (size_t)slot) >= rem) return 0;
         set_val(&s->tt, (size_t)slot, rem);
     }
-    s->occ[end] = 1;
+    ida_place(s, start, end);
     int res = ida_dfs(s, g + 1, bound, h, r, start, end, d);
-    s->occ[end] = 0;
+    ida_unplace(s, start, end);
     return res;
 }
 
@@ -140,7 +162,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
             uint8_t sts[4];
             for (int d = 0; d < 4; d++) {
                 int deflected;
-                ends[d] = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
+                ends[d] = ida_slide(s, r, start, d, &deflected);
                 if (ends[d] < 0) continue;
                 if (r < prev_r && prev_straight && slides_straight(b, start, d) &&
                     commute(b, prev_s, prev_e, prev_d, start, ends[d], d)) {
@@ -169,7 +191,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
                                       b->row[start] != b->row[b->target];
             for (int d = 0; d < 4 && !res; d++) {
                 int deflected;
-                int end = slide_from(b, &s->cur, s->occ, r, start, d, &deflected);
+                int end = ida_slide(s, r, start, d, &deflected);
                 if (end < 0) continue;
                 if (must_stop_by_target && !adjacent(b, end, b->target)) continue;
                 if (helper_idle(s, h_here, child_rem, r, start, end)) continue;
@@ -202,6 +224,8 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
     size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
     if (table_init(&s->tt, 1 << 12, budget, b->key_bits) != 0) { free(s); return 0; }
     for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
+    s->bits = bits_fit(b);
+    if (s->bits) robot_bits(b, start, &s->m, 1); /* s->m starts clear (calloc) */
     int h = heuristic(b, start);
     if (h == 255) { /* no finisher can ever reach the target */
         res->status = ST_UNSOLVABLE;
