@@ -56,16 +56,44 @@ int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv,
     return g + 1 + sharp;
 }
 
-/* children() where the robots' bits fit (bits_fit): a lone robot's stop, cut
- * short by the nearest robot in the way; slides across a barrier the long way. */
-static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
+/* A state's record (see astar.h), decoded: its mover went from x1 to y1 in
+ * direction d1.  any: the state has one. */
+typedef struct {
+    int any, x1, y1, d1, straight, order1;
+} Record;
+
+static void record_decode(const Astar *A, uint64_t entry, Record *rc) {
+    uint64_t rec = A->records ? entry >> A->rec_shift & ((1ULL << (3 + 2 * A->b->cell_bits)) - 1) : 0;
+    int cb = A->b->cell_bits;
+    rc->any = rec != 0;
+    rc->d1 = (int)(rec >> 1 & 3);
+    rc->x1 = (int)(rec >> 3 & ((1u << cb) - 1));
+    rc->y1 = (int)(rec >> (3 + cb));
+    rc->straight = rc->any && slides_straight(A->b, rc->x1, rc->d1);
+    rc->order1 = rc->x1 * 4 + rc->d1;
+}
+
+/* Whether robot r's move from `from` to `end` in direction d is not searched
+ * from a state with record rc: it commutes with the record and comes first,
+ * or it takes the record's untracked mover straight back (its parent's parent). */
+static inline int record_skips(const Setup *b, const Record *rc, int r, int from, int end, int d) {
+    if (from == rc->y1) return end == rc->x1 && !((b->tracked >> r) & 1);
+    return rc->straight && from * 4 + d < rc->order1 && slides_straight(b, from, d) &&
+           commute(b, rc->x1, rc->y1, rc->d1, from, end, d);
+}
+
+/* The moves from p (occ marks its robots) where the robots' bits fit
+ * (bits_fit), those rc skips left out: a lone robot's stop, cut short by the
+ * nearest robot in the way; slides across a barrier the long way. */
+static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, const Record *rc, Child *out) {
     RobotBits m;
     robot_bits(b, p, &m, 0);
     robot_bits(b, p, &m, 1);
     int n = 0;
     for (int r = 0; r < b->nrobots; r++) {
         int from = p->pos[r];
-        for (int d = 0; d < 4; d++) {
+#pragma GCC unroll 4
+        for (int d = 0; d < 4; d++) { /* unrolled: each slide_bits() is its direction's alone */
             int deflected = 0, end = b->stop[d][from];
             if (end == CROSSES_BARRIER) {
                 occ[from] = 0;
@@ -74,7 +102,7 @@ static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, Child *out)
             } else {
                 end = slide_bits(b, &m, from, d, end);
             }
-            if (end < 0) continue;
+            if (end < 0 || (rc->any && record_skips(b, rc, r, from, end, d))) continue;
             out[n].r = (uint8_t)r;
             out[n].d = (uint8_t)d;
             out[n].from = (int16_t)from;
@@ -87,7 +115,8 @@ static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, Child *out)
 }
 
 int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
-    if (bits_fit(b)) return children_bits(b, p, occ, out);
+    static const Record none = {0};
+    if (bits_fit(b)) return children_bits(b, p, occ, &none, out);
     int n = 0;
     for (int r = 0; r < b->nrobots; r++) {
         int from = p->pos[r];
@@ -226,29 +255,27 @@ uint64_t record_of(const Astar *A, const Child *mv) {
     return (1 | (uint64_t)mv->d << 1 | (uint64_t)mv->from << 3 | (uint64_t)mv->end << (3 + cb)) << A->rec_shift;
 }
 
-int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
-    uint64_t rec = A->records ? entry >> A->rec_shift & ((1ULL << (3 + 2 * A->b->cell_bits)) - 1) : 0;
-    if (!rec) return n;
-    const Setup *b = A->b;
-    int cb = b->cell_bits, d1 = (int)(rec >> 1 & 3);
-    int x1 = (int)(rec >> 3 & ((1u << cb) - 1)), y1 = (int)(rec >> (3 + cb));
-    int straight = slides_straight(b, x1, d1), order1 = x1 * 4 + d1, kept = 0;
-    for (int i = 0; i < n; i++) {
-        const Child *m = &moves[i];
-        int skip;
-        if (m->from == y1) /* the mover back where it came from: its parent's parent */
-            skip = m->end == x1 && !((b->tracked >> m->r) & 1);
-        else
-            skip = straight && m->from * 4 + m->d < order1 && slides_straight(b, m->from, m->d) &&
-                   commute(b, x1, y1, d1, m->from, m->end, m->d);
-        if (!skip) moves[kept++] = *m;
-    }
+/* Drops from moves[] (a state's n moves) each move its record skips (in its
+ * bucket entry); how many are left. */
+static int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
+    Record rc;
+    record_decode(A, entry, &rc);
+    if (!rc.any) return n;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!record_skips(A->b, &rc, moves[i].r, moves[i].from, moves[i].end, moves[i].d)) moves[kept++] = moves[i];
     return kept;
 }
 
 int expansion_open(const Astar *A, Expansion *e) {
     const Setup *b = A->b;
-    e->nmoves = skip_commuting(A, e->entry, e->moves, children(b, &e->p, e->occ, e->moves));
+    if (bits_fit(b)) {
+        Record rc;
+        record_decode(A, e->entry, &rc);
+        e->nmoves = children_bits(b, &e->p, e->occ, &rc, e->moves);
+    } else {
+        e->nmoves = skip_commuting(A, e->entry, e->moves, children(b, &e->p, e->occ, e->moves));
+    }
     int m = child_keys(A, &e->p, e->moves, e->nmoves, e->child, e->child_h, &e->nchild);
     if (m >= 0) occupy(b, &e->p, e->occ, 0);
     e->live = m < 0;

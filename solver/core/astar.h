@@ -107,9 +107,6 @@ void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res);
 int expansion_open(const Astar *A, Expansion *e);
 /* The record of move mv (see above), or 0 when the search keeps none. */
 uint64_t record_of(const Astar *A, const Child *mv);
-/* Drops from moves[] (a state's n moves) each move that commutes with the
- * state's record (in its bucket entry) and comes before it; how many are left. */
-int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n);
 
 /* crew.c: a bucket's states expanded by several threads in chunks. */
 Crew *crew_start(Astar *A, int threads);
