@@ -1,7 +1,6 @@
 /* A* over a hash set with bucketed open lists: deep puzzles. */
 #include "astar.h"
 
-/* Every legal move from p; occ must mark p's robots (it is restored). */
 /* Whether robot r, the others standing still, finishes in exactly k moves
  * (k = its lone-robot bound, so each move must lower that bound by one).  The
  * same question as solo_length() asks, but only along moves that lower the
@@ -9,8 +8,10 @@
 static int finishes_alone(const Setup *b, uint8_t *occ, Pos *p, int r, int k) {
     int start = p->pos[r], ok = 0;
     uint8_t status = p->status[r];
+    int dirs = b->lowering ? b->lowering[start] : 15; /* r is the one finisher (see sharpened) */
     occ[start] = 0;
     for (int d = 0; d < 4 && !ok; d++) {
+        if (!((dirs >> d) & 1)) continue;
         int deflected;
         int end = slide_from(b, p, occ, r, start, d, &deflected);
         if (end < 0) continue;
@@ -114,6 +115,7 @@ static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, const Recor
     return n;
 }
 
+/* Every legal move from p; occ must mark p's robots (it is restored). */
 int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
     static const Record none = {0};
     if (bits_fit(b)) return children_bits(b, p, occ, &none, out);
