@@ -139,8 +139,27 @@ int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
     return n;
 }
 
+/* Whether robot r reached s from cell c by a slide in direction d, from a
+ * state stored at depth k - 1; if so its key in *key.  occ marks s's robots
+ * but r. */
+static int parent_at(const Setup *b, const Table *seen, const Pos *s, int r, int c, int d, int deflected, int k,
+                     uint64_t *key) {
+    int tracked = (b->tracked >> r) & 1;
+    Pos q = *s;
+    q.pos[r] = (int16_t)c;
+    for (int st = 0; st < (tracked ? 4 : 1); st++) {
+        if (tracked && next_status(st, d, deflected) != s->status[r]) continue;
+        q.status[r] = (uint8_t)st;
+        ptrdiff_t slot = table_find(seen, make_key(b, &q));
+        if (slot >= 0 && get_val(seen, (size_t)slot) == k - 1) { *key = make_key(b, &q); return 1; }
+    }
+    return 0;
+}
+
 /* Walk back from `key` (at BFS depth `depth`) to the start through states of
- * depth one less each step, writing (from cell, direction) pairs. */
+ * depth one less each step, writing (from cell, direction) pairs.  On a
+ * straight board a robot came from the cells behind it in line, where it
+ * stops; elsewhere every cell is tried. */
 static int reconstruct(const Setup *b, const Table *seen, uint64_t key, int depth,
                        int16_t *from_cell, uint8_t *dirs) {
     uint8_t occ[MAX_CELLS];
@@ -149,32 +168,28 @@ static int reconstruct(const Setup *b, const Table *seen, uint64_t key, int dept
         Pos s;
         decode_key(b, key, &s);
         int found = 0;
+        occupy(b, &s, occ, 1);
         for (int r = 0; r < b->nrobots && !found; r++) {
-            Pos q = s;
-            occupy(b, &s, occ, 1);
-            occ[s.pos[r]] = 0;
-            int tracked = (b->tracked >> r) & 1;
-            for (int c = 0; c < b->ncells && !found; c++) {
-                if (occ[c] || c == s.pos[r] || b->barrier[c]) continue;
-                for (int d = 0; d < 4 && !found; d++) {
-                    int deflected;
-                    if (slide(b, occ, r, c, d, &deflected) != s.pos[r]) continue;
-                    q.pos[r] = (int16_t)c;
-                    for (int st = 0; st < (tracked ? 4 : 1) && !found; st++) {
-                        if (tracked && next_status(st, d, deflected) != s.status[r]) continue;
-                        q.status[r] = (uint8_t)st;
-                        ptrdiff_t slot = table_find(seen, make_key(b, &q));
-                        if (slot >= 0 && get_val(seen, (size_t)slot) == k - 1) {
-                            from_cell[k - 1] = (int16_t)c;
-                            dirs[k - 1] = (uint8_t)d;
-                            key = make_key(b, &q);
-                            found = 1;
-                        }
+            int at = s.pos[r];
+            occ[at] = 0;
+            for (int d = 0; d < 4 && !found; d++) {
+                if (b->straight) {
+                    int beyond = b->step[d][at];
+                    if (beyond >= 0 && !occ[beyond]) continue; /* it would not have stopped here */
+                    for (int c = b->step[d ^ 2][at]; c >= 0 && !occ[c] && !found; c = b->step[d ^ 2][c])
+                        if (parent_at(b, seen, &s, r, c, d, 0, k, &key)) { from_cell[k - 1] = (int16_t)c; found = 1; }
+                } else {
+                    for (int c = 0; c < b->ncells && !found; c++) {
+                        int deflected;
+                        if (occ[c] || c == at || b->barrier[c] || slide(b, occ, r, c, d, &deflected) != at) continue;
+                        if (parent_at(b, seen, &s, r, c, d, deflected, k, &key)) { from_cell[k - 1] = (int16_t)c; found = 1; }
                     }
                 }
+                if (found) dirs[k - 1] = (uint8_t)d;
             }
-            occupy(b, &s, occ, 0);
+            occ[at] = 1;
         }
+        occupy(b, &s, occ, 0);
         if (!found) return -1;
     }
     return 0;
