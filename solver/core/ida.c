@@ -212,6 +212,9 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
     return 0;
 }
 
+#define HANDOVER_BOUND 8
+#define HANDOVER_NODES 3000
+
 /* Returns 1 when it settled the answer in *res, 0 when it gave up (node cap)
  * and A* should settle it instead. */
 int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res) {
@@ -263,6 +266,10 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
          * that would pass the cap, A* takes over now rather than after it. */
         uint64_t spent = s->nodes - before;
         if (last > 0 && s->nodes + spent * spent / last > node_cap) break;
+        /* With a cap (strategy auto), A* also takes over a puzzle of 8 moves
+         * or more that IDA* has not settled cheaply: it expands each state
+         * once, where IDA*'s iterations repeat theirs (README, "Strategy"). */
+        if (node_cap != UINT64_MAX && bound + 1 >= HANDOVER_BOUND && s->nodes > HANDOVER_NODES) break;
         last = spent;
     }
     if (!settled && bound > lim->max_depth) {
