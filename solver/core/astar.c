@@ -83,6 +83,12 @@ static inline int record_skips(const Setup *b, const Record *rc, int r, int from
            commute(b, rc->x1, rc->y1, rc->d1, from, end, d);
 }
 
+/* Robot r's move in direction d from `from` to `end`, from position p. */
+static inline Child move_of(const Setup *b, const Pos *p, int r, int d, int from, int end, int deflected) {
+    uint8_t status = ((b->tracked >> r) & 1) ? (uint8_t)next_status(p->status[r], d, deflected) : 0;
+    return (Child){(uint8_t)r, (uint8_t)d, status, (int16_t)from, (int16_t)end};
+}
+
 /* The moves from p (occ marks its robots) where the robots' bits fit
  * (bits_fit), those rc skips left out: a lone robot's stop, cut short by the
  * nearest robot in the way; slides across a barrier the long way. */
@@ -104,12 +110,7 @@ static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, const Recor
                 end = slide_bits(b, &m, from, d, end);
             }
             if (end < 0 || (rc->any && record_skips(b, rc, r, from, end, d))) continue;
-            out[n].r = (uint8_t)r;
-            out[n].d = (uint8_t)d;
-            out[n].from = (int16_t)from;
-            out[n].end = (int16_t)end;
-            out[n].status = ((b->tracked >> r) & 1) ? (uint8_t)next_status(p->status[r], d, deflected) : 0;
-            n++;
+            out[n++] = move_of(b, p, r, d, from, end, deflected);
         }
     }
     return n;
@@ -127,12 +128,7 @@ int children(const Setup *b, const Pos *p, uint8_t *occ, Child *out) {
             int deflected;
             int end = slide_from(b, p, occ, r, from, d, &deflected);
             if (end < 0) continue;
-            out[n].r = (uint8_t)r;
-            out[n].d = (uint8_t)d;
-            out[n].from = (int16_t)from;
-            out[n].end = (int16_t)end;
-            out[n].status = ((b->tracked >> r) & 1) ? (uint8_t)next_status(p->status[r], d, deflected) : 0;
-            n++;
+            out[n++] = move_of(b, p, r, d, from, end, deflected);
         }
         occ[from] = 1;
     }
