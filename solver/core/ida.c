@@ -268,7 +268,7 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
         if (last > 0 && s->nodes + spent * spent / last > node_cap) break;
         /* With a cap (strategy auto), A* also takes over a puzzle of 8 moves
          * or more that IDA* has not settled cheaply: it expands each state
-         * once, where IDA*'s iterations repeat theirs (README, "Strategy"). */
+         * once, where IDA*'s iterations repeat theirs (README: "Sooner to A*, again"). */
         if (node_cap != UINT64_MAX && bound + 1 >= HANDOVER_BOUND && s->nodes > HANDOVER_NODES) break;
         last = spent;
     }
