@@ -422,6 +422,9 @@ void table_release(void *p, size_t bytes);
 int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits);
 void table_free(Table *t);
 int table_grow(Table *t, size_t max_bytes);
+int table_grow_begin(const Table *t, size_t max_bytes, Table *next);
+void table_rehash(const Table *t, Table *next, size_t lo, size_t hi, int shared);
+void table_grown(Table *t, Table *next);
 
 static inline void table_prefetch(const Table *t, uint64_t key) {
     __builtin_prefetch(&t->keys[hash64(key) & t->mask], 1, 0);

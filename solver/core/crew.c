@@ -75,6 +75,8 @@ struct Crew {
     int quit;
     Chunk *live;               /* the chunk being expanded */
     Chunk chunk[2];            /* one expanded while the other is admitted */
+    Table *grown;              /* else the table being grown into, by everyone */
+    atomic_size_t next_slots;  /* ... the next block of old slots to move */
 };
 
 static void barrier_wait(Barrier *b) {
@@ -161,6 +163,16 @@ static void expand_blocks(Crew *c, Chunk *k, Expansion *ex) {
     for (size_t i; (i = atomic_fetch_add(&k->next, 1)) < blocks_in(k);) expand_block(c, k, i, ex);
 }
 
+#define REHASH_BLOCK ((size_t)1 << 16) /* old slots a thread moves at a time */
+
+/* The table's keys into c->grown, block by block, side by side. */
+static void rehash_blocks(Crew *c) {
+    const Table *t = &c->A->seen;
+    size_t slots = t->mask + 1;
+    for (size_t lo; (lo = atomic_fetch_add(&c->next_slots, REHASH_BLOCK)) < slots;)
+        table_rehash(t, c->grown, lo, lo + REHASH_BLOCK < slots ? lo + REHASH_BLOCK : slots, 1);
+}
+
 static void *helper(void *arg) {
     Crew *c = arg;
     Expansion ex[2];
@@ -168,7 +180,8 @@ static void *helper(void *arg) {
     for (;;) {
         barrier_wait(&c->gate);
         if (c->quit) return NULL;
-        expand_blocks(c, c->live, ex);
+        if (c->grown) rehash_blocks(c);
+        else expand_blocks(c, c->live, ex);
         barrier_wait(&c->gate);
     }
 }
@@ -249,7 +262,16 @@ static int reserve(Crew *c, const Chunk *k) {
     for (size_t i = 0; i < blocks_in(k); i++) keys += (size_t)k->blocks[i].npush;
     while (A->seen.count + keys > A->seen.limit) {
         size_t before = table_bytes(&A->seen);
-        if (table_grow(&A->seen, A->budget - A->bytes + before) != 0) return -1;
+        Table next;
+        if (table_grow_begin(&A->seen, A->budget - A->bytes + before, &next) != 0) return -1;
+        /* The helpers wait at the gate: they move the keys too. */
+        c->grown = &next;
+        atomic_store(&c->next_slots, 0);
+        barrier_wait(&c->gate);
+        rehash_blocks(c);
+        barrier_wait(&c->gate);
+        c->grown = NULL;
+        table_grown(&A->seen, &next);
         A->bytes += table_bytes(&A->seen) - before;
     }
     return 0;
@@ -265,9 +287,11 @@ void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
     barrier_wait(&c->gate);
     for (;;) {
         Chunk *next = NULL;
-        if (atomic_load(&k->goal_block) == SIZE_MAX && bucket->len >= A->lim->crew_from &&
-            (g + 1 >= A->open.dim || BUCKET(&A->open, f, g + 1)->len == 0) && !limits_reached(A->lim) &&
-            reserve(c, k) == 0) {
+        /* Room first, grown by everyone (else pass 2's claims grow it alone;
+         * without room in the budget they stop the search there). */
+        int room = atomic_load(&k->goal_block) != SIZE_MAX || reserve(c, k) == 0;
+        if (room && atomic_load(&k->goal_block) == SIZE_MAX && bucket->len >= A->lim->crew_from &&
+            (g + 1 >= A->open.dim || BUCKET(&A->open, f, g + 1)->len == 0) && !limits_reached(A->lim)) {
             next = take_chunk(c, k == &c->chunk[0] ? &c->chunk[1] : &c->chunk[0], bucket, f, g);
             barrier_wait(&c->gate); /* the helpers start on it */
         }

@@ -49,31 +49,58 @@ void table_free(Table *t) {
     t->vals = NULL;
 }
 
-/* Grow to twice the slots if the budget allows; returns 0 on success. */
-int table_grow(Table *t, size_t max_bytes) {
+/* A table of twice t's slots, empty, into *next if the budget allows;
+ * returns 0 on success.  table_rehash() then moves t's keys into it and
+ * table_grown() puts it in t's place. */
+int table_grow_begin(const Table *t, size_t max_bytes, Table *next) {
     size_t slots = (t->mask + 1) * 2;
     if (slots * slot_bytes(t) > max_bytes) return -1;
-    uint64_t *keys = table_alloc(slots * sizeof(uint64_t));
-    uint8_t *vals = t->embedded ? NULL : table_alloc(slots);
-    if (!keys || (!t->embedded && !vals)) {
-        table_release(keys, slots * sizeof(uint64_t)); table_release(vals, slots);
+    *next = *t;
+    next->keys = table_alloc(slots * sizeof(uint64_t));
+    next->vals = t->embedded ? NULL : table_alloc(slots);
+    if (!next->keys || (!t->embedded && !next->vals)) {
+        table_release(next->keys, slots * sizeof(uint64_t)); table_release(next->vals, slots);
         return -1;
     }
-    size_t mask = slots - 1;
-    for (size_t i = 0; i <= t->mask; i++) {
-        uint64_t k = slot_key(t, i);
-        if (!k) continue;
-        size_t j = hash64(k) & mask;
-        while (keys[j]) j = (j + 1) & mask;
-        keys[j] = t->keys[i];
-        if (vals) vals[j] = t->vals[i];
+    next->mask = slots - 1;
+    next->limit = slots / 10 * 7;
+    return 0;
+}
+
+/* Moves t's slots lo .. hi - 1 into next.  `shared`: other threads move
+ * other slots at once, so an empty slot is taken by compare-and-swap (keys
+ * are distinct, so whoever takes it, the other probes on). */
+void table_rehash(const Table *t, Table *next, size_t lo, size_t hi, int shared) {
+    size_t mask = next->mask;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t word = slot_word(t, i);
+        if (!word) continue;
+        size_t j = hash64(t->embedded ? word & KEY_MASK : word) & mask;
+        if (shared) {
+            for (uint64_t empty = 0;
+                 !__atomic_compare_exchange_n(&next->keys[j], &empty, word, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+                 empty = 0)
+                j = (j + 1) & mask;
+        } else {
+            while (next->keys[j]) j = (j + 1) & mask;
+            next->keys[j] = word;
+        }
+        if (next->vals) next->vals[j] = t->vals[i];
     }
+}
+
+void table_grown(Table *t, Table *next) {
     table_release(t->keys, (t->mask + 1) * sizeof(uint64_t));
     table_release(t->vals, t->mask + 1);
-    t->keys = keys;
-    t->vals = vals;
-    t->mask = mask;
-    t->limit = slots / 10 * 7;
+    *t = *next;
+}
+
+/* Grow to twice the slots if the budget allows; returns 0 on success. */
+int table_grow(Table *t, size_t max_bytes) {
+    Table next;
+    if (table_grow_begin(t, max_bytes, &next) != 0) return -1;
+    table_rehash(t, &next, 0, t->mask + 1, 0);
+    table_grown(t, &next);
     return 0;
 }
 
