@@ -61,7 +61,7 @@ typedef struct {
     int concern_words;            /* 64-bit words per cell's set */
     const uint64_t *concern_spare; /* likewise, for a finish with one finisher move to spare */
     const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
-    const uint8_t *lowering;      /* with concern: per finisher cell, the directions (bit d) whose
+    const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */

@@ -68,12 +68,40 @@ static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *l
     return 0;
 }
 
+/* Per cell, the directions (bit d) whose slide may lower a lone robot's
+ * bound lb by one: its path on the empty board (bent as fill_lower_bounds()
+ * bends it) meets a cell whose bound is one less.  Robots only cut a slide
+ * short on that path, so no other direction can.  All four at the target
+ * (under the ricochet rule a finisher that has not turned leaves and comes
+ * back) and where no bound is known. */
+static void fill_lowering(const Layout *L, int colour, const uint8_t *lb, uint8_t *dirs) {
+    int n = L->ncells, limit = 4 * n, colour1 = colour + 1;
+    for (int c = 0; c < n; c++) {
+        dirs[c] = lb[c] == 0 || lb[c] == 255 ? 15 : 0;
+        if (dirs[c]) continue;
+        for (int d0 = 0; d0 < 4; d0++) {
+            int cell = c, d = d0;
+            for (int steps = 0; steps <= limit; steps++) {
+                int nx = L->step[d][cell];
+                if (nx < 0) break;
+                cell = nx;
+                if (lb[cell] == lb[c] - 1) { dirs[c] |= (uint8_t)(1 << d0); break; }
+                uint8_t bar = L->barrier[cell];
+                if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
+            }
+        }
+    }
+}
+
+/* The lone-robot bounds of a (target, colour), followed by their lowering
+ * directions (fill_lowering), made on first use and kept with the layout. */
 static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
     if (!L->has_barriers) colour = 0; /* colour cannot matter */
     uint8_t **slot = &L->lb_cache[target * 5 + colour];
     if (!*slot) {
-        uint8_t *lb = malloc((size_t)L->ncells);
+        uint8_t *lb = malloc(2 * (size_t)L->ncells);
         if (!lb || fill_lower_bounds(L, target, colour, lb) != 0) { free(lb); return NULL; }
+        fill_lowering(L, colour, lb, lb + L->ncells);
         *slot = lb;
     }
     return *slot;
@@ -96,8 +124,7 @@ static void add_slide(const Setup *b, uint64_t *mine, int c, int d, int e, const
  * (spare = 1) of the cells whose bound is k, from those of lower bounds; the
  * latter also take a slide that keeps the bound, then a tight finish.  0 when
  * no cell has bound k. */
-static int concern_level(const Setup *b, const uint8_t *lb, int k, int spare, uint64_t *set, uint64_t *spare_set,
-                         uint8_t *dirs) {
+static int concern_level(const Setup *b, const uint8_t *lb, int k, int spare, uint64_t *set, uint64_t *spare_set) {
     int n = b->ncells, words = (n + 63) / 64, any = 0;
     for (int c = 0; c < n; c++) {
         if (lb[c] != k) continue;
@@ -106,7 +133,6 @@ static int concern_level(const Setup *b, const uint8_t *lb, int k, int spare, ui
         for (int d = 0; d < 4; d++)
             for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
                 if (lb[e] == k - 1) {
-                    dirs[c] |= (uint8_t)(1 << d);
                     add_slide(b, mine, c, d, e, (spare ? spare_set : set) + (size_t)e * words, words);
                 } else if (spare && lb[e] == k) {
                     add_slide(b, mine, c, d, e, set + (size_t)e * words, words);
@@ -123,19 +149,16 @@ static int concern_level(const Setup *b, const uint8_t *lb, int k, int spare, ui
  * union over those paths holds them all.  A robot standing outside that set,
  * or arriving there, changes no such finish.  Straight boards only.  Then the
  * same for a finish with one finisher move to spare (one slide may keep the
- * bound), and one byte per cell: the directions (bit d) whose slides may lower
- * the bound at all. */
+ * bound). */
 static uint64_t *fill_concern(const Setup *b, int r) {
     int n = b->ncells, words = (n + 63) / 64;
     size_t size = (size_t)n * (size_t)words;
-    uint64_t *set = calloc(2 * size + ((size_t)n + 7) / 8, sizeof(uint64_t));
+    uint64_t *set = calloc(2 * size, sizeof(uint64_t));
     if (!set) return NULL;
     uint64_t *spare = set + size;
-    uint8_t *dirs = (uint8_t *)(set + 2 * size);
     const uint8_t *lb = b->lb[r];
-    for (int k = 1; k < 255 && concern_level(b, lb, k, 0, set, spare, dirs); k++)
-        concern_level(b, lb, k, 1, set, spare, dirs); /* needs every tight set of level k */
-    dirs[b->target] = 15; /* under the ricochet rule a finisher that has not turned leaves and comes back */
+    for (int k = 1; k < 255 && concern_level(b, lb, k, 0, set, spare); k++)
+        concern_level(b, lb, k, 1, set, spare); /* needs every tight set of level k */
     return set;
 }
 
@@ -161,7 +184,6 @@ static int concern_of(Layout *L, Setup *b, int r) {
     size_t size = (size_t)b->ncells * (size_t)b->concern_words;
     b->concern = *slot;
     b->concern_spare = *slot + size;
-    b->lowering = (const uint8_t *)(*slot + 2 * size);
     b->rays = L->rays;
     return 0;
 }
@@ -239,7 +261,10 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
         }
     }
     b->single_finisher = -1;
-    if (!q->skip_bounds && __builtin_popcount(b->eligible) == 1) b->single_finisher = __builtin_ctz(b->eligible);
+    if (!q->skip_bounds && __builtin_popcount(b->eligible) == 1) {
+        b->single_finisher = __builtin_ctz(b->eligible);
+        b->lowering = b->lb[b->single_finisher] + b->ncells;
+    }
     if (b->single_finisher >= 0 && b->straight && b->ncells <= 256 && /* kept per target: 16 KiB each */
         concern_of(L, b, b->single_finisher) != 0) {
         PyErr_NoMemory();
