@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import replace
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -269,4 +270,9 @@ def random_puzzle() -> Response:
                 break
         else:
             raise Problem("no-puzzle-found", f"no {grade} puzzle found for this seed; try another seed")
+    # One solution per puzzle: the one the hints and a solve will show too.
+    served = answers().adopt(g.puzzle, g.solution)
+    if served.moves != g.solution.moves:
+        g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served,
+                                                              time_budget=current_app.config["SOLVE_TIME_BUDGET"]))
     return jsonify({**g.to_json(), "seed": seed})

@@ -106,6 +106,9 @@ def test_long_packs_come_from_pools_at_once_and_spread_over_them(redis_url, cele
     assert len({variety_key(p) for p in puzzles}) == 60
     for p in puzzles[:3]:
         assert solve(Puzzle.from_json(p), state_budget=3 << 30).length == p["optimal_length"]
+        # Hints follow the pack's own solution, at once, long as it is.
+        hint = client.get(f"/v1/puzzles/{p['code']}/hint?level=4").json
+        assert hint["optimal_length"] == p["optimal_length"] and hint["first_move"] == p["solution"][0], hint
 
 
 def test_a_pack_with_impossible_items_finishes_the_rest(redis_url, celery_worker):

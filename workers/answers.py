@@ -69,6 +69,17 @@ class Answers:
         elif answer.status == "timeout":
             self.stores.save_unsettled(key, self.budget, answer.lower_bound)
 
+    def adopt(self, p: Puzzle, answer: Solution) -> Solution:
+        """The settled answer served for p from now on: one already kept, else
+        `answer` (a generator's, say), kept now, so that every endpoint (a
+        random puzzle's solution, its hints, a solve) shows one solution."""
+        if self.stores is not None:
+            kept = self.stores.answer(p.content_hash())
+            if kept is not None and kept["status"] in SETTLED:
+                return Solution.from_json(p, kept)
+        self.remember(p, answer)
+        return answer
+
     def settled(self, p: Puzzle) -> Solution | None:
         """The puzzle's settled answer (optimal or unsolvable), or None when it
         is not known within the budget."""

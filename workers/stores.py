@@ -76,10 +76,21 @@ class Stores:
         self.redis.set(f"optimum:{puzzle_hash}", length, ex=ttl)
 
     def _record_generated(self, item: dict[str, Any], ttl: int | None) -> None:
-        from solver.puzzle import Puzzle
+        """A generated puzzle's optimum, and its solution as the answer served for
+        it (hints, a solve) unless one is kept already: one solution per puzzle."""
+        from solver.puzzle import Move, Puzzle
+        from solver.rules import round_of
+        from solver.solution import Solution
 
-        puzzle = item.get("puzzle") or {k: item[k] for k in ("board", "robots", "target", "rules") if k in item}
-        self.save_optimum(Puzzle.from_json(puzzle).content_hash(), item["optimal_length"], ttl)
+        p = Puzzle.from_json(item.get("puzzle") or {k: item[k] for k in ("board", "robots", "target", "rules")
+                                                    if k in item})
+        key = p.content_hash()
+        self.save_optimum(key, item["optimal_length"], ttl)
+        if item.get("solution"):
+            moves = [Move.from_json(m) for m in item["solution"]]
+            answer = Solution("optimal", moves, len(moves), round_of(p), {"source": "generated"}).to_json()
+            self.redis.set(f"solve:{key}", json.dumps({"v": FORMAT, "answer": answer | {"code": p.code()}}),
+                           ex=SOLVE_TTL, nx=True)
 
     # -- daily puzzles: kept forever, and never replaced once published ------------------
     # daily:<date> holds the record a deployment first served for that day; days served
