@@ -5,7 +5,9 @@
  *    reading the table but never writing it: a child already stored as cheaply
  *    is dropped there (most children are), the rest, their bounds sharpened,
  *    are written to the block's own list, as is a state whose sharpened bound
- *    sends it to a later layer.
+ *    sends it to a later layer.  Each thread overlaps two expansions as the
+ *    one-thread loop does (astar.h, Expansion), and fetches the slots of the
+ *    states it is about to pop.
  * 2. Admit.  One thread stores and pushes the lists in block order, exactly
  *    as the one-thread loop does for each child.  Meanwhile the other threads
  *    already expand the bucket's next chunk (and this thread joins them when
@@ -15,11 +17,14 @@
  *    next chunk can be stored more cheaply by this one: both are at depth g,
  *    their children at g + 1.)  The pipeline stops when the bucket runs low
  *    or the one below it fills, so that the deepest bucket still goes first.
+ *    The room is made before pass 2: when the table must grow, every thread
+ *    moves a share of its keys into the new one (rehash_blocks).
  *
- * The table and the buckets are written by one thread only, and what is
- * pushed, and in which order, depends on the chunks and blocks alone, not on
- * which thread expanded them: the search (its states, nodes and solution) is
- * the same on every run with the same number of threads.  A goal ends the
+ * Apart from those moves, the table and the buckets are written by one
+ * thread only, and what is pushed, and in which order, depends on the chunks
+ * and blocks alone, not on which thread expanded them: the search (its
+ * states, nodes and solution) is the same on every run with the same number
+ * of threads.  A goal ends the
  * search at the first block holding one; blocks after it may stop early. */
 #include "astar.h" /* first: Python.h sets the feature macros */
 
