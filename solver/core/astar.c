@@ -35,13 +35,20 @@ static int finishes_alone(const Setup *b, uint8_t *occ, Pos *p, int r, int k) {
  * length, and one that moves a helper needs h + 1.  So unless the finisher
  * finishes alone in exactly h moves, h + 1 is a bound too.  (Too dear to ask
  * of every child; A* asks it of each position it is about to expand.) */
-int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
+static int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
     if (h == 255 || h == 0 || b->single_finisher < 0) return h;
     return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
 }
 
-int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
-                    int settled, uint64_t *mark) {
+/* The layer for p's child by move mv, reached in g + 1 moves with bound h and
+ * put in layer cf: a new state (cf = g + 1 + h) has its bound sharpened now,
+ * while its parent's robots are at hand (occ marks them), rather than when it
+ * is popped, which would cost a second look-up and a second push; *mark is
+ * then SHARPENED.  `settled`: p's finisher is known not to finish alone (its
+ * bound was sharpened to h + 1); a helper's move that touches no cell of
+ * concern leaves that so, and the child's bound is h + 1 at once. */
+static int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
+                           int settled, uint64_t *mark) {
     if (b->single_finisher < 0 || cf != g + 1 + h) return cf;
     *mark = SHARPENED;
     if (settled && !b->exact && mv->r != b->single_finisher && spares_tight_finish(b, p, mv->from, mv->end))
@@ -295,6 +302,23 @@ int expansion_open(const Astar *A, Expansion *e) {
     return m;
 }
 
+int child_layer(const Astar *A, const Expansion *e, int c, int *beyond) {
+    int h = e->child_h[c];
+    if (h == 255) return -1; /* no finisher can ever reach the target from there */
+    /* Bounds sharpened at expansion are not consistent: a child never goes
+     * below the layer of its parent (pathmax), or it would be lost. */
+    int cf = e->g + 1 + h > e->f ? e->g + 1 + h : e->f;
+    if (cf >= A->open.dim) { *beyond = 1; return -1; } /* cannot finish within the depth limit */
+    return cf;
+}
+
+uint64_t child_entry(const Astar *A, Expansion *e, int c, int *cf, int *beyond) {
+    uint64_t mark = 0;
+    *cf = sharpened_layer(A->b, &e->p, e->occ, &e->moves[c], e->g, *cf, e->child_h[c], e->settled, &mark);
+    if (*cf >= A->open.dim) { *beyond = 1; *cf = -1; }
+    return e->child[c] | mark | record_of(A, &e->moves[c]);
+}
+
 /* The goal reached from e by its move m ends the search. */
 static void astar_goal(Astar *A, const Expansion *e, int m, Result *res) {
     A->goal_parent = entry_key(A, e->entry);
@@ -306,22 +330,14 @@ static void astar_goal(Astar *A, const Expansion *e, int m, Result *res) {
 
 /* The second half: push each child not reached as cheaply before. */
 static void expansion_admit(Astar *A, Expansion *e, Result *res) {
-    const Setup *b = A->b;
-    int f = e->f, g = e->g;
     e->live = 0;
     for (int c = 0; c < e->nchild && res->status < 0; c++) {
-        if (e->child_h[c] == 255) continue; /* no finisher can ever reach the target from there */
-        /* Bounds sharpened at expansion are not consistent: a child never goes
-         * below the layer of its parent (pathmax), or it would be lost. */
-        int cf = g + 1 + e->child_h[c] > f ? g + 1 + e->child_h[c] : f;
-        if (cf >= A->open.dim) { A->beyond = 1; continue; } /* cannot finish within the depth limit */
-        if (!astar_claim(A, e->child[c], g + 1, f, res)) continue;
-        uint64_t mark = 0;
-        cf = sharpened_layer(b, &e->p, e->occ, &e->moves[c], g, cf, e->child_h[c], e->settled, &mark);
-        if (cf >= A->open.dim) { A->beyond = 1; continue; }
-        if (astar_push(A, cf, g + 1, e->child[c] | mark | record_of(A, &e->moves[c]), res) != 0) res->lower_bound = f;
+        int cf = child_layer(A, e, c, &A->beyond);
+        if (cf < 0 || !astar_claim(A, e->child[c], e->g + 1, e->f, res)) continue;
+        uint64_t entry = child_entry(A, e, c, &cf, &A->beyond);
+        if (cf >= 0 && astar_push(A, cf, e->g + 1, entry, res) != 0) res->lower_bound = e->f;
     }
-    occupy(b, &e->p, e->occ, 0);
+    occupy(A->b, &e->p, e->occ, 0);
 }
 
 int astar_claim(Astar *A, uint64_t key, int g, int f, Result *res) {

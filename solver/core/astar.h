@@ -81,16 +81,6 @@ enum { POP_STALE, POP_LATER, POP_EXPAND };
  * *later; else POP_EXPAND, with its position in p, its robots marked in occ,
  * and *settled when its finisher is known not to finish alone. */
 int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p, int *later, int *settled);
-int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h);
-/* The layer for p's child by move mv, reached in g + 1 moves with bound h and
- * put in layer cf: a new state (cf = g + 1 + h) has its bound sharpened now,
- * while its parent's robots are at hand (occ marks them), rather than when it
- * is popped, which would cost a second look-up and a second push; *mark is
- * then SHARPENED.  `settled`: p's finisher is known not to finish alone (its
- * bound was sharpened to h + 1); a helper's move that touches no cell of
- * concern leaves that so, and the child's bound is h + 1 at once. */
-int sharpened_layer(const Setup *b, const Pos *p, uint8_t *occ, const Child *mv, int g, int cf, int h,
-                    int settled, uint64_t *mark);
 int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
 /* The keys and bounds of p's children (their slots prefetched) into keys, h
  * and *n; the index of the first move that reaches the goal, else -1. */
@@ -105,6 +95,13 @@ void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res);
  * bounds.  The index of a move that reaches the goal (e->occ then cleared),
  * else -1 and e is live. */
 int expansion_open(const Astar *A, Expansion *e);
+/* The second half for child c of expansion e, around the caller's store.
+ * child_layer: its layer, or -1 when it is dropped (no finisher can reach
+ * the target; past the depth limit, *beyond set).  child_entry, once the
+ * store let it in: its bucket entry (key, mark, record), its bound sharpened
+ * while e's robots are at hand, *cf its layer then (-1 past the limit). */
+int child_layer(const Astar *A, const Expansion *e, int c, int *beyond);
+uint64_t child_entry(const Astar *A, Expansion *e, int c, int *cf, int *beyond);
 /* The record of move mv (see above), or 0 when the search keeps none. */
 uint64_t record_of(const Astar *A, const Child *mv);
 

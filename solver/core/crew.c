@@ -100,21 +100,16 @@ static void barrier_wait(Barrier *b) {
 /* The second half of expansion e (see astar.h): its children not stored as
  * cheaply, their bounds sharpened, into the block. */
 static void expansion_filter(const Astar *A, Expansion *e, Block *B) {
-    const Setup *b = A->b;
-    int f = e->f, g = e->g;
     e->live = 0;
-    for (int i = 0; i < e->nchild; i++) {
-        if (e->child_h[i] == 255) continue;
-        int cf = g + 1 + e->child_h[i] > f ? g + 1 + e->child_h[i] : f;
-        if (cf >= A->open.dim) { B->beyond = 1; continue; }
-        ptrdiff_t slot = table_find(&A->seen, e->child[i]);
-        if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= g + 1) continue;
-        uint64_t mark = 0;
-        cf = sharpened_layer(b, &e->p, e->occ, &e->moves[i], g, cf, e->child_h[i], e->settled, &mark);
-        if (cf >= A->open.dim) { B->beyond = 1; continue; }
-        B->push[B->npush++] = (Push){e->child[i] | mark | record_of(A, &e->moves[i]), (uint8_t)cf, (uint8_t)(g + 1)};
+    for (int c = 0; c < e->nchild; c++) {
+        int cf = child_layer(A, e, c, &B->beyond);
+        if (cf < 0) continue;
+        ptrdiff_t slot = table_find(&A->seen, e->child[c]);
+        if (slot >= 0 && get_val(&A->seen, (size_t)slot) <= e->g + 1) continue;
+        uint64_t entry = child_entry(A, e, c, &cf, &B->beyond);
+        if (cf >= 0) B->push[B->npush++] = (Push){entry, (uint8_t)cf, (uint8_t)(e->g + 1)};
     }
-    occupy(b, &e->p, e->occ, 0);
+    occupy(A->b, &e->p, e->occ, 0);
 }
 
 /* Pass 1 for one block of chunk k, two expansions overlapped as in the

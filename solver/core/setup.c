@@ -23,6 +23,22 @@ static int bits_for(int ncells) {
     return bits;
 }
 
+/* Whether the slide from c in direction d on the empty board, bent by the
+ * barriers robot colour colour1 - 1 does not pass, meets a cell whose bound
+ * is k (a relaxed robot may stop on any cell it crosses). */
+static int path_meets(const Layout *L, int colour1, const uint8_t *lb, int c, int d, int k) {
+    int cell = c;
+    for (int steps = 0; steps <= 4 * L->ncells; steps++) {
+        int nx = L->step[d][cell];
+        if (nx < 0) return 0;
+        cell = nx;
+        if (lb[cell] == k) return 1;
+        uint8_t bar = L->barrier[cell];
+        if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
+    }
+    return 0;
+}
+
 /* Lower bounds for one (target, colour): reverse walks on plain boards,
  * relaxation rounds where barriers or openings bend the slides. */
 static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *lb) {
@@ -47,22 +63,12 @@ static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *l
         free(queue);
         return 0;
     }
-    int limit = 4 * n, colour1 = colour + 1;
     for (int k = 0, changed = 1; changed && k < 254; k++) {
         changed = 0;
         for (int c = 0; c < n; c++) {
             if (lb[c] != 255) continue;
-            for (int d0 = 0; d0 < 4 && lb[c] == 255; d0++) {
-                int cell = c, d = d0;
-                for (int steps = 0; steps <= limit; steps++) {
-                    int nx = L->step[d][cell];
-                    if (nx < 0) break;
-                    cell = nx;
-                    if (lb[cell] == k) { lb[c] = (uint8_t)(k + 1); changed = 1; break; }
-                    uint8_t bar = L->barrier[cell];
-                    if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
-                }
-            }
+            for (int d = 0; d < 4 && lb[c] == 255; d++)
+                if (path_meets(L, colour + 1, lb, c, d, k)) { lb[c] = (uint8_t)(k + 1); changed = 1; }
         }
     }
     return 0;
@@ -75,21 +81,11 @@ static int fill_lower_bounds(const Layout *L, int target, int colour, uint8_t *l
  * (under the ricochet rule a finisher that has not turned leaves and comes
  * back) and where no bound is known. */
 static void fill_lowering(const Layout *L, int colour, const uint8_t *lb, uint8_t *dirs) {
-    int n = L->ncells, limit = 4 * n, colour1 = colour + 1;
-    for (int c = 0; c < n; c++) {
+    for (int c = 0; c < L->ncells; c++) {
         dirs[c] = lb[c] == 0 || lb[c] == 255 ? 15 : 0;
         if (dirs[c]) continue;
-        for (int d0 = 0; d0 < 4; d0++) {
-            int cell = c, d = d0;
-            for (int steps = 0; steps <= limit; steps++) {
-                int nx = L->step[d][cell];
-                if (nx < 0) break;
-                cell = nx;
-                if (lb[cell] == lb[c] - 1) { dirs[c] |= (uint8_t)(1 << d0); break; }
-                uint8_t bar = L->barrier[cell];
-                if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
-            }
-        }
+        for (int d = 0; d < 4; d++)
+            if (path_meets(L, colour + 1, lb, c, d, lb[c] - 1)) dirs[c] |= (uint8_t)(1 << d);
     }
 }
 
