@@ -19,7 +19,7 @@ typedef struct {
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
 
 /* Robot r's slide from `start` (its cell, clear in occ) in direction d. */
-static inline int ida_slide(Ida *s, int r, int start, int d, int *deflected) {
+static inline __attribute__((always_inline)) int ida_slide(Ida *s, int r, int start, int d, int *deflected) {
     const Setup *b = s->b;
     if (s->bits) {
         int end = b->stop[d][start];
@@ -160,7 +160,8 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
              * its solution sooner. */
             int ends[4], hs[4];
             uint8_t sts[4];
-            for (int d = 0; d < 4; d++) {
+#pragma GCC unroll 4
+            for (int d = 0; d < 4; d++) { /* unrolled: each slide is its direction's alone */
                 int deflected;
                 ends[d] = ida_slide(s, r, start, d, &deflected);
                 if (ends[d] < 0) continue;
@@ -189,6 +190,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
             int must_stop_by_target = child_rem == 1 && b->straight &&
                                       b->column[start] != b->column[b->target] &&
                                       b->row[start] != b->row[b->target];
+#pragma GCC unroll 4
             for (int d = 0; d < 4 && !res; d++) {
                 int deflected;
                 int end = ida_slide(s, r, start, d, &deflected);
@@ -225,7 +227,7 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
     s->cur = *start;
     s->node_cap = node_cap;
     size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
-    if (table_init(&s->tt, 1 << 12, budget, b->key_bits) != 0) { free(s); return 0; }
+    if (table_init(&s->tt, 1 << 8, budget, b->key_bits) != 0) { free(s); return 0; }
     for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
     s->bits = bits_fit(b);
     if (s->bits) robot_bits(b, start, &s->m, 1); /* s->m starts clear (calloc) */

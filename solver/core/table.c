@@ -25,10 +25,10 @@ void table_release(void *p, size_t bytes) {
 }
 
 int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits) {
-    size_t slots = 1024;
+    size_t slots = 256;
     t->embedded = key_bits <= 55;
     while (slots < min_slots) slots <<= 1;
-    while (slots > 1024 && slots * slot_bytes(t) > max_bytes) slots >>= 1;
+    while (slots > 256 && slots * slot_bytes(t) > max_bytes) slots >>= 1;
     t->keys = table_alloc(slots * sizeof(uint64_t));
     t->vals = t->embedded ? NULL : table_alloc(slots);
     if (!t->keys || (!t->embedded && !t->vals)) {
