@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from solver.geometry import ROBOT_COLOURS
 from solver.puzzle import Move, Puzzle, Rules
 from solver.reference import reference_solve
 from solver.rules import check, replay
@@ -60,6 +61,33 @@ def test_differential_five_robots():
 def test_differential_small_custom_boards():
     out = _run(random_custom_puzzle, 3000, 4, 100_000)
     assert out["exact"] >= 2850, out
+
+
+def test_differential_one_board_many_goals():
+    """Many goals on one small board dense with barriers of every colour, so
+    that the board's kept tables (bounds and cells of concern, per target and
+    finisher colour) serve goals of each colour on the same target cell, as a
+    service's boards do.  (Cells of concern kept per target alone, whatever the
+    colour, fail here.)"""
+    rng = random.Random(1)
+    exact = 0
+    for _ in range(20):
+        w, h = rng.randint(5, 8), rng.randint(5, 8)
+        cells = [(x, y) for y in range(h) for x in range(w)]
+        rng.shuffle(cells)
+        barriers = rng.randint(4, 10)
+        diagonals = [{"cell": list(c), "colour": rng.choice(ROBOT_COLOURS), "orientation": rng.choice("/\\")}
+                     for c in cells[:barriers]]
+        walls = [[rng.randrange(w), rng.randrange(h), rng.choice("NESW")] for _ in range(rng.randint(0, w * h // 4))]
+        board = custom(w, h, walls=walls, diagonals=diagonals)
+        free = cells[barriers:]
+        targets = rng.sample(free, 2)
+        for _ in range(30):
+            colours = rng.sample(ROBOT_COLOURS, rng.randint(2, 4))
+            robots = dict(zip(colours, rng.sample(free, len(colours))))
+            p = puzzle(board, robots, rng.choice(targets), rng.choice(colours), ricochet=rng.choice(["turn", "none"]))
+            exact += agree(p, 100_000) == "exact"
+    assert exact >= 550, exact
 
 
 def _wide_open_puzzle(rng: random.Random) -> Puzzle:

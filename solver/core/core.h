@@ -56,11 +56,11 @@ typedef struct {
     uint8_t order[MAX_ROBOTS];    /* move order in deepening: robots that may finish first */
     const uint8_t *lb[MAX_ROBOTS]; /* moves a lone robot needs if it could stop anywhere */
     int single_finisher;          /* the one robot that may finish, or -1 */
-    const uint64_t *concern;      /* with one finisher on a straight board: per finisher cell, the
+    const uint64_t *concern;      /* with one finisher, up to 256 cells: per finisher cell, the
                                      cells a finish in its lone-robot bound can touch (setup.c) */
     int concern_words;            /* 64-bit words per cell's set */
-    const uint64_t *concern_spare; /* likewise, for a finish with one finisher move to spare */
-    const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
+    const uint64_t *concern_spare; /* likewise, for a finish with one finisher move to spare, and */
+    const uint64_t *rays;         /* per cell, the cells a slide from it may reach: straight boards */
     const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
@@ -501,7 +501,7 @@ typedef struct {
     int16_t column[MAX_CELLS], row[MAX_CELLS];
     uint8_t **lb_cache;           /* [target * 5 + colour]: bounds per target and robot colour,
                                      filled on first use, under the GIL */
-    uint64_t **concern_cache;     /* [target]: Setup's concern sets, likewise (straight boards) */
+    uint64_t **concern_cache;     /* [target * 5 + colour]: Setup's concern sets, likewise */
     uint64_t *rays;               /* Setup's rays, likewise */
 } Layout;
 

@@ -19,7 +19,7 @@ static void layout_free(PyObject *capsule) {
     for (int i = 0; i < L->ncells * 5; i++) free(L->lb_cache[i]);
     free(L->lb_cache);
     if (L->concern_cache)
-        for (int i = 0; i < L->ncells; i++) free(L->concern_cache[i]);
+        for (int i = 0; i < L->ncells * 5; i++) free(L->concern_cache[i]);
     free(L->concern_cache);
     free(L->rays);
     free(L);

@@ -105,56 +105,70 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
 
 static void set_bit(uint64_t *set, int x) { set[x >> 6] |= 1ULL << (x & 63); }
 
-/* Into `mine`: the cells of the slide from c to e in direction d (e included)
- * and the cell beyond e, and the set `then` (the cells of concern from e). */
-static void add_slide(const Setup *b, uint64_t *mine, int c, int d, int e, const uint64_t *then, int words) {
-    for (int x = b->step[d][c];; x = b->step[d][x]) {
-        set_bit(mine, x);
-        if (x == e) break;
-    }
+/* The relaxed slide of a robot of colour colour1 - 1 from cell c in direction
+ * d on the empty board, bent by the barriers it does not pass: *cell and *d
+ * step to its next cell and the direction it leaves that cell in.  0 at its
+ * end (a wall, the edge, or more steps than a slide without a loop takes). */
+static int bent_step(const Setup *b, int colour1, int *cell, int *d, int *steps) {
+    int nx = b->step[*d][*cell];
+    if (nx < 0 || ++*steps > 4 * b->ncells) return 0;
+    *cell = nx;
+    uint8_t bar = b->barrier[nx];
+    if (bar && (bar & 7) != colour1) *d = DEFLECT[bar >> 3][*d];
+    return 1;
+}
+
+/* Into `mine`: the cells of a slide so far (`path`), the cell beyond its
+ * last cell e (leaving e in direction d), and the set `then` (the cells of
+ * concern from e). */
+static void add_slide(const Setup *b, uint64_t *mine, const uint64_t *path, int e, int d, const uint64_t *then,
+                      int words) {
+    for (int w = 0; w < words; w++) mine[w] |= path[w] | then[w];
     if (b->step[d][e] >= 0) set_bit(mine, b->step[d][e]);
-    for (int w = 0; w < words; w++) mine[w] |= then[w];
 }
 
 /* The concern sets (spare = 0) or those with a finisher move to spare
  * (spare = 1) of the cells whose bound is k, from those of lower bounds; the
  * latter also take a slide that keeps the bound, then a tight finish.  0 when
- * no cell has bound k. */
-static int concern_level(const Setup *b, const uint8_t *lb, int k, int spare, uint64_t *set, uint64_t *spare_set) {
+ * no cell has bound k.  A relaxed robot may stop on any cell of a slide. */
+static int concern_level(const Setup *b, int colour1, const uint8_t *lb, int k, int spare, uint64_t *set,
+                         uint64_t *spare_set) {
     int n = b->ncells, words = (n + 63) / 64, any = 0;
     for (int c = 0; c < n; c++) {
         if (lb[c] != k) continue;
         any = 1;
         uint64_t *mine = (spare ? spare_set : set) + (size_t)c * words;
-        for (int d = 0; d < 4; d++)
-            for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) {
-                if (lb[e] == k - 1) {
-                    add_slide(b, mine, c, d, e, (spare ? spare_set : set) + (size_t)e * words, words);
-                } else if (spare && lb[e] == k) {
-                    add_slide(b, mine, c, d, e, set + (size_t)e * words, words);
-                }
+        for (int d = 0; d < 4; d++) {
+            uint64_t path[MAX_CELLS / 64] = {0};
+            int e = c, de = d, steps = 0;
+            while (bent_step(b, colour1, &e, &de, &steps)) {
+                set_bit(path, e);
+                if (lb[e] == k - 1) add_slide(b, mine, path, e, de, (spare ? spare_set : set) + (size_t)e * words, words);
+                else if (spare && lb[e] == k) add_slide(b, mine, path, e, de, set + (size_t)e * words, words);
             }
+        }
     }
     return any;
 }
 
-/* For each cell c of the finisher, the cells that a finish in exactly its
- * lone-robot bound from c can touch: the cells its slides cross and the cells
- * just beyond where they stop.  Every such finish is a path of slides that
- * each lower the bound by one (the bound lets a robot stop anywhere), so the
- * union over those paths holds them all.  A robot standing outside that set,
- * or arriving there, changes no such finish.  Straight boards only.  Then the
- * same for a finish with one finisher move to spare (one slide may keep the
- * bound). */
+/* For each cell c of robot r, the one finisher, the cells that a finish in
+ * exactly its lone-robot bound from c can touch: the cells its slides cross
+ * and the cells just beyond where they stop.  Every such finish is a path of
+ * slides that each lower the bound by one (the bound lets a robot stop
+ * anywhere), each slide a part of the relaxed one, bent where barriers bend
+ * it, so the union over those paths holds them all.  A robot standing
+ * outside that set, or arriving there, changes no such finish.  Then, on
+ * straight boards, the same for a finish with one finisher move to spare
+ * (one slide may keep the bound). */
 static uint64_t *fill_concern(const Setup *b, int r) {
-    int n = b->ncells, words = (n + 63) / 64;
+    int n = b->ncells, words = (n + 63) / 64, colour1 = b->colour[r] + 1;
     size_t size = (size_t)n * (size_t)words;
     uint64_t *set = calloc(2 * size, sizeof(uint64_t));
     if (!set) return NULL;
     uint64_t *spare = set + size;
     const uint8_t *lb = b->lb[r];
-    for (int k = 1; k < 255 && concern_level(b, lb, k, 0, set, spare); k++)
-        concern_level(b, lb, k, 1, set, spare); /* needs every tight set of level k */
+    for (int k = 1; k < 255 && concern_level(b, colour1, lb, k, 0, set, spare); k++)
+        if (b->straight) concern_level(b, colour1, lb, k, 1, set, spare); /* needs every tight set of level k */
     return set;
 }
 
@@ -169,17 +183,18 @@ static uint64_t *fill_rays(const Setup *b) {
     return rays;
 }
 
-/* The concern sets of b's target and the board's rays, made on first use
- * (under the GIL) and kept with the layout; -1 when memory ran out. */
+/* The concern sets of b's target and finisher colour, and on straight boards
+ * those with a move to spare and the board's rays, made on first use (under
+ * the GIL) and kept with the layout; -1 when memory ran out. */
 static int concern_of(Layout *L, Setup *b, int r) {
-    if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells, sizeof(uint64_t *)))) return -1;
-    uint64_t **slot = &L->concern_cache[b->target];
+    if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells * 5, sizeof(uint64_t *)))) return -1;
+    uint64_t **slot = &L->concern_cache[b->target * 5 + (L->has_barriers ? b->colour[r] : 0)];
     if (!*slot && !(*slot = fill_concern(b, r))) return -1;
-    if (!L->rays && !(L->rays = fill_rays(b))) return -1;
     b->concern_words = (b->ncells + 63) / 64;
-    size_t size = (size_t)b->ncells * (size_t)b->concern_words;
     b->concern = *slot;
-    b->concern_spare = *slot + size;
+    if (!b->straight) return 0;
+    if (!L->rays && !(L->rays = fill_rays(b))) return -1;
+    b->concern_spare = *slot + (size_t)b->ncells * (size_t)b->concern_words;
     b->rays = L->rays;
     return 0;
 }
@@ -261,7 +276,7 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
         b->single_finisher = __builtin_ctz(b->eligible);
         b->lowering = b->lb[b->single_finisher] + b->ncells;
     }
-    if (b->single_finisher >= 0 && b->straight && b->ncells <= 256 && /* kept per target: 16 KiB each */
+    if (b->single_finisher >= 0 && b->ncells <= 256 && /* kept per target and colour: 16 KiB each */
         concern_of(L, b, b->single_finisher) != 0) {
         PyErr_NoMemory();
         return -1;
