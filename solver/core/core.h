@@ -59,8 +59,8 @@ typedef struct {
     const uint64_t *concern;      /* with one finisher, up to 256 cells: per finisher cell, the
                                      cells a finish in its lone-robot bound can touch (setup.c) */
     int concern_words;            /* 64-bit words per cell's set */
-    const uint64_t *concern_spare; /* likewise, for a finish with one finisher move to spare, and */
-    const uint64_t *rays;         /* per cell, the cells a slide from it may reach: straight boards */
+    const uint64_t *concern_spare; /* likewise, for a finish with one finisher move to spare */
+    const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
     const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */

@@ -88,7 +88,6 @@ static inline int helper_idle(const Ida *s, int h_here, int child_rem, int r, in
     int fin = b->single_finisher, spare = child_rem - h_here;
     if (spare > 1 || !spares_tight_finish(b, &s->cur, start, end)) return 0;
     if (spare == 0) return 1;
-    if (!b->concern_spare) return 0; /* kept on straight boards only */
     int fc = s->cur.pos[fin];
     if (in_set(b, b->concern_spare, fc, start) || in_set(b, b->concern_spare, fc, end)) return 0;
     for (int o = 0; o < b->nrobots; o++) {

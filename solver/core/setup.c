@@ -157,9 +157,9 @@ static int concern_level(const Setup *b, int colour1, const uint8_t *lb, int k, 
  * slides that each lower the bound by one (the bound lets a robot stop
  * anywhere), each slide a part of the relaxed one, bent where barriers bend
  * it, so the union over those paths holds them all.  A robot standing
- * outside that set, or arriving there, changes no such finish.  Then, on
- * straight boards, the same for a finish with one finisher move to spare
- * (one slide may keep the bound). */
+ * outside that set, or arriving there, changes no such finish.  Then the
+ * same for a finish with one finisher move to spare (one slide may keep the
+ * bound). */
 static uint64_t *fill_concern(const Setup *b, int r) {
     int n = b->ncells, words = (n + 63) / 64, colour1 = b->colour[r] + 1;
     size_t size = (size_t)n * (size_t)words;
@@ -168,32 +168,35 @@ static uint64_t *fill_concern(const Setup *b, int r) {
     uint64_t *spare = set + size;
     const uint8_t *lb = b->lb[r];
     for (int k = 1; k < 255 && concern_level(b, colour1, lb, k, 0, set, spare); k++)
-        if (b->straight) concern_level(b, colour1, lb, k, 1, set, spare); /* needs every tight set of level k */
+        concern_level(b, colour1, lb, k, 1, set, spare); /* needs every tight set of level k */
     return set;
 }
 
-/* Per cell, the cells a slide from it may reach (walls only): one set per board. */
+/* Per cell, the cells a slide from it may reach on the empty board, bent by
+ * the barriers of any colour but the robot's (the union over the colours):
+ * one set per board. */
 static uint64_t *fill_rays(const Setup *b) {
     int n = b->ncells, words = (n + 63) / 64;
     uint64_t *rays = calloc((size_t)n * (size_t)words, sizeof(uint64_t));
     if (!rays) return NULL;
     for (int c = 0; c < n; c++)
-        for (int d = 0; d < 4; d++)
-            for (int e = b->step[d][c]; e >= 0; e = b->step[d][e]) set_bit(rays + (size_t)c * words, e);
+        for (int colour1 = 1; colour1 <= (b->has_barriers ? 5 : 1); colour1++)
+            for (int d = 0; d < 4; d++)
+                for (int e = c, de = d, steps = 0; bent_step(b, colour1, &e, &de, &steps);)
+                    set_bit(rays + (size_t)c * words, e);
     return rays;
 }
 
-/* The concern sets of b's target and finisher colour, and on straight boards
- * those with a move to spare and the board's rays, made on first use (under
- * the GIL) and kept with the layout; -1 when memory ran out. */
+/* The concern sets of b's target and finisher colour, and the board's rays,
+ * made on first use (under the GIL) and kept with the layout; -1 when memory
+ * ran out. */
 static int concern_of(Layout *L, Setup *b, int r) {
     if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells * 5, sizeof(uint64_t *)))) return -1;
     uint64_t **slot = &L->concern_cache[b->target * 5 + (L->has_barriers ? b->colour[r] : 0)];
     if (!*slot && !(*slot = fill_concern(b, r))) return -1;
+    if (!L->rays && !(L->rays = fill_rays(b))) return -1;
     b->concern_words = (b->ncells + 63) / 64;
     b->concern = *slot;
-    if (!b->straight) return 0;
-    if (!L->rays && !(L->rays = fill_rays(b))) return -1;
     b->concern_spare = *slot + (size_t)b->ncells * (size_t)b->concern_words;
     b->rays = L->rays;
     return 0;
