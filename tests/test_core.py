@@ -90,6 +90,22 @@ def test_differential_one_board_many_goals():
     assert exact >= 550, exact
 
 
+# Found with the generator of the test above.  The board's rays (the cells a
+# slide may reach) must take every robot's colour: a helper passes the
+# barriers of its own colour where others turn.  Rays bent as a red robot's
+# only give a wrong length on each of these.
+_OWN_COLOUR_BARRIER_PUZZLES = [
+    "ArgBeNqNkM8KgzAMxt8l58D8tx287wl2nB5qDbVY2lErMsR3X5wyFIbb7Uu-_MiXjFAZJ1uqIb-XCLUWyllhOi5HkGQMixgjtqQzrveQw5O7bgAE5zXZIIJ2ltsnmPCDRBj_gRTFlkn3TGV6Ol4SY7IFlCeyv2KlW8Lz2ceZMsz2mYRsvyI81ZBWTYD8zP6DrLaqW54ahFcU1mIQ5v3d-VyEK5S4qNusEkxWlc6K3ZnQdWggv0wvmryGPAEUCxABEQI",
+    "ArwBeNp9j8EOgjAQRP9lz5sISNH07hd4FA4FmtLYtKaUeCD8u1ttCETj7e3OTLszQ2tcd5c98FuD0GuhnBVmpHGGThpDwDAjqXPGTR44eDIjOK-lDSJoZ2l3gAVXf4HF1t-aSf4PZFjtA6K7fyXqehup9pFfN8UAeQap1RCAn0l_SKutGj9dg_BKhjQ8hXmXplsyhAs0SDWIrpEY5mmXY5GoxOPqKxNlyFaVrbsqURWJ3ou_6T4MwE_LC_8hcRMBFxMpBxUBNQI",
+    "ArYBeNqV0c0KwjAMAOB3yTng5uaE3n0Kt0PdQlcsrXQdQ8be3fiDtIgTb83PR5tmhpNx7Zk6EMcGodNSOSvNwOEMLRnDhx1mXGqdcaMHwWAkQHBekw0yaGc5Wdew4FtUmMfiylk3fZhNTHLcxkR5IrsuMix-i_Rd5f-kSsmXUVKTYxkbz7-7OkmR9q_cwW09adUHEBXXL2S1VcNzd0F6ReEVTNI8lsgjlwgHaO453YUexH65AeqqoTkBEiYaAQEE",
+]
+
+
+@pytest.mark.parametrize("code", _OWN_COLOUR_BARRIER_PUZZLES)
+def test_helpers_passing_their_own_barriers(code):
+    assert agree(Puzzle.from_code(code), 1_000_000) == "exact"
+
+
 def _wide_open_puzzle(rng: random.Random) -> Puzzle:
     """A large board with few walls, up to the 32 x 32 limit: long slides that
     robots cut short anywhere, up to the board's far rows and columns (the
