@@ -4,17 +4,25 @@
 
 /* ------------------------------------------------------------------ setup */
 
-/* Trace a slide on the empty board; returns 1 if it loops forever. */
+/* The relaxed slide of a robot of colour colour1 - 1 from cell c in direction
+ * d on the empty board, bent by the barriers it does not pass: *cell and *d
+ * step to its next cell and the direction it leaves that cell in.  0 at its
+ * end (a wall, the edge, or more steps than a slide without a loop takes). */
+static int bent_step(const Setup *b, int colour1, int *cell, int *d, int *steps) {
+    int nx = b->step[*d][*cell];
+    if (nx < 0 || ++*steps > 4 * b->ncells) return 0;
+    *cell = nx;
+    uint8_t bar = b->barrier[nx];
+    if (bar && (bar & 7) != colour1) *d = DEFLECT[bar >> 3][*d];
+    return 1;
+}
+
+/* Trace a slide on the empty board; returns 1 if it loops forever (it takes
+ * more steps than there are cells and directions). */
 int traces_loop(const Setup *b, int colour1, int start, int d) {
-    int cell = start, limit = 4 * b->ncells;
-    for (int steps = 0;; steps++) {
-        int n = b->step[d][cell];
-        if (n < 0) return 0;
-        cell = n;
-        uint8_t bar = b->barrier[cell];
-        if (bar && (bar & 7) != colour1) d = DEFLECT[bar >> 3][d];
-        if (steps > limit) return 1;
-    }
+    int cell = start, steps = 0;
+    while (bent_step(b, colour1, &cell, &d, &steps)) continue;
+    return steps > 4 * b->ncells;
 }
 
 static int bits_for(int ncells) {
@@ -104,19 +112,6 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
 }
 
 static void set_bit(uint64_t *set, int x) { set[x >> 6] |= 1ULL << (x & 63); }
-
-/* The relaxed slide of a robot of colour colour1 - 1 from cell c in direction
- * d on the empty board, bent by the barriers it does not pass: *cell and *d
- * step to its next cell and the direction it leaves that cell in.  0 at its
- * end (a wall, the edge, or more steps than a slide without a loop takes). */
-static int bent_step(const Setup *b, int colour1, int *cell, int *d, int *steps) {
-    int nx = b->step[*d][*cell];
-    if (nx < 0 || ++*steps > 4 * b->ncells) return 0;
-    *cell = nx;
-    uint8_t bar = b->barrier[nx];
-    if (bar && (bar & 7) != colour1) *d = DEFLECT[bar >> 3][*d];
-    return 1;
-}
 
 /* Into `mine`: the cells of a slide so far (`path`), the cell beyond its
  * last cell e (leaving e in direction d), and the set `then` (the cells of
