@@ -49,10 +49,12 @@ class Stores:
     def answer(self, puzzle_hash: str) -> dict[str, Any] | None:
         return _answer(self.redis.get(f"solve:{puzzle_hash}"))
 
-    def save_answer(self, puzzle_hash: str, answer: dict[str, Any]) -> None:
-        """Only settled answers (optimal, unsolvable) are kept: limits may differ next time."""
+    def save_answer(self, puzzle_hash: str, answer: dict[str, Any], *, unless_kept: bool = False) -> None:
+        """Only settled answers (optimal, unsolvable) are kept: limits may differ next time.
+        `unless_kept`: an answer kept already stays."""
         if answer.get("status") in ("optimal", "unsolvable"):
-            self.redis.set(f"solve:{puzzle_hash}", json.dumps({"v": FORMAT, "answer": answer}), ex=SOLVE_TTL)
+            self.redis.set(f"solve:{puzzle_hash}", json.dumps({"v": FORMAT, "answer": answer}), ex=SOLVE_TTL,
+                           nx=unless_kept)
 
     def unsettled(self, puzzle_hash: str, budget: float) -> int | None:
         """The lower bound a search within `budget` seconds proved when it ran out
@@ -89,8 +91,7 @@ class Stores:
         if item.get("solution"):
             moves = [Move.from_json(m) for m in item["solution"]]
             answer = Solution("optimal", moves, len(moves), round_of(p), {"source": "generated"}).to_json()
-            self.redis.set(f"solve:{key}", json.dumps({"v": FORMAT, "answer": answer | {"code": p.code()}}),
-                           ex=SOLVE_TTL, nx=True)
+            self.save_answer(key, answer | {"code": p.code()}, unless_kept=True)
 
     # -- daily puzzles: kept forever, and never replaced once published ------------------
     # daily:<date> holds the record a deployment first served for that day; days served

@@ -153,8 +153,9 @@ static int parent_at(const Setup *b, const Table *seen, const Pos *s, int r, int
     for (int st = 0; st < (tracked ? 4 : 1); st++) {
         if (tracked && next_status(st, d, deflected) != s->status[r]) continue;
         q.status[r] = (uint8_t)st;
-        ptrdiff_t slot = table_find(seen, make_key(b, &q));
-        if (slot >= 0 && get_val(seen, (size_t)slot) == k - 1) { *key = make_key(b, &q); return 1; }
+        uint64_t here = make_key(b, &q);
+        ptrdiff_t slot = table_find(seen, here);
+        if (slot >= 0 && get_val(seen, (size_t)slot) == k - 1) { *key = here; return 1; }
     }
     return 0;
 }
