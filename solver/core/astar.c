@@ -106,6 +106,8 @@ static int children_bits(const Setup *b, const Pos *p, uint8_t *occ, const Recor
     int n = 0;
     for (int r = 0; r < b->nrobots; r++) {
         int from = p->pos[r];
+        /* Every move of a robot before the record's start in the order, clear of it, is skipped. */
+        if (rc->straight && from < rc->x1 && clear_of(b, rc->x1, rc->y1, rc->d1, from)) continue;
 #pragma GCC unroll 4
         for (int d = 0; d < 4; d++) { /* unrolled: each slide_bits() is its direction's alone */
             int deflected = 0, end = b->stop[d][from];

@@ -169,6 +169,21 @@ static inline int commute(const Setup *b, int sa, int ea, int da, int sb, int eb
            b->step[da][ea] != sb && !on_segment(b, sa, ea, eb);
 }
 
+/* Whether every move of a robot at cell c commutes with the straight move
+ * from sa to ea in direction da, wherever c's moves end: each of them is
+ * straight, and c's row and column both miss that move's line and span (so
+ * neither move meets the other: see commute()).  Then a robot's four slides
+ * need not be made only to be skipped. */
+static inline int clear_of(const Setup *b, int sa, int ea, int da, int c) {
+    if (!b->straight && !(b->lines && b->stop[0][c] != CROSSES_BARRIER && b->stop[1][c] != CROSSES_BARRIER &&
+                          b->stop[2][c] != CROSSES_BARRIER && b->stop[3][c] != CROSSES_BARRIER))
+        return 0;
+    const int16_t *along = (da & 1) ? b->column : b->row, *across = (da & 1) ? b->row : b->column;
+    int lo = along[sa], hi = along[ea];
+    if (lo > hi) { int t = lo; lo = hi; hi = t; }
+    return across[c] != across[sa] && (along[c] < lo || along[c] > hi);
+}
+
 static inline int next_status(int status, int d, int deflected) {
     if (status == TURNED || deflected) return TURNED;
     int moved = (d & 1) ? LAST_HORIZONTAL : LAST_VERTICAL;

@@ -152,6 +152,8 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
             continue;
         }
         int start = s->cur.pos[r];
+        /* Its moves all commute with the last one and come first: each is searched the other way round. */
+        if (r < prev_r && prev_straight && clear_of(b, prev_s, prev_e, prev_d, start)) continue;
         uint8_t old_status = s->cur.status[r];
         s->occ[start] = 0;
         int res = 0;
