@@ -360,8 +360,6 @@ void astar_admit(Astar *A, uint64_t entry, int cf, int g, int f, Result *res) {
 
 int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p, int *later, int *settled) {
     const Setup *b = A->b;
-    ptrdiff_t at = table_find(&A->seen, entry_key(A, entry));
-    if (at >= 0 && get_val(&A->seen, (size_t)at) < g) return POP_STALE; /* reached more cheaply since */
     decode_key(b, entry_key(A, entry), p);
     occupy(b, p, occ, 1);
     int h = heuristic(b, p), sharp = (entry & SHARPENED) != 0;
@@ -467,7 +465,6 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         } else {
             if (out_of_time(lim)) { res->status = lim->stopped; res->lower_bound = f; break; }
             uint64_t key = bucket->keys[--bucket->len];
-            if (bucket->len) table_prefetch(&A->seen, entry_key(A, bucket->keys[bucket->len - 1])); /* the next one popped */
             Expansion *e = pending == ex ? ex + 1 : ex;
             astar_expand(A, e, key, f, g, res);
             if (pending && res->status < 0) expansion_admit(A, pending, res);

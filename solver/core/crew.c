@@ -6,8 +6,7 @@
  *    is dropped there (most children are), the rest, their bounds sharpened,
  *    are written to the block's own list, as is a state whose sharpened bound
  *    sends it to a later layer.  Each thread overlaps two expansions as the
- *    one-thread loop does (astar.h, Expansion), and fetches the slots of the
- *    states it is about to pop.
+ *    one-thread loop does (astar.h, Expansion).
  * 2. Admit.  One thread stores and pushes the lists in block order, exactly
  *    as the one-thread loop does for each child.  Meanwhile the other threads
  *    already expand the bucket's next chunk (and this thread joins them when
@@ -35,7 +34,6 @@
 #define BLOCK 64               /* states a thread claims at a time */
 #define CHUNK_BLOCKS 64        /* blocks in a chunk: up to 4096 states */
 #define MAX_CHILDREN (MAX_ROBOTS * 4)
-#define POP_AHEAD 4            /* states whose slots are fetched before they are popped */
 
 typedef struct {
     uint64_t key;
@@ -121,14 +119,11 @@ static void expand_block(Crew *c, Chunk *k, size_t index, Expansion *ex) {
     B->nodes = 0;
     Expansion *pending = NULL;
     size_t lo = index * BLOCK, hi = lo + BLOCK < k->n ? lo + BLOCK : k->n;
-    for (size_t i = lo; i < hi && i < lo + POP_AHEAD; i++) table_prefetch(&A->seen, entry_key(A, k->keys[i]));
     for (size_t i = lo; i < hi; i++) {
         if (atomic_load_explicit(&k->goal_block, memory_order_relaxed) < index) break; /* moot */
-        if (i + POP_AHEAD < hi) table_prefetch(&A->seen, entry_key(A, k->keys[i + POP_AHEAD])); /* its pop's look-up */
         Expansion *e = pending == ex ? ex + 1 : ex;
         int later;
         int what = astar_pop(A, k->keys[i], k->f, k->g, e->occ, &e->p, &later, &e->settled);
-        if (what == POP_STALE) continue;
         if (what == POP_LATER) {
             if (later >= A->open.dim) B->beyond = 1;
             else B->push[B->npush++] = (Push){k->keys[i] | SHARPENED, (uint8_t)later, (uint8_t)k->g};
