@@ -397,7 +397,9 @@ static inline void decode_key(const Setup *b, uint64_t key, Pos *p) {
 typedef struct {
     uint64_t *keys;
     uint8_t *vals;          /* NULL when values are embedded */
-    size_t mask, count, limit;
+    size_t mask, count;
+    size_t limit;           /* it grows at this many keys (70% of its slots) ... */
+    size_t full;            /* ... and, when the budget allows no growth, takes keys up to this many (85%) */
     int embedded;
 } Table;
 
@@ -455,8 +457,8 @@ static inline ptrdiff_t table_slot(Table *t, uint64_t key, size_t max_bytes, int
         i = (i + 1) & t->mask;
     }
     if (t->count >= t->limit) {
-        if (table_grow(t, max_bytes) != 0) return -1;
-        return table_slot(t, key, max_bytes, fresh);
+        if (table_grow(t, max_bytes) == 0) return table_slot(t, key, max_bytes, fresh);
+        if (t->count >= t->full) return -1;
     }
     __atomic_store_n(&t->keys[i], key, __ATOMIC_RELAXED);
     if (t->vals) __atomic_store_n(&t->vals[i], (uint8_t)0, __ATOMIC_RELAXED);

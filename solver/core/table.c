@@ -24,6 +24,12 @@ void table_release(void *p, size_t bytes) {
     else munmap(p, bytes);
 }
 
+/* See Table: grow at 70% of the slots, stop at 85% when growing is not allowed. */
+static void table_limits(Table *t, size_t slots) {
+    t->limit = slots / 10 * 7;
+    t->full = slots / 100 * 85;
+}
+
 int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits) {
     size_t slots = 256;
     t->embedded = key_bits <= 55;
@@ -38,7 +44,7 @@ int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits) {
     }
     t->mask = slots - 1;
     t->count = 0;
-    t->limit = slots / 10 * 7;
+    table_limits(t, slots);
     return 0;
 }
 
@@ -63,7 +69,7 @@ int table_grow_begin(const Table *t, size_t max_bytes, Table *next) {
         return -1;
     }
     next->mask = slots - 1;
-    next->limit = slots / 10 * 7;
+    table_limits(next, slots);
     return 0;
 }
 
