@@ -282,6 +282,15 @@ def test_state_budget_ends_the_search_cleanly(hard, threads):
     assert answer.status == "state_limit" and answer.lower_bound >= 1
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_table_at_its_budget_fills_past_its_growth_point(hard, threads):
+    """A* may give its table half the budget: 32 MiB here, 4 Mi slots of 8
+    bytes.  It grows at 70% of them; with no room to grow it goes on to 85%."""
+    answer = solve(hard, state_budget=64 << 20, threads=threads)
+    assert answer.status == "state_limit"
+    assert answer.stats["states"] > (4 << 20) * 7 // 10, answer.stats
+
+
 def test_cancel_from_another_thread(hard):
     cancel = Cancel()
     timer = threading.Timer(0.05, cancel.set)
