@@ -391,7 +391,10 @@ static inline void decode_key(const Setup *b, uint64_t key, Pos *p) {
 
 /* Open addressing, linear probing; key 0 = empty.  Each slot holds a one-byte
  * value: in the key's top 8 bits when keys are short enough (one cache line
- * touched per probe), else in a separate array. */
+ * touched per probe), else in a separate array.  A key's home slot is taken
+ * from its hash's top bits, so that a table twice as large keeps the keys in
+ * the same order (the key at slot i moves to about 2i): a big table grows in
+ * place, within address space reserved for it (see table.c). */
 #define KEY_MASK 0x00FFFFFFFFFFFFFFULL
 
 typedef struct {
@@ -400,6 +403,9 @@ typedef struct {
     size_t mask, count;
     size_t limit;           /* it grows at this many keys (70% of its slots) ... */
     size_t full;            /* ... and, when the budget allows no growth, takes keys up to this many (85%) */
+    size_t room;            /* slots reserved for growing in place; 0 for a small table (heap memory) */
+    size_t max_disp;        /* the farthest any key lies from its home slot */
+    int shift;              /* 64 - log2(slots): a key's home is its hash >> shift */
     int embedded;
 } Table;
 
@@ -439,17 +445,19 @@ void table_release(void *p, size_t bytes);
 int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits);
 void table_free(Table *t);
 int table_grow(Table *t, size_t max_bytes);
-int table_grow_begin(const Table *t, size_t max_bytes, Table *next);
-void table_rehash(const Table *t, Table *next, size_t lo, size_t hi, int shared);
-void table_grown(Table *t, Table *next);
+int table_grows_in_place(const Table *t, size_t max_bytes);
+void table_populate(const Table *t, size_t part, size_t parts);
+long table_selftest(size_t n, size_t crowd, int key_bits, uint64_t seed, size_t *slots, int *in_place);
+
+static inline size_t table_home(const Table *t, uint64_t key) { return hash64(key) >> t->shift; }
 
 static inline void table_prefetch(const Table *t, uint64_t key) {
-    __builtin_prefetch(&t->keys[hash64(key) & t->mask], 1, 0);
+    __builtin_prefetch(&t->keys[table_home(t, key)], 1, 0);
 }
 
 /* Slot of key, inserting it (value 0) if new; *fresh tells which.  -1 when full. */
 static inline ptrdiff_t table_slot(Table *t, uint64_t key, size_t max_bytes, int *fresh) {
-    size_t i = hash64(key) & t->mask;
+    size_t home = table_home(t, key), i = home;
     for (;;) {
         uint64_t k = slot_key(t, i);
         if (k == key) { *fresh = 0; return (ptrdiff_t)i; }
@@ -463,12 +471,13 @@ static inline ptrdiff_t table_slot(Table *t, uint64_t key, size_t max_bytes, int
     __atomic_store_n(&t->keys[i], key, __ATOMIC_RELAXED);
     if (t->vals) __atomic_store_n(&t->vals[i], (uint8_t)0, __ATOMIC_RELAXED);
     t->count++;
+    if (((i - home) & t->mask) > t->max_disp) t->max_disp = (i - home) & t->mask;
     *fresh = 1;
     return (ptrdiff_t)i;
 }
 
 static inline ptrdiff_t table_find(const Table *t, uint64_t key) {
-    size_t i = hash64(key) & t->mask;
+    size_t i = table_home(t, key);
     for (;;) {
         uint64_t k = slot_key(t, i);
         if (k == key) return (ptrdiff_t)i;

@@ -16,11 +16,9 @@
  *    next chunk can be stored more cheaply by this one: both are at depth g,
  *    their children at g + 1.)  The pipeline stops when the bucket runs low
  *    or the one below it fills, so that the deepest bucket still goes first.
- *    The room is made before pass 2: when the table must grow, every thread
- *    moves a share of its keys into the new one (rehash_blocks).
+ *    The room is made before pass 2, while the other threads wait.
  *
- * Apart from those moves, the table and the buckets are written by one
- * thread only, and what is pushed, and in which order, depends on the chunks
+ * The table and the buckets are written by one thread only, and what is pushed, and in which order, depends on the chunks
  * and blocks alone, not on which thread expanded them: the search (its
  * states, nodes and solution) is the same on every run with the same number
  * of threads.  A goal ends the
@@ -78,8 +76,8 @@ struct Crew {
     int quit;
     Chunk *live;               /* the chunk being expanded */
     Chunk chunk[2];            /* one expanded while the other is admitted */
-    Table *grown;              /* else the table being grown into, by everyone */
-    atomic_size_t next_slots;  /* ... the next block of old slots to move */
+    int populate;              /* else the table is about to grow: its new pages faulted in, side by side, */
+    atomic_size_t next_part;   /* ... part by part */
 };
 
 static void barrier_wait(Barrier *b) {
@@ -158,14 +156,11 @@ static void expand_blocks(Crew *c, Chunk *k, Expansion *ex) {
     for (size_t i; (i = atomic_fetch_add(&k->next, 1)) < blocks_in(k);) expand_block(c, k, i, ex);
 }
 
-#define REHASH_BLOCK ((size_t)1 << 16) /* old slots a thread moves at a time */
+#define POPULATE_PARTS 64
 
-/* The table's keys into c->grown, block by block, side by side. */
-static void rehash_blocks(Crew *c) {
-    const Table *t = &c->A->seen;
-    size_t slots = t->mask + 1;
-    for (size_t lo; (lo = atomic_fetch_add(&c->next_slots, REHASH_BLOCK)) < slots;)
-        table_rehash(t, c->grown, lo, lo + REHASH_BLOCK < slots ? lo + REHASH_BLOCK : slots, 1);
+static void populate_parts(Crew *c) {
+    for (size_t i; (i = atomic_fetch_add(&c->next_part, 1)) < POPULATE_PARTS;)
+        table_populate(&c->A->seen, i, POPULATE_PARTS);
 }
 
 static void *helper(void *arg) {
@@ -175,7 +170,7 @@ static void *helper(void *arg) {
     for (;;) {
         barrier_wait(&c->gate);
         if (c->quit) return NULL;
-        if (c->grown) rehash_blocks(c);
+        if (c->populate) populate_parts(c);
         else expand_blocks(c, c->live, ex);
         barrier_wait(&c->gate);
     }
@@ -256,17 +251,17 @@ static int reserve(Crew *c, const Chunk *k) {
     size_t keys = 0;
     for (size_t i = 0; i < blocks_in(k); i++) keys += (size_t)k->blocks[i].npush;
     while (A->seen.count + keys > A->seen.limit) {
-        size_t before = table_bytes(&A->seen);
-        Table next;
-        if (table_grow_begin(&A->seen, A->budget - A->bytes + before, &next) != 0) return -1;
-        /* The helpers wait at the gate: they move the keys too. */
-        c->grown = &next;
-        atomic_store(&c->next_slots, 0);
-        barrier_wait(&c->gate);
-        rehash_blocks(c);
-        barrier_wait(&c->gate);
-        c->grown = NULL;
-        table_grown(&A->seen, &next);
+        size_t before = table_bytes(&A->seen), max_bytes = A->budget - A->bytes + before;
+        if (table_grows_in_place(&A->seen, max_bytes)) {
+            /* The helpers wait at the gate: they share the new pages' clearing. */
+            c->populate = 1;
+            atomic_store(&c->next_part, 0);
+            barrier_wait(&c->gate);
+            populate_parts(c);
+            barrier_wait(&c->gate);
+            c->populate = 0;
+        }
+        if (table_grow(&A->seen, max_bytes) != 0) return -1;
         A->bytes += table_bytes(&A->seen) - before;
     }
     return 0;
@@ -282,8 +277,8 @@ void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
     barrier_wait(&c->gate);
     for (;;) {
         Chunk *next = NULL;
-        /* Room first, grown by everyone (else pass 2's claims grow it alone;
-         * without room in the budget they stop the search there). */
+        /* Room first, while no helper reads the table (without room in the
+         * budget, pass 2's claims stop the search where it runs out). */
         int room = atomic_load(&k->goal_block) != SIZE_MAX || reserve(c, k) == 0;
         if (room && atomic_load(&k->goal_block) == SIZE_MAX && bucket->len >= A->lim->crew_from &&
             (g + 1 >= A->open.dim || BUCKET(&A->open, f, g + 1)->len == 0) && !limits_reached(A->lim)) {
