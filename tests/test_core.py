@@ -4,9 +4,12 @@ and against the published optima of the hardest known puzzles."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -302,6 +305,29 @@ def test_a_big_table_grows_in_place_without_losing_a_key(key_bits):
 
     result = _core._table_selftest(3_000_000, 3_000, key_bits, 7)
     assert result == {"bad": 0, "slots": 8 << 20, "in_place": 4}
+
+
+def test_a_table_refused_its_address_space_still_grows(hard):
+    """Where reserved address space counts against a limit (here RLIMIT_AS,
+    400 MB above what the process maps already; a strict commit limit acts
+    alike), a table too big to reserve its budget's largest size takes only
+    what it needs and grows into new arrays: the search still ends optimal."""
+    script = f"""
+import resource
+from solver.puzzle import Puzzle
+from solver.solve import solve
+puzzle = Puzzle.from_code({hard.code()!r})
+solve(puzzle, max_depth=3)  # everything the search needs is loaded and mapped
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+limit = size + (400 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+answer = solve(puzzle)
+print(answer.status, answer.length)
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["optimal", "25"], run.stdout
 
 
 def test_cancel_from_another_thread(hard):

@@ -47,22 +47,34 @@ static void table_arrays_free(Table *t) {
     t->vals = NULL;
 }
 
+/* Address space for `room` slots into t (keys, and values apart when they
+ * are not embedded); 0 on success. */
+static int table_reserve_room(Table *t, size_t room) {
+    t->room = room;
+    t->keys = table_reserve(room * sizeof(uint64_t));
+    t->vals = t->embedded || !t->keys ? NULL : table_reserve(room);
+    if (t->keys && (t->embedded || t->vals)) return 0;
+    table_arrays_free(t);
+    return -1;
+}
+
 /* Zeroed arrays for `slots` slots into t.  A big table gets address space
- * for as many slots as max_bytes allows, to grow into in place. */
+ * for as many slots as max_bytes allows, to grow into in place, or for
+ * `slots` alone where that much is refused (under a strict commit limit,
+ * reserved address space counts). */
 static int table_arrays(Table *t, size_t slots, size_t max_bytes) {
     t->room = 0;
     if (slots * sizeof(uint64_t) >= BIG_TABLE) {
-        t->room = slots;
-        while (t->room * 2 * slot_bytes(t) <= max_bytes) t->room *= 2;
-        t->keys = table_reserve(t->room * sizeof(uint64_t));
-        t->vals = t->embedded || !t->keys ? NULL : table_reserve(t->room);
+        size_t room = slots;
+        while (room * 2 * slot_bytes(t) <= max_bytes) room *= 2;
+        if (table_reserve_room(t, room) != 0 && (room == slots || table_reserve_room(t, slots) != 0)) return -1;
     } else {
         t->keys = calloc(slots, sizeof(uint64_t));
         t->vals = t->embedded ? NULL : calloc(slots, 1);
-    }
-    if (!t->keys || (!t->embedded && !t->vals)) {
-        table_arrays_free(t);
-        return -1;
+        if (!t->keys || (!t->embedded && !t->vals)) {
+            table_arrays_free(t);
+            return -1;
+        }
     }
     table_limits(t, slots);
     t->count = 0;
