@@ -446,8 +446,14 @@ int table_init(Table *t, size_t min_slots, size_t max_bytes, int key_bits);
 void table_free(Table *t);
 int table_grow(Table *t, size_t max_bytes);
 int table_grows_in_place(const Table *t, size_t max_bytes);
+/* A growth in place in steps, for threads to share (see table.c). */
+typedef struct Growth Growth;
+Growth *table_growth_begin(Table *t);
+int table_growth_step(Growth *g, size_t *lo, size_t *hi);
+void table_growth_move(Table *t, Growth *g, size_t lo, size_t hi, int shared);
+void table_growth_end(Table *t, Growth *g);
 void table_populate(const Table *t, size_t part, size_t parts);
-long table_selftest(size_t n, size_t crowd, int key_bits, uint64_t seed, size_t *slots, int *in_place);
+long table_selftest(size_t n, size_t crowd, int key_bits, int threads, uint64_t seed, size_t *slots, int *in_place);
 
 static inline size_t table_home(const Table *t, uint64_t key) { return hash64(key) >> t->shift; }
 

@@ -76,9 +76,13 @@ struct Crew {
     int quit;
     Chunk *live;               /* the chunk being expanded */
     Chunk chunk[2];            /* one expanded while the other is admitted */
-    int populate;              /* else the table is about to grow: its new pages faulted in, side by side, */
-    atomic_size_t next_part;   /* ... part by part */
+    int task;                  /* what the helpers do at the gate's next opening (TASK_*) */
+    atomic_size_t next_part;   /* the next part of the task's slots */
+    Growth *growth;            /* TASK_MOVE: the table's growth ... */
+    size_t move_lo, move_hi;   /* ... and its step's old slots */
 };
+
+enum { TASK_EXPAND, TASK_POPULATE, TASK_MOVE };
 
 static void barrier_wait(Barrier *b) {
     pthread_mutex_lock(&b->m);
@@ -157,10 +161,28 @@ static void expand_blocks(Crew *c, Chunk *k, Expansion *ex) {
 }
 
 #define POPULATE_PARTS 64
+#define MOVE_PART ((size_t)1 << 16) /* old slots a thread moves at a time */
 
 static void populate_parts(Crew *c) {
     for (size_t i; (i = atomic_fetch_add(&c->next_part, 1)) < POPULATE_PARTS;)
         table_populate(&c->A->seen, i, POPULATE_PARTS);
+}
+
+static void move_parts(Crew *c) {
+    for (size_t lo; (lo = c->move_lo + atomic_fetch_add(&c->next_part, 1) * MOVE_PART) < c->move_hi;)
+        table_growth_move(&c->A->seen, c->growth, lo, lo + MOVE_PART < c->move_hi ? lo + MOVE_PART : c->move_hi, 1);
+}
+
+/* Let the helpers through the gate to do `task` (not TASK_EXPAND) with this
+ * thread, and wait for them. */
+static void crew_task(Crew *c, int task) {
+    c->task = task;
+    atomic_store(&c->next_part, 0);
+    barrier_wait(&c->gate);
+    if (task == TASK_POPULATE) populate_parts(c);
+    else move_parts(c);
+    barrier_wait(&c->gate);
+    c->task = TASK_EXPAND;
 }
 
 static void *helper(void *arg) {
@@ -170,7 +192,8 @@ static void *helper(void *arg) {
     for (;;) {
         barrier_wait(&c->gate);
         if (c->quit) return NULL;
-        if (c->populate) populate_parts(c);
+        if (c->task == TASK_POPULATE) populate_parts(c);
+        else if (c->task == TASK_MOVE) move_parts(c);
         else expand_blocks(c, c->live, ex);
         barrier_wait(&c->gate);
     }
@@ -252,16 +275,23 @@ static int reserve(Crew *c, const Chunk *k) {
     for (size_t i = 0; i < blocks_in(k); i++) keys += (size_t)k->blocks[i].npush;
     while (A->seen.count + keys > A->seen.limit) {
         size_t before = table_bytes(&A->seen), max_bytes = A->budget - A->bytes + before;
+        Growth *growth = NULL;
         if (table_grows_in_place(&A->seen, max_bytes)) {
-            /* The helpers wait at the gate: they share the new pages' clearing. */
-            c->populate = 1;
-            atomic_store(&c->next_part, 0);
-            barrier_wait(&c->gate);
-            populate_parts(c);
-            barrier_wait(&c->gate);
-            c->populate = 0;
+            /* The helpers wait at the gate: they share the new pages' clearing,
+             * then the large steps of the keys' move. */
+            crew_task(c, TASK_POPULATE);
+            growth = table_growth_begin(&A->seen);
         }
-        if (table_grow(&A->seen, max_bytes) != 0) return -1;
+        if (growth) {
+            c->growth = growth;
+            while (table_growth_step(growth, &c->move_lo, &c->move_hi)) {
+                if (c->move_hi - c->move_lo > MOVE_PART) crew_task(c, TASK_MOVE);
+                else table_growth_move(&A->seen, growth, c->move_lo, c->move_hi, 0);
+            }
+            table_growth_end(&A->seen, growth);
+        } else if (table_grow(&A->seen, max_bytes) != 0) {
+            return -1;
+        }
         A->bytes += table_bytes(&A->seen) - before;
     }
     return 0;

@@ -861,17 +861,17 @@ static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Pr
 /* For the tests: see table_selftest(). */
 static PyObject *py_table_selftest(PyObject *self, PyObject *args) {
     unsigned long long n, crowd, seed;
-    int key_bits;
-    if (!PyArg_ParseTuple(args, "KKiK", &n, &crowd, &key_bits, &seed)) return NULL;
-    if (key_bits < 20 || key_bits > 64 || crowd > n || n > ((size_t)1 << 28)) {
-        PyErr_SetString(PyExc_ValueError, "key_bits must be 20-64, crowd at most n, n at most 2**28");
+    int key_bits, threads;
+    if (!PyArg_ParseTuple(args, "KKiiK", &n, &crowd, &key_bits, &threads, &seed)) return NULL;
+    if (key_bits < 20 || key_bits > 64 || crowd > n || n > ((size_t)1 << 28) || threads < 1 || threads > 8) {
+        PyErr_SetString(PyExc_ValueError, "key_bits must be 20-64, crowd at most n, n at most 2**28, threads 1-8");
         return NULL;
     }
     size_t slots = 0;
     int in_place = 0;
     long bad;
     Py_BEGIN_ALLOW_THREADS
-    bad = table_selftest((size_t)n, (size_t)crowd, key_bits, (uint64_t)seed, &slots, &in_place);
+    bad = table_selftest((size_t)n, (size_t)crowd, key_bits, threads, (uint64_t)seed, &slots, &in_place);
     Py_END_ALLOW_THREADS
     if (bad < 0) return PyErr_NoMemory();
     return Py_BuildValue("{s:l,s:K,s:i}", "bad", bad, "slots", (unsigned long long)slots, "in_place", in_place);
@@ -902,7 +902,8 @@ static PyMethodDef core_methods[] = {
     {"analysis_sample", (PyCFunction)(void (*)(void))py_analysis_sample, METH_VARARGS | METH_KEYWORDS,
      "analysis_sample(analysis, start, min_length, per_length, seed) -> dict: counts and sampled positions"},
     {"_table_selftest", py_table_selftest, METH_VARARGS,
-     "_table_selftest(n, crowd, key_bits, seed) -> dict: bad (keys lost), slots, in_place (growths); for the tests"},
+     "_table_selftest(n, crowd, key_bits, threads, seed) -> dict: bad (keys lost), slots, in_place (growths); "
+     "for the tests"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,6 +1,7 @@
 /* Open-addressing hash tables (huge pages for big ones) and key lists. */
 #include "core.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 /* Zeroed memory for a table.  Large tables are mapped on their own and asked
@@ -109,41 +110,107 @@ typedef struct {
     uint8_t val;
 } Stashed;
 
-/* Doubles t within its room.  A key's home in the larger table is 2h or
- * 2h + 1 where it was h, so the keys are moved from the top slot down, each
- * into slots already emptied or fresh, after the few at the bottom are set
- * aside.  Why no move writes over a key not yet moved: with s the first
- * empty slot past 2 * max_disp + 1, the keys set aside are those below s,
- * which include every key that wrapped past the table's end (their run ends
- * at the first empty slot).  A key at slot i >= s sits at most max_disp past
- * its home h, so its new home is at least 2h >= 2i - 2 * max_disp > i: its
- * probe starts above the keys not yet moved.  Nor can it wrap round to them:
- * a full run from some slot x through the top and slots 0 .. s - 1 would
- * need 2n - x + s keys with new homes in [x, 2n), and only the keys of
- * slots [x / 2, n) have such homes.  -1, t unchanged, when there is no
- * memory to set the bottom keys aside or the table is too crowded. */
-static int grow_in_place(Table *t) {
-    size_t n = t->mask + 1, s = 2 * t->max_disp + 2;
-    while (s < n / 2 && t->keys[s]) s++;
-    if (s >= n / 2) return -1;
-    Stashed *stash = malloc(s * sizeof(Stashed));
-    if (!stash) return -1;
-    size_t kept = 0;
+/* A growth in place under way (see table_growth_begin). */
+struct Growth {
+    size_t s;                /* the old slots below s were set aside */
+    size_t lo, hi;           /* the step's old slots */
+    Stashed *stash;
+    size_t stashed;          /* taken by several threads at once: atomics */
+    size_t disp;             /* the farthest a moved key lies from its home, so far */
+};
+
+#define MIN_STEP ((size_t)4096) /* old slots in the smallest step but the last */
+
+/* Doubling t within its room.  A key's home in the larger table is 2h or
+ * 2h + 1 where it was h.  The keys below the first empty slot (those that
+ * wrapped round the table's end) are set aside first; then the old slots
+ * are moved in steps, the top half first, then the quarter below it, and
+ * so on: the keys of step [lo, hi) go to slots at or above hi, which the
+ * steps before emptied or the growth added, so a step's keys may be moved
+ * in any order and by several threads at once.  A key whose new home lies
+ * below hi (its old home below lo: at most max_disp of them in a step, and
+ * in the last step, which ends at the first empty slot, its whole span) is
+ * set aside too, and every key set aside is stored once all the rest are.
+ * A probe never wraps round past the keys set aside into slots not yet
+ * moved: that run, from some slot x through the top and the slots below s,
+ * would hold 2n - x + s keys with new homes in [x, 2n), while only the keys
+ * of old slots [x / 2, n) have such homes.  NULL, t unchanged, when the
+ * table is too crowded at its start or there is no memory for the keys set
+ * aside. */
+Growth *table_growth_begin(Table *t) {
+    size_t n = t->mask + 1, s = 0;
+    while (s < n / 4 && t->keys[s]) s++;
+    if (s >= n / 4) return NULL;
+    size_t steps = 0, hi = n;
+    while (hi / 2 > s && hi / 2 >= MIN_STEP) { steps++; hi /= 2; }
+    Growth *g = malloc(sizeof(Growth));
+    Stashed *stash = malloc((s + steps * (t->max_disp + 1) + (hi - s)) * sizeof(Stashed));
+    if (!g || !stash) { free(g); free(stash); return NULL; }
+    *g = (Growth){.s = s, .lo = n, .hi = n, .stash = stash};
     for (size_t i = 0; i < s; i++) {
-        if (!t->keys[i]) continue;
-        stash[kept++] = (Stashed){t->keys[i], t->vals ? t->vals[i] : 0};
+        g->stash[g->stashed++] = (Stashed){t->keys[i], t->vals ? t->vals[i] : 0};
         t->keys[i] = 0;
     }
     table_limits(t, 2 * n);
-    t->max_disp = 0;
-    for (size_t i = n; i-- > s;) {
+    return g;
+}
+
+/* The next step's old slots into [*lo, *hi); 0 when the moves are done. */
+int table_growth_step(Growth *g, size_t *lo, size_t *hi) {
+    if (g->lo <= g->s) return 0;
+    g->hi = g->lo;
+    g->lo = g->hi / 2 > g->s && g->hi / 2 >= MIN_STEP ? g->hi / 2 : g->s;
+    *lo = g->lo;
+    *hi = g->hi;
+    return 1;
+}
+
+/* Moves the keys of old slots [lo, hi), within the step's; `shared`: other
+ * threads move other slots of the step at once (an empty slot is then taken
+ * by compare-and-swap). */
+void table_growth_move(Table *t, Growth *g, size_t lo, size_t hi, int shared) {
+    size_t disp = 0, mask = t->mask;
+    for (size_t i = lo; i < hi; i++) {
         uint64_t word = t->keys[i];
         if (!word) continue;
+        uint8_t val = t->vals ? t->vals[i] : 0;
         t->keys[i] = 0;
-        table_place(t, word, t->vals ? t->vals[i] : 0);
+        size_t home = table_home(t, t->embedded ? word & KEY_MASK : word), j = home;
+        if (home < g->hi) {
+            g->stash[__atomic_fetch_add(&g->stashed, 1, __ATOMIC_RELAXED)] = (Stashed){word, val};
+            continue;
+        }
+        for (;;) {
+            if (!slot_word(t, j)) {
+                uint64_t empty = 0;
+                if (!shared) { t->keys[j] = word; break; }
+                if (__atomic_compare_exchange_n(&t->keys[j], &empty, word, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
+                continue; /* taken meanwhile: look at it again */
+            }
+            j = (j + 1) & mask;
+        }
+        if (t->vals) t->vals[j] = val;
+        if (((j - home) & mask) > disp) disp = (j - home) & mask;
     }
-    for (size_t k = 0; k < kept; k++) table_place(t, stash[k].word, stash[k].val);
-    free(stash);
+    for (size_t seen = __atomic_load_n(&g->disp, __ATOMIC_RELAXED);
+         disp > seen && !__atomic_compare_exchange_n(&g->disp, &seen, disp, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);) {
+    }
+}
+
+/* The keys set aside stored; the growth is over. */
+void table_growth_end(Table *t, Growth *g) {
+    t->max_disp = g->disp;
+    for (size_t k = 0; k < g->stashed; k++) table_place(t, g->stash[k].word, g->stash[k].val);
+    free(g->stash);
+    free(g);
+}
+
+static int grow_in_place(Table *t) {
+    Growth *g = table_growth_begin(t);
+    if (!g) return -1;
+    size_t lo, hi;
+    while (table_growth_step(g, &lo, &hi)) table_growth_move(t, g, lo, hi, 0);
+    table_growth_end(t, g);
     return 0;
 }
 
@@ -188,14 +255,48 @@ int table_grow(Table *t, size_t max_bytes) {
     return 0;
 }
 
+/* For the tests: a growth in place whose large steps `threads` threads
+ * share, as A*'s crew does. */
+typedef struct {
+    Table *t;
+    Growth *g;
+    size_t lo, hi, next;
+} SharedMove;
+
+#define TEST_PART ((size_t)1 << 12)
+
+static void *shared_move(void *arg) {
+    SharedMove *m = arg;
+    for (size_t lo; (lo = m->lo + __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED) * TEST_PART) < m->hi;)
+        table_growth_move(m->t, m->g, lo, lo + TEST_PART < m->hi ? lo + TEST_PART : m->hi, 1);
+    return NULL;
+}
+
+static int grow_on_threads(Table *t, int threads) {
+    Growth *g = table_growth_begin(t);
+    if (!g) return -1;
+    SharedMove m = {t, g, 0, 0, 0};
+    while (table_growth_step(g, &m.lo, &m.hi)) {
+        pthread_t tid[8];
+        int started = 0;
+        m.next = 0;
+        while (started < threads - 1 && started < 8 && pthread_create(&tid[started], NULL, shared_move, &m) == 0) started++;
+        shared_move(&m);
+        for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    }
+    table_growth_end(t, g);
+    return 0;
+}
+
 /* For the tests: n distinct keys of key_bits bits stored, each with a value,
- * into a table that starts at 256 slots and grows as it fills; `crowd` of
- * them have homes in the top 1/4096 of every table of 4,096 slots or more,
- * so that one run of keys wraps round the table's end and lies far from its
- * homes.  Every key is then looked up.  Returns how many are missing or
- * hold a wrong value (-1: no memory); *slots: the table's size at the end;
- * *in_place: its growths in place. */
-long table_selftest(size_t n, size_t crowd, int key_bits, uint64_t seed, size_t *slots, int *in_place) {
+ * into a table that starts at 256 slots and grows as it fills (its growths
+ * in place on `threads` threads); `crowd` of them have homes in the top
+ * 1/4096 of every table of 4,096 slots or more, so that one run of keys
+ * wraps round the table's end and lies far from its homes.  Every key is
+ * then looked up.  Returns how many are missing or hold a wrong value (-1:
+ * no memory); *slots: the table's size at the end; *in_place: its growths
+ * in place. */
+long table_selftest(size_t n, size_t crowd, int key_bits, int threads, uint64_t seed, size_t *slots, int *in_place) {
     Table t;
     size_t max_bytes = (size_t)1 << 40;
     if (table_init(&t, 256, max_bytes, key_bits) != 0) return -1;
@@ -211,6 +312,8 @@ long table_selftest(size_t n, size_t crowd, int key_bits, uint64_t seed, size_t 
         } while (!keys[i] || (i < crowd && hash64(keys[i]) >> 52 != 0xFFF));
         uint64_t *before = t.keys;
         size_t was = t.mask;
+        if (threads > 1 && t.count >= t.limit && table_grows_in_place(&t, max_bytes) && grow_on_threads(&t, threads) != 0)
+            goto done;
         int fresh;
         ptrdiff_t slot = table_slot(&t, keys[i], max_bytes, &fresh);
         if (slot < 0) goto done;
