@@ -16,9 +16,11 @@
  *    next chunk can be stored more cheaply by this one: both are at depth g,
  *    their children at g + 1.)  The pipeline stops when the bucket runs low
  *    or the one below it fills, so that the deepest bucket still goes first.
- *    The room is made before pass 2, while the other threads wait.
+ *    The room is made before pass 2: when the table must grow, the threads
+ *    fault in its new pages and move its keys side by side (see table.c).
  *
- * The table and the buckets are written by one thread only, and what is pushed, and in which order, depends on the chunks
+ * Apart from those moves, the table and the buckets are written by one
+ * thread only, and what is pushed, and in which order, depends on the chunks
  * and blocks alone, not on which thread expanded them: the search (its
  * states, nodes and solution) is the same on every run with the same number
  * of threads.  A goal ends the
@@ -27,6 +29,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #define MAX_THREADS 8
 #define BLOCK 64               /* states a thread claims at a time */
@@ -52,11 +55,13 @@ typedef struct {
 /* A barrier whose party count may drop before its first use (a thread that
  * could not be started).  A thread waits spinning for a while before it
  * sleeps: the gate opens thousands of times in a deep search, mostly within
- * microseconds, and waking a sleeping thread takes tens of them. */
+ * microseconds, and waking a sleeping thread takes tens of them.  (Not when
+ * the parties outnumber the processors: a spinning thread would hold one
+ * back from a thread with work to do.) */
 typedef struct {
     pthread_mutex_t m;
     pthread_cond_t cv;
-    int parties, arrived;
+    int parties, arrived, spins;
     unsigned generation;
 } Barrier;
 
@@ -103,7 +108,7 @@ static void barrier_wait(Barrier *b) {
         pthread_mutex_unlock(&b->m);
         return;
     }
-    for (int i = 0; i < SPINS; i++) {
+    for (int i = 0, spins = __atomic_load_n(&b->spins, __ATOMIC_RELAXED); i < spins; i++) {
         if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != generation) return;
         CPU_RELAX();
     }
@@ -226,6 +231,8 @@ Crew *crew_start(Astar *A, int threads) {
         c->started++;
     }
     /* Helpers may already wait at the gate; none passes it before this thread arrives. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    __atomic_store_n(&c->gate.spins, 1 + c->started <= cpus ? SPINS : 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->gate.parties, 1 + c->started, __ATOMIC_RELEASE);
     return c;
 }
