@@ -863,8 +863,11 @@ static PyObject *py_table_selftest(PyObject *self, PyObject *args) {
     unsigned long long n, crowd, seed;
     int key_bits, threads;
     if (!PyArg_ParseTuple(args, "KKiiK", &n, &crowd, &key_bits, &threads, &seed)) return NULL;
-    if (key_bits < 20 || key_bits > 64 || crowd > n || n > ((size_t)1 << 28) || threads < 1 || threads > 8) {
-        PyErr_SetString(PyExc_ValueError, "key_bits must be 20-64, crowd at most n, n at most 2**28, threads 1-8");
+    if (key_bits < 20 || key_bits > 64 || crowd > n || crowd > 100000 || n > ((size_t)1 << 28) || threads < 1 ||
+        threads > 8) {
+        PyErr_SetString(PyExc_ValueError,
+                        "key_bits must be 20-64, crowd at most n and 100,000 (each takes about 4,096 draws), "
+                        "n at most 2**28, threads 1-8");
         return NULL;
     }
     size_t slots = 0;
