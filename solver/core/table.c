@@ -36,10 +36,9 @@ static void table_limits(Table *t, size_t slots) {
 }
 
 static void table_arrays_free(Table *t) {
-    size_t slots = t->room ? t->room : t->mask + 1;
     if (t->room) {
-        if (t->keys) munmap(t->keys, slots * sizeof(uint64_t));
-        if (t->vals) munmap(t->vals, slots);
+        if (t->keys) munmap(t->keys, t->room * sizeof(uint64_t));
+        if (t->vals) munmap(t->vals, t->room);
     } else {
         free(t->keys);
         free(t->vals);
@@ -141,10 +140,12 @@ Growth *table_growth_begin(Table *t) {
     size_t n = t->mask + 1, s = 0;
     while (s < n / 4 && t->keys[s]) s++;
     if (s >= n / 4) return NULL;
-    size_t steps = 0, hi = n;
-    while (hi / 2 > s && hi / 2 >= MIN_STEP) { steps++; hi /= 2; }
+    /* Room to set aside: the slots below s, and what each step may add. */
+    Growth steps = {.s = s, .lo = n};
+    size_t cap = s, lo, hi;
+    while (table_growth_step(&steps, &lo, &hi)) cap += lo == s ? hi - s : t->max_disp + 1;
     Growth *g = malloc(sizeof(Growth));
-    Stashed *stash = malloc((s + steps * (t->max_disp + 1) + (hi - s)) * sizeof(Stashed));
+    Stashed *stash = malloc(cap * sizeof(Stashed));
     if (!g || !stash) { free(g); free(stash); return NULL; }
     *g = (Growth){.s = s, .lo = n, .hi = n, .stash = stash};
     for (size_t i = 0; i < s; i++) {
@@ -220,8 +221,8 @@ int table_grows_in_place(const Table *t, size_t max_bytes) {
     return slots <= t->room && slots * slot_bytes(t) <= max_bytes;
 }
 
-/* Pages for the part [lo, hi) (fractions of `parts`) of the slots t's next
- * growth in place adds, faulted in ahead of it, so that several threads can
+/* Pages for part `part` of `parts` equal parts of the slots t's next growth
+ * in place adds, faulted in ahead of it, so that several threads can
  * share the kernel's clearing of them.  Nothing is written: another thread
  * may do the same for another part. */
 void table_populate(const Table *t, size_t part, size_t parts) {
@@ -244,7 +245,7 @@ void table_populate(const Table *t, size_t part, size_t parts) {
 int table_grow(Table *t, size_t max_bytes) {
     size_t slots = (t->mask + 1) * 2;
     if (slots * slot_bytes(t) > max_bytes) return -1;
-    if (slots <= t->room && grow_in_place(t) == 0) return 0;
+    if (table_grows_in_place(t, max_bytes) && grow_in_place(t) == 0) return 0;
     Table next = *t;
     if (table_arrays(&next, slots, max_bytes) != 0) return -1;
     for (size_t i = 0; i <= t->mask; i++)
