@@ -312,10 +312,12 @@ static inline int slide_from(const Setup *b, const Pos *p, const uint8_t *occ, i
 
 /* The lone-robot bound of robot r alone (a robot on the target that has not
  * turned yet must leave and come back). */
-static inline int robot_bound(const Setup *b, const Pos *p, int r) {
-    int h = b->lb[r][p->pos[r]];
-    return h == 0 && b->ricochet && p->status[r] != TURNED ? 2 : h;
+static inline int robot_bound_at(const Setup *b, int r, int cell, int status) {
+    int h = b->lb[r][cell];
+    return h == 0 && b->ricochet && status != TURNED ? 2 : h;
 }
+
+static inline int robot_bound(const Setup *b, const Pos *p, int r) { return robot_bound_at(b, r, p->pos[r], p->status[r]); }
 
 /* Lower bound on the moves still needed from p: the best lone-robot bound,
  * or, with an analysis of the board and goal at hand, the position's exact
