@@ -126,7 +126,7 @@ static int stops_build(Stops *s, const Setup *b) {
  * more than its bound there), `blk` being the blocker cell it has counted
  * (-1: none).  occ marks the helpers. */
 static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, int r, int cell, int status,
-                          int left, int blk) {
+                          int left, int blk, uint64_t *read) {
     int tracked = (b->tracked >> r) & 1;
     int spare = left > robot_bound_at(b, r, cell, status);
     for (int d = 0; d < 4; d++) {
@@ -134,6 +134,7 @@ static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, in
         int nlow = s->nlow[cell * 4 + d], n = spare ? (int)(s->start[cell * 4 + d + 1] - s->start[cell * 4 + d]) : nlow;
         for (int i = 0; i < n; i++) {
             int beyond = st[i].beyond, cost = 1, nblk = blk;
+            if (read && beyond >= 0) read[beyond >> 6] |= 1ULL << (beyond & 63);
             if (beyond >= 0 && !occ[beyond] && beyond != blk) {
                 if (blk >= 0 || !spare || i >= nlow) continue; /* a second blocker, or no room for one */
                 cost = 2;
@@ -142,7 +143,7 @@ static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, in
             int x = st[i].cell, sx = tracked ? next_status(status, d, st[i].deflected) : 0;
             int need = st[i].bound == 0 && b->ricochet && sx != TURNED ? 2 : st[i].bound;
             if (need > left - cost) continue;
-            if (need == 0 || relaxed_finish(b, s, occ, r, x, sx, left - cost, nblk)) return 1;
+            if (need == 0 || relaxed_finish(b, s, occ, r, x, sx, left - cost, nblk, read)) return 1;
         }
     }
     return 0;
@@ -404,8 +405,28 @@ static int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
     return kept;
 }
 
+/* Whether e's state was sent on by its relaxed finish (marked, and two
+ * above its bound); if so its finish is searched again (it fails again), to
+ * learn which cells' occupancy it read: a helper's move that does not enter
+ * one of them leaves the child's finish failing as well (a helper leaving a
+ * cell only takes free stops away; robots never cut a relaxed slide short). */
+static int relaxed_failed(const Astar *A, Expansion *e) {
+    const Setup *b = A->b;
+    if (!A->stops.start || !(e->entry & SHARPENED)) return 0;
+    int r = b->single_finisher, h = heuristic(b, &e->p);
+    if (e->f - e->g != h + 2) return 0;
+    memset(e->read, 0, (size_t)(b->ncells + 63) / 64 * sizeof e->read[0]);
+    e->occ[e->p.pos[r]] = 0;
+    int may = relaxed_finish(b, &A->stops, e->occ, r, e->p.pos[r], e->p.status[r], h + 1, -1, e->read);
+    e->occ[e->p.pos[r]] = 1;
+    return !may;
+}
+
+static inline int was_read(const Expansion *e, int cell) { return (int)(e->read[cell >> 6] >> (cell & 63) & 1); }
+
 int expansion_open(const Astar *A, Expansion *e) {
     const Setup *b = A->b;
+    e->lifted = relaxed_failed(A, e);
     if (bits_fit(b)) {
         Record rc;
         record_decode(A, e->entry, &rc);
@@ -431,7 +452,13 @@ int child_layer(const Astar *A, const Expansion *e, int c, int *beyond) {
 
 uint64_t child_entry(const Astar *A, Expansion *e, int c, int *cf, int *beyond) {
     uint64_t mark = 0;
-    *cf = sharpened_layer(A->b, &e->p, e->occ, &e->moves[c], e->g, *cf, e->child_h[c], e->settled, &mark);
+    const Child *mv = &e->moves[c];
+    if (e->lifted && mv->r != A->b->single_finisher && !was_read(e, mv->end)) {
+        *cf = e->g + 3 + e->child_h[c]; /* its relaxed finish fails as its parent's did */
+        mark = SHARPENED;
+    } else {
+        *cf = sharpened_layer(A->b, &e->p, e->occ, mv, e->g, *cf, e->child_h[c], e->settled, &mark);
+    }
     if (*cf >= A->open.dim) { *beyond = 1; *cf = -1; }
     return e->child[c] | mark | record_of(A, &e->moves[c]);
 }
@@ -490,7 +517,7 @@ int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p
         /* Does a relaxed path finish within h + 1? */
         int r = b->single_finisher;
         occ[p->pos[r]] = 0;
-        int may = relaxed_finish(b, &A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1);
+        int may = relaxed_finish(b, &A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1, NULL);
         occ[p->pos[r]] = 1;
         if (!may) {
             occupy(b, p, occ, 0);

@@ -89,6 +89,8 @@ typedef struct {
     Child moves[MAX_ROBOTS * 4];
     uint64_t child[MAX_ROBOTS * 4];
     uint8_t child_h[MAX_ROBOTS * 4];
+    int lifted;                  /* its relaxed finish failed (see astar.c) ... */
+    uint64_t read[MAX_CELLS / 64]; /* ... reading whether these cells held a helper */
 } Expansion;
 
 /* What astar_pop() makes of an entry. */
