@@ -149,6 +149,17 @@ static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, in
     return 0;
 }
 
+/* Whether no relaxed path of p's one finisher, its bound h, finishes within
+ * h + 1 (occ marks p's robots; read, when not NULL, gathers the cells whose
+ * occupancy the search read). */
+static int relaxed_fails(const Astar *A, uint8_t *occ, const Pos *p, int h, uint64_t *read) {
+    int r = A->b->single_finisher;
+    occ[p->pos[r]] = 0;
+    int may = relaxed_finish(A->b, &A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1, read);
+    occ[p->pos[r]] = 1;
+    return !may;
+}
+
 /* Whether A* tests the relaxed finish (it needs one finisher and the
  * lone-robot bound): measured, it pays with five robots (the 21-move
  * 5-robot puzzle's states 37.1 to 21.2 million) and not with four (the 24-
@@ -413,13 +424,10 @@ static int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
 static int relaxed_failed(const Astar *A, Expansion *e) {
     const Setup *b = A->b;
     if (!A->stops.start || !(e->entry & SHARPENED)) return 0;
-    int r = b->single_finisher, h = heuristic(b, &e->p);
+    int h = heuristic(b, &e->p);
     if (e->f - e->g != h + 2) return 0;
     memset(e->read, 0, (size_t)(b->ncells + 63) / 64 * sizeof e->read[0]);
-    e->occ[e->p.pos[r]] = 0;
-    int may = relaxed_finish(b, &A->stops, e->occ, r, e->p.pos[r], e->p.status[r], h + 1, -1, e->read);
-    e->occ[e->p.pos[r]] = 1;
-    return !may;
+    return relaxed_fails(A, e->occ, &e->p, h, e->read);
 }
 
 static inline int was_read(const Expansion *e, int cell) { return (int)(e->read[cell >> 6] >> (cell & 63) & 1); }
@@ -513,17 +521,10 @@ int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p
             return POP_LATER;
         }
     }
-    if (f - g == h + 1 && A->stops.start) {
-        /* Does a relaxed path finish within h + 1? */
-        int r = b->single_finisher;
-        occ[p->pos[r]] = 0;
-        int may = relaxed_finish(b, &A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1, NULL);
-        occ[p->pos[r]] = 1;
-        if (!may) {
-            occupy(b, p, occ, 0);
-            *later = f + 1;
-            return POP_LATER;
-        }
+    if (f - g == h + 1 && A->stops.start && relaxed_fails(A, occ, p, h, NULL)) {
+        occupy(b, p, occ, 0);
+        *later = f + 1;
+        return POP_LATER;
     }
     *settled = sharp && f - g >= h + 1;
     return POP_EXPAND;
