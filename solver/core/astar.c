@@ -56,70 +56,14 @@ static int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
  * position needs h + 2 moves.  Within h + 1 a path either makes h moves
  * that each lower the bound, against one blocker cell at most (used once or
  * more), or h + 1 moves, one of which keeps the bound, against none: the
- * stops kept below are those two kinds of step.  The lone-robot bound lets
- * a slide stop on any cell it crosses, so it drops by at most one a step
- * here too.
+ * stops setup.c keeps (Stops) are those two kinds of step.  The lone-robot
+ * bound lets a slide stop on any cell it crosses, so it drops by at most
+ * one a step here too.
  *
  * The test costs about a third of an expansion, and most positions it
  * sends on are expanded a layer later all the same: it pays where the
  * layers hold many positions that differ only in helpers far from the
- * finisher's paths, as with five robots (see relaxed_pays). */
-
-static void stops_free(Stops *s) {
-    free(s->start);
-    free(s->nlow);
-    free(s->stops);
-    *s = (Stops){0};
-}
-
-/* The stops of robot r's slide from cell c in direction d whose bound is
- * `want`, into out (when not NULL); how many. */
-static int slide_stops(const Setup *b, int r, int c, int d, int want, Stop *out) {
-    const uint8_t *lb = b->lb[r];
-    int colour1 = b->colour[r] + 1, x = c, dd = d, deflected = 0, n = 0;
-    for (int steps = 0; steps < 4 * b->ncells; steps++) {
-        int next = b->step[dd][x];
-        if (next < 0) break;
-        x = next;
-        uint8_t bar = b->barrier[x];
-        if (bar) {
-            if ((bar & 7) != colour1) { dd = DEFLECT[bar >> 3][dd]; deflected = 1; }
-            continue; /* no stop on a barrier's cell */
-        }
-        if (x == c || lb[x] != want) continue;
-        if (out) out[n] = (Stop){(int16_t)x, b->step[dd][x], (uint8_t)deflected, (uint8_t)want};
-        n++;
-    }
-    return n;
-}
-
-/* The finisher's stops (see Stops); 0, or -1 when out of memory. */
-static int stops_build(Stops *s, const Setup *b) {
-    int r = b->single_finisher, cells = b->ncells;
-    const uint8_t *lb = b->lb[r];
-    s->start = calloc((size_t)cells * 4 + 1, sizeof *s->start);
-    s->nlow = calloc((size_t)cells * 4, 1);
-    if (!s->start || !s->nlow) return -1;
-    for (int pass = 0; pass < 2; pass++) {
-        uint32_t total = 0;
-        for (int c = 0; c < cells; c++) {
-            /* One lower, then the same; at the target, as its bound is 2 until the finisher has turned. */
-            int lower = c == b->target ? 1 : lb[c] - 1, none = lb[c] == 255 || b->barrier[c];
-            for (int d = 0; d < 4; d++) {
-                Stop *out = pass ? s->stops + total : NULL;
-                int low = none ? 0 : slide_stops(b, r, c, d, lower, out);
-                int level = none ? 0 : slide_stops(b, r, c, d, lower + 1, out ? out + low : NULL);
-                if (low > 255) return -1;
-                s->start[c * 4 + d] = total;
-                s->nlow[c * 4 + d] = (uint8_t)low;
-                total += (uint32_t)(low + level);
-            }
-        }
-        s->start[cells * 4] = total;
-        if (!pass && !(s->stops = malloc(((size_t)total + 1) * sizeof *s->stops))) return -1;
-    }
-    return 0;
-}
+ * finisher's paths, as with five robots (see stops_of in setup.c). */
 
 /* Whether the finisher r, on `cell` with ricochet status `status`, has a
  * relaxed path (above) to the goal that costs at most `left` (at most one
@@ -155,16 +99,10 @@ static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, in
 static int relaxed_fails(const Astar *A, uint8_t *occ, const Pos *p, int h, uint64_t *read) {
     int r = A->b->single_finisher;
     occ[p->pos[r]] = 0;
-    int may = relaxed_finish(A->b, &A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1, read);
+    int may = relaxed_finish(A->b, A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1, read);
     occ[p->pos[r]] = 1;
     return !may;
 }
-
-/* Whether A* tests the relaxed finish (it needs one finisher and the
- * lone-robot bound): measured, it pays with five robots (the 21-move
- * 5-robot puzzle's states 37.1 to 21.2 million) and not with four (the 24-
- * and 25-move puzzles' states 20% fewer, their time on one thread 10% more). */
-static int relaxed_pays(const Setup *b) { return b->single_finisher >= 0 && !b->exact && b->nrobots >= 5; }
 
 /* The layer for p's child by move mv, reached in g + 1 moves with bound h and
  * put in layer cf: a new state (cf = g + 1 + h) has its bound sharpened now,
@@ -423,7 +361,7 @@ static int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
  * cell only takes free stops away; robots never cut a relaxed slide short). */
 static int relaxed_failed(const Astar *A, Expansion *e) {
     const Setup *b = A->b;
-    if (!A->stops.start || !(e->entry & SHARPENED)) return 0;
+    if (!A->stops || !(e->entry & SHARPENED)) return 0;
     int h = heuristic(b, &e->p);
     if (e->f - e->g != h + 2) return 0;
     memset(e->read, 0, (size_t)(b->ncells + 63) / 64 * sizeof e->read[0]);
@@ -521,7 +459,7 @@ int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p
             return POP_LATER;
         }
     }
-    if (f - g == h + 1 && A->stops.start && relaxed_fails(A, occ, p, h, NULL)) {
+    if (f - g == h + 1 && A->stops && relaxed_fails(A, occ, p, h, NULL)) {
         occupy(b, p, occ, 0);
         *later = f + 1;
         return POP_LATER;
@@ -583,7 +521,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         return;
     }
     A->bytes += table_bytes(&A->seen);
-    if (relaxed_pays(b) && stops_build(&A->stops, b) != 0) stops_free(&A->stops); /* then no test */
+    A->stops = b->exact ? NULL : b->stops; /* an analysis's bound is not the lone-robot bound */
     uint64_t start_key = make_key(b, start);
     int fresh, f = heuristic(b, start), g = 0;
     table_slot(&A->seen, start_key, A->budget, &fresh);
@@ -634,6 +572,5 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     for (size_t i = 0; i < (size_t)A->open.dim * (size_t)A->open.dim; i++) free(A->open.bucket[i].keys);
     free(A->open.bucket);
     table_free(&A->seen);
-    stops_free(&A->stops);
     free(A);
 }

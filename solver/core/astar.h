@@ -22,24 +22,6 @@ typedef struct {
 
 typedef struct Crew Crew;
 
-/* A stop of the finisher's relaxed slides (see relaxed_finish in astar.c):
- * a cell the slide from a given cell and direction passes, where it may stop,
- * the cell beyond it in the slide's last direction (-1: a wall), and whether
- * a barrier bent the slide on the way. */
-typedef struct {
-    int16_t cell, beyond;
-    uint8_t deflected, bound;    /* bound: the cell's lone-robot bound */
-} Stop;
-
-/* Per cell and direction, the stops whose lone-robot bound is one lower than
- * the cell's (nlow of them), then those whose bound is the same; at the
- * target, one and two (the finisher leaves it to turn). */
-typedef struct {
-    uint32_t *start;             /* [cell * 4 + d], and one past the last */
-    uint8_t *nlow;               /* [cell * 4 + d] */
-    Stop *stops;
-} Stops;
-
 typedef struct {
     const Setup *b;
     Limits *lim;
@@ -54,7 +36,7 @@ typedef struct {
     int records;                 /* keys in buckets carry the move that reached them (see below) */
     int rec_shift;               /* ... above the key's own bits */
     uint64_t key_mask;           /* a bucket entry's key without its mark and record */
-    Stops stops;                 /* the finisher's, when A* tests its relaxed finish; else empty */
+    const Stops *stops;          /* the finisher's, when A* tests its relaxed finish (see astar.c) */
 } Astar;
 
 /* A bucket entry may carry the move that reached its state (a record): its

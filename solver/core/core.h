@@ -32,6 +32,24 @@ enum { ST_OPTIMAL = 0, ST_UNSOLVABLE, ST_DEPTH, ST_TIME, ST_STATES, ST_CANCELLED
 /* DEFLECT[orientation][direction], orientation 0 = '/', 1 = '\'; N E S W = 0 1 2 3. */
 static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};
 
+/* A stop of the finisher's relaxed slides (see relaxed_finish in astar.c; made in setup.c):
+ * a cell the slide from a given cell and direction passes, where it may stop,
+ * the cell beyond it in the slide's last direction (-1: a wall), and whether
+ * a barrier bent the slide on the way. */
+typedef struct {
+    int16_t cell, beyond;
+    uint8_t deflected, bound;    /* bound: the cell's lone-robot bound */
+} Stop;
+
+/* Per cell and direction, the stops whose lone-robot bound is one lower than
+ * the cell's (nlow of them), then those whose bound is the same; at the
+ * target, one and two (the finisher leaves it to turn). */
+typedef struct {
+    uint32_t *start;             /* [cell * 4 + d], and one past the last */
+    uint8_t *nlow;               /* [cell * 4 + d] */
+    Stop *stops;
+} Stops;
+
 /* A search set-up: the board's tables (shared with its layout), the robots'
  * colours and groups, the goal, who may finish it, and the bounds to prune by.
  * Read-only while a search runs, so searches on one board run side by side. */
@@ -63,6 +81,7 @@ typedef struct {
     const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
     const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
+    const Stops *stops;           /* with five robots and one finisher: its relaxed stops (astar.c), or NULL */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
     int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */
@@ -537,7 +556,10 @@ typedef struct {
                                      filled on first use, under the GIL */
     uint64_t **concern_cache;     /* [target * 5 + colour]: Setup's concern sets, likewise */
     uint64_t *rays;               /* Setup's rays, likewise */
+    Stops **stops_cache;          /* [target * 5 + colour]: Setup's stops, likewise */
 } Layout;
+
+void stops_free(Stops *s);
 
 /* ---------------------------------------------------------- one search */
 typedef struct {

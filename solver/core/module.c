@@ -21,6 +21,9 @@ static void layout_free(PyObject *capsule) {
     if (L->concern_cache)
         for (int i = 0; i < L->ncells * 5; i++) free(L->concern_cache[i]);
     free(L->concern_cache);
+    if (L->stops_cache)
+        for (int i = 0; i < L->ncells * 5; i++) stops_free(L->stops_cache[i]);
+    free(L->stops_cache);
     free(L->rays);
     free(L);
 }
