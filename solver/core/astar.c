@@ -60,10 +60,11 @@ static int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
  * bound lets a slide stop on any cell it crosses, so it drops by at most
  * one a step here too.
  *
- * The test costs about a third of an expansion, and most positions it
- * sends on are expanded a layer later all the same: it pays where the
- * layers hold many positions that differ only in helpers far from the
- * finisher's paths, as with five robots (see stops_of in setup.c). */
+ * Searched in full, the test costs about a third of an expansion, and most
+ * positions it sends on are expanded a layer later all the same.  But the
+ * search with no helper on the board settles most positions at the cost of
+ * a table look-up (relaxed_alone), and so it pays with four robots as well
+ * as five (see stops_of in setup.c). */
 
 /* Whether the finisher r, on `cell` with ricochet status `status`, has a
  * relaxed path (above) to the goal that costs at most `left` (at most one
@@ -93,14 +94,54 @@ static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, in
     return 0;
 }
 
+/* The relaxed finish (within its bound + 1) of finisher r from `cell` with
+ * `status`, on a board with no helper: NULL when it succeeds, and then it
+ * succeeds with any helpers (they only make stops free); else the cells whose
+ * occupancy it read, and a position with no helper on any of them fails just
+ * the same, reading just those.  Made on first use and kept with the stops,
+ * by whichever search asks first: that search claims the entry, fills it and
+ * marks it made (release); a search that finds it being made works it out
+ * for itself into `own`.  Most positions are settled here: on the 24- and
+ * 25-move puzzles half finish alone and a third have no helper on a cell
+ * read, so the search with the helpers runs for one in seven. */
+static const uint64_t *relaxed_alone(const Setup *b, const Stops *s, int r, int cell, int status, uint64_t *own) {
+    int rule = b->ricochet != 0;
+    size_t i = (size_t)cell * 4 + (size_t)status;
+    uint8_t *mark = &s->alone[rule][i];
+    uint64_t *read = s->alone_read[rule] + i * (size_t)s->words;
+    uint8_t seen = __atomic_load_n(mark, __ATOMIC_ACQUIRE);
+    if (seen == ALONE_FINISHES) return NULL;
+    if (seen == ALONE_FAILS) return read;
+    uint8_t unknown = ALONE_UNKNOWN;
+    int mine = seen == ALONE_UNKNOWN &&
+               __atomic_compare_exchange_n(mark, &unknown, ALONE_BEING_MADE, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    uint64_t *into = mine ? read : own;
+    static const uint8_t empty[MAX_CELLS];
+    memset(into, 0, (size_t)s->words * sizeof *into);
+    int finishes = relaxed_finish(b, s, empty, r, cell, status, robot_bound_at(b, r, cell, status) + 1, -1, into);
+    if (mine) __atomic_store_n(mark, (uint8_t)(finishes ? ALONE_FINISHES : ALONE_FAILS), __ATOMIC_RELEASE);
+    return finishes ? NULL : into;
+}
+
 /* Whether no relaxed path of p's one finisher, its bound h, finishes within
  * h + 1 (occ marks p's robots; read, when not NULL, gathers the cells whose
  * occupancy the search read). */
 static int relaxed_fails(const Astar *A, uint8_t *occ, const Pos *p, int h, uint64_t *read) {
-    int r = A->b->single_finisher;
-    occ[p->pos[r]] = 0;
-    int may = relaxed_finish(A->b, A->stops, occ, r, p->pos[r], p->status[r], h + 1, -1, read);
-    occ[p->pos[r]] = 1;
+    const Setup *b = A->b;
+    int r = b->single_finisher, cell = p->pos[r], words = A->stops->words;
+    uint64_t own[MAX_CELLS / 64];
+    const uint64_t *alone = relaxed_alone(b, A->stops, r, cell, p->status[r], own);
+    if (!alone) return 0;
+    int helper_read = 0;
+    for (int q = 0; q < b->nrobots; q++)
+        helper_read |= q != r && (int)(alone[p->pos[q] >> 6] >> (p->pos[q] & 63) & 1);
+    if (!helper_read) {
+        if (read) memcpy(read, alone, (size_t)words * sizeof *read);
+        return 1;
+    }
+    occ[cell] = 0;
+    int may = relaxed_finish(b, A->stops, occ, r, cell, p->status[r], h + 1, -1, read);
+    occ[cell] = 1;
     return !may;
 }
 

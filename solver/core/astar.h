@@ -80,7 +80,7 @@ enum { POP_LATER, POP_EXPAND };
 
 /* astar.c */
 /* An entry popped from bucket (f, g): POP_LATER when its sharpened bound,
- * or (with five robots) its finisher's relaxed finish (astar.c), sends it on
+ * or (with four robots or more) its finisher's relaxed finish (astar.c), sends it on
  * to layer *later; else POP_EXPAND, with its position in p, its
  * robots marked in occ, and *settled when its finisher is known not to finish
  * alone.  An entry whose state was reached more cheaply since is expanded

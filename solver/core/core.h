@@ -48,7 +48,15 @@ typedef struct {
     uint32_t *start;             /* [cell * 4 + d], and one past the last */
     uint8_t *nlow;               /* [cell * 4 + d] */
     Stop *stops;
+    /* The relaxed finish with no helper on the board, per rule (ricochet off,
+     * on) and finisher cell and status ([cell * 4 + status]), made on first
+     * use by whichever search asks (astar.c's relaxed_alone): */
+    int words;                   /* (cells + 63) / 64 */
+    uint8_t *alone[2];           /* ALONE_* */
+    uint64_t *alone_read[2];     /* [(cell * 4 + status) * words]: when it fails, the cells whose occupancy it read */
 } Stops;
+
+enum { ALONE_UNKNOWN, ALONE_FINISHES, ALONE_FAILS, ALONE_BEING_MADE };
 
 /* A search set-up: the board's tables (shared with its layout), the robots'
  * colours and groups, the goal, who may finish it, and the bounds to prune by.
@@ -81,7 +89,7 @@ typedef struct {
     const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
     const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
-    const Stops *stops;           /* with five robots and one finisher: its relaxed stops (astar.c), or NULL */
+    const Stops *stops;           /* with four robots or more and one finisher: its relaxed stops (astar.c), or NULL */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
     int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */

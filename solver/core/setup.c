@@ -204,6 +204,10 @@ void stops_free(Stops *s) {
     free(s->start);
     free(s->nlow);
     free(s->stops);
+    for (int rule = 0; rule < 2; rule++) {
+        free(s->alone[rule]);
+        free(s->alone_read[rule]);
+    }
     free(s);
 }
 
@@ -234,6 +238,12 @@ static int stops_build(Stops *s, const Setup *b) {
     const uint8_t *lb = b->lb[r];
     s->start = calloc((size_t)cells * 4 + 1, sizeof *s->start);
     s->nlow = calloc((size_t)cells * 4, 1);
+    s->words = (cells + 63) / 64;
+    for (int rule = 0; rule < 2; rule++) {
+        s->alone[rule] = calloc((size_t)cells * 4, 1);
+        s->alone_read[rule] = calloc((size_t)cells * 4 * (size_t)s->words, sizeof(uint64_t));
+        if (!s->alone[rule] || !s->alone_read[rule]) return -1;
+    }
     if (!s->start || !s->nlow) return -1;
     for (int pass = 0; pass < 2; pass++) {
         uint32_t total = 0;
@@ -257,13 +267,12 @@ static int stops_build(Stops *s, const Setup *b) {
 }
 
 /* The relaxed stops of b's one finisher, made on first use (under the GIL)
- * and kept with the layout, when A* is to test its relaxed finish: measured,
- * that pays with five robots (the 21-move 5-robot puzzle's states 37.1 to
- * 21.2 million) and not with four (the 24- and 25-move puzzles' states 20%
- * fewer, their time on one thread 10% more).  -1 when memory ran out. */
+ * and kept with the layout, for A* to test its relaxed finish with four
+ * robots or more (the 21-move 5-robot puzzle's states 37.1 to 21.2 million,
+ * the 24- and 25-move puzzles' 20-22% fewer).  -1 when memory ran out. */
 static int stops_of(Layout *L, Setup *b) {
     int r = b->single_finisher;
-    if (r < 0 || b->nrobots < 5) return 0;
+    if (r < 0 || b->nrobots < 4) return 0;
     if (!L->stops_cache && !(L->stops_cache = calloc((size_t)L->ncells * 5, sizeof(Stops *)))) return -1;
     Stops **slot = &L->stops_cache[b->target * 5 + (L->has_barriers ? b->colour[r] : 0)];
     if (!*slot) {
