@@ -223,13 +223,21 @@ _ONE_BLOCKER_TWICE = ("ArABeNptj80KgzAQhN9lzgv1jx5y7xP00IN4iHGJwTQpGvuD-O5NLJQKv
                       "Io8ZQXnr5xEiUlINIPjRsAsyGO-ie8BKX6Kick_M_A-InZ6N7gNEFeMbO-P09JlTEi5Ik4IcNYfdoIKyn_NutpYwva6tjyHu"
                       "fgz83I4_pN0-SQDhhIbqMqlzUhXlm0o904Ue4ri-ASkoVXcDHwUKCA4AARIA")
 
+# Found among 3,000 small puzzles: the relaxed finish with only the helpers
+# on cells the finish with none read fails, but reads a cell another helper
+# holds, and with that helper it succeeds.  Trusting the memo there gives 8.
+_A_HELPER_READ_LATER = ("AqcBeNpVjjETgjAMhf9L5gxCcWF3dXEEhlJ6pWdsvFJEjuO_G9DzdPvyXvLyFmiJzdV2UFYNQue146BpkHEBY4kEMi"
+                         "zEMkw8RihhFpUnQODobUg6eQ4i1zWsstZb7_oE5VH8uw0-uC2rUnhAOEMjG0lHZ9PfB4XZz4cwEiEM861lMeHBMdnn"
+                         "Hj5p2qtJJYk7QYNvumyUY_7RFKovFTttt75LvfRaXybJShkBHwkNBRgTARAC")
+
 
 def test_the_relaxed_finish_keeps_a_star_optimal():
     """With four or five robots and one finisher, A* sends a position bounded by
     h + 1 on to the next layer when no relaxed path of its finisher (slides that
     pass through robots and stop against walls, helpers or one blocker cell more)
     finishes within h + 1, most often settled by that finish with no helper on
-    the board.  The reference agrees: small boards with openings, blocked cells,
+    the board, else by a memo of the finish with the helpers it read.  The
+    reference agrees: small boards with openings, blocked cells,
     barriers and the vortex, real boards with and without barriers, each puzzle
     under both ricochet rules, one thread and two."""
     def small(rng: random.Random) -> Puzzle:
@@ -243,8 +251,9 @@ def test_the_relaxed_finish_keeps_a_star_optimal():
     assert out["exact"] >= 380, out
     _run(_under_both_rules(real), 80, 23, 10_000, "astar")
     _run(_under_both_rules(real), 30, 24, 10_000, **CREW)
-    twice = Puzzle.from_code(_ONE_BLOCKER_TWICE)
-    assert agree(twice, 1_000_000, "astar") == agree(twice, 1_000_000, **CREW) == "exact"
+    for code in (_ONE_BLOCKER_TWICE, _A_HELPER_READ_LATER):
+        fixed = Puzzle.from_code(code)
+        assert agree(fixed, 1_000_000, "astar") == agree(fixed, 1_000_000, **CREW) == "exact"
 
 
 def test_the_crew_agrees_with_the_reference():

@@ -22,6 +22,9 @@ typedef struct {
 
 typedef struct Crew Crew;
 
+/* A thread's memo of relaxed finishes (see relaxed_fails in astar.c). */
+typedef struct RelaxedMemo RelaxedMemo;
+
 typedef struct {
     const Setup *b;
     Limits *lim;
@@ -37,6 +40,7 @@ typedef struct {
     int rec_shift;               /* ... above the key's own bits */
     uint64_t key_mask;           /* a bucket entry's key without its mark and record */
     const Stops *stops;          /* the finisher's, when A* tests its relaxed finish (see astar.c) */
+    RelaxedMemo *memo;           /* ... and the memo of the thread that runs the search */
 } Astar;
 
 /* A bucket entry may carry the move that reached its state (a record): its
@@ -73,24 +77,25 @@ typedef struct {
     uint8_t child_h[MAX_ROBOTS * 4];
     int lifted;                  /* its relaxed finish failed (see astar.c) ... */
     uint64_t read[MAX_CELLS / 64]; /* ... reading whether these cells held a helper */
+    RelaxedMemo *memo;           /* the expanding thread's, or NULL */
 } Expansion;
 
 /* What astar_pop() makes of an entry. */
 enum { POP_LATER, POP_EXPAND };
 
 /* astar.c */
-/* An entry popped from bucket (f, g): POP_LATER when its sharpened bound,
- * or (with four robots or more) its finisher's relaxed finish (astar.c), sends it on
- * to layer *later; else POP_EXPAND, with its position in p, its
- * robots marked in occ, and *settled when its finisher is known not to finish
- * alone.  An entry whose state was reached more cheaply since is expanded
+/* An entry popped from bucket (f, g) into e: POP_LATER when its sharpened
+ * bound, or (with four robots or more) its finisher's relaxed finish
+ * (astar.c), sends it on to layer *later; else POP_EXPAND, with its position
+ * in e->p, its robots marked in e->occ, and e->settled when its finisher is
+ * known not to finish alone.  An entry whose state was reached more cheaply since is expanded
  * all the same, without a look-up to find out: that is 1-2% of the pops, and
  * its children, all reached as cheaply before, are mostly turned away by
  * their claims, while the look-up cost a trip to memory for every pop.  Such
  * a state has no goal child (that goal, one move deeper than the cheaper
  * arrival, would have ended the search in an earlier layer), so the solution
  * read back from the table's depths is as long as the one reported. */
-int astar_pop(const Astar *A, uint64_t entry, int f, int g, uint8_t *occ, Pos *p, int *later, int *settled);
+int astar_pop(const Astar *A, uint64_t entry, int f, int g, Expansion *e, int *later);
 int astar_push(Astar *A, int f, int g, uint64_t key, Result *res);
 /* The keys and bounds of p's children (their slots prefetched) into keys, h
  * and *n; the index of the first move that reaches the goal, else -1. */
@@ -114,6 +119,9 @@ int child_layer(const Astar *A, const Expansion *e, int c, int *beyond);
 uint64_t child_entry(const Astar *A, Expansion *e, int c, int *cf, int *beyond);
 /* The record of move mv (see above), or 0 when the search keeps none. */
 uint64_t record_of(const Astar *A, const Child *mv);
+/* A memo for one thread of A's search; NULL when A tests no relaxed finish
+ * or memory ran out (the finishes are then searched each time). */
+RelaxedMemo *relaxed_memo_new(const Astar *A);
 
 /* crew.c: a bucket's states expanded by several threads in chunks. */
 Crew *crew_start(Astar *A, int threads);

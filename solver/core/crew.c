@@ -145,7 +145,7 @@ static void expand_block(Crew *c, Chunk *k, size_t index, Expansion *ex) {
         if (atomic_load_explicit(&k->goal_block, memory_order_relaxed) < index) break; /* moot */
         Expansion *e = pending == ex ? ex + 1 : ex;
         int later;
-        int what = astar_pop(A, k->keys[i], k->f, k->g, e->occ, &e->p, &later, &e->settled);
+        int what = astar_pop(A, k->keys[i], k->f, k->g, e, &later);
         if (what == POP_LATER) {
             if (later >= A->open.dim) B->beyond = 1;
             else B->push[B->npush++] = (Push){k->keys[i] | SHARPENED, (uint8_t)later, (uint8_t)k->g};
@@ -209,9 +209,13 @@ static void *helper(void *arg) {
     Crew *c = arg;
     Expansion ex[2];
     memset(ex, 0, sizeof ex);
+    ex[0].memo = ex[1].memo = relaxed_memo_new(c->A);
     for (;;) {
         barrier_wait(&c->gate);
-        if (c->quit) return NULL;
+        if (c->quit) {
+            free(ex[0].memo);
+            return NULL;
+        }
         if (c->task == TASK_POPULATE) populate_parts(c);
         else if (c->task == TASK_MOVE) move_parts(c);
         else expand_blocks(c, c->live, ex);
@@ -321,6 +325,7 @@ void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
     Astar *A = c->A;
     Expansion ex[2];
     memset(ex, 0, sizeof ex);
+    ex[0].memo = ex[1].memo = A->memo;
     Chunk *k = take_chunk(c, &c->chunk[0], bucket, f, g);
     barrier_wait(&c->gate);
     expand_blocks(c, k, ex);
