@@ -233,11 +233,11 @@ _A_HELPER_READ_LATER = ("AqcBeNpVjjETgjAMhf9L5gxCcWF3dXEEhlJ6pWdsvFJEjuO_G9DzdPv
 
 def test_the_relaxed_finish_keeps_a_star_optimal():
     """With four or five robots and one finisher, A* sends a position bounded by
-    h + 1 on to the next layer when no relaxed path of its finisher (slides that
-    pass through robots and stop against walls, helpers or one blocker cell more)
-    finishes within h + 1, most often settled by that finish with no helper on
-    the board, else by a memo of the finish with the helpers it read.  The
-    reference agrees: small boards with openings, blocked cells,
+    h + 1 on to the next layer, and IDA* cuts it off with one move to spare,
+    when no relaxed path of its finisher (slides that pass through robots and
+    stop against walls, helpers or one blocker cell more) finishes within
+    h + 1, most often settled by that finish with no helper on the board, else
+    by a memo of the finish with the helpers it read.  The reference agrees: small boards with openings, blocked cells,
     barriers and the vortex, real boards with and without barriers, each puzzle
     under both ricochet rules, one thread and two."""
     def small(rng: random.Random) -> Puzzle:
@@ -248,12 +248,15 @@ def test_the_relaxed_finish_keeps_a_star_optimal():
 
     out = _run(_under_both_rules(small), 300, 21, 30_000, "astar")
     out += _run(_under_both_rules(small), 100, 22, 30_000, **CREW)
-    assert out["exact"] >= 380, out
+    out += _run(_under_both_rules(small), 300, 25, 30_000, "ida")
+    assert out["exact"] >= 660, out
     _run(_under_both_rules(real), 80, 23, 10_000, "astar")
     _run(_under_both_rules(real), 30, 24, 10_000, **CREW)
+    _run(_under_both_rules(real), 80, 26, 10_000, "ida")
     for code in (_ONE_BLOCKER_TWICE, _A_HELPER_READ_LATER):
         fixed = Puzzle.from_code(code)
         assert agree(fixed, 1_000_000, "astar") == agree(fixed, 1_000_000, **CREW) == "exact"
+        assert agree(fixed, 1_000_000, "ida") == "exact"
 
 
 def test_the_crew_agrees_with_the_reference():

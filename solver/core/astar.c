@@ -40,173 +40,6 @@ static int sharpened(const Setup *b, uint8_t *occ, Pos *p, int h) {
     return finishes_alone(b, occ, p, b->single_finisher, h) ? h : h + 1;
 }
 
-/* ------------------------------------------------------- relaxed finish
- *
- * A bound of h + 2 for some positions bounded by h + 1 (h the finisher's
- * lone-robot bound).  A solution in h + 1 moves or fewer moves the one
- * finisher at least h times, so helpers at most once.  Relax the finisher's
- * slides: let them pass through robots and stop on any cell but a
- * barrier's, for free where the cell beyond is a wall or a helper's cell
- * now, else against a blocker; and let a path cost its moves plus the
- * distinct cells it needs a blocker on.  The finisher's path in a real
- * solution is such a path: each of its stops is against a wall or a robot,
- * and a robot on a cell that no helper holds now got there by a helper's
- * move of its own, one cell a move.  So that path costs at most the
- * solution's length, and where no relaxed path costs h + 1 or less the
- * position needs h + 2 moves.  Within h + 1 a path either makes h moves
- * that each lower the bound, against one blocker cell at most (used once or
- * more), or h + 1 moves, one of which keeps the bound, against none: the
- * stops setup.c keeps (Stops) are those two kinds of step.  The lone-robot
- * bound lets a slide stop on any cell it crosses, so it drops by at most
- * one a step here too.
- *
- * Searched in full, the test costs about a third of an expansion, and most
- * positions it sends on are expanded a layer later all the same.  But the
- * search with no helper on the board settles most positions at the cost of
- * a table look-up (relaxed_alone), and so it pays with four robots as well
- * as five (see stops_of in setup.c). */
-
-/* Whether the finisher r, on `cell` with ricochet status `status`, has a
- * relaxed path (above) to the goal that costs at most `left` (at most one
- * more than its bound there), `blk` being the blocker cell it has counted
- * (-1: none).  occ marks the helpers. */
-static int relaxed_finish(const Setup *b, const Stops *s, const uint8_t *occ, int r, int cell, int status,
-                          int left, int blk, uint64_t *read) {
-    int tracked = (b->tracked >> r) & 1;
-    int spare = left > robot_bound_at(b, r, cell, status);
-    for (int d = 0; d < 4; d++) {
-        const Stop *st = s->stops + s->start[cell * 4 + d];
-        int nlow = s->nlow[cell * 4 + d], n = spare ? (int)(s->start[cell * 4 + d + 1] - s->start[cell * 4 + d]) : nlow;
-        for (int i = 0; i < n; i++) {
-            int beyond = st[i].beyond, cost = 1, nblk = blk;
-            if (read && beyond >= 0) read[beyond >> 6] |= 1ULL << (beyond & 63);
-            if (beyond >= 0 && !occ[beyond] && beyond != blk) {
-                if (blk >= 0 || !spare || i >= nlow) continue; /* a second blocker, or no room for one */
-                cost = 2;
-                nblk = beyond;
-            }
-            int x = st[i].cell, sx = tracked ? next_status(status, d, st[i].deflected) : 0;
-            int need = st[i].bound == 0 && b->ricochet && sx != TURNED ? 2 : st[i].bound;
-            if (need > left - cost) continue;
-            if (need == 0 || relaxed_finish(b, s, occ, r, x, sx, left - cost, nblk, read)) return 1;
-        }
-    }
-    return 0;
-}
-
-/* Where p's finisher r stands, its cell and status, as the relaxed finish's
- * tables (Stops) and memo (below) index it. */
-static inline size_t finisher_at(const Pos *p, int r) { return (size_t)p->pos[r] * 4 + p->status[r]; }
-
-/* The relaxed finish (within its bound + 1) of p's finisher r, on a board
- * with no helper: NULL when it succeeds, and then it
- * succeeds with any helpers (they only make stops free); else the cells whose
- * occupancy it read, and a position with no helper on any of them fails just
- * the same, reading just those.  Made on first use and kept with the stops,
- * by whichever search asks first: that search claims the entry, fills it and
- * marks it made (release); a search that finds it being made works it out
- * for itself into `own`.  Most positions are settled here: on the 24- and
- * 25-move puzzles half finish alone and a third have no helper on a cell
- * read, so the search with the helpers runs for one in seven. */
-static const uint64_t *relaxed_alone(const Setup *b, const Stops *s, const Pos *p, int r, uint64_t *own) {
-    int rule = b->ricochet != 0, cell = p->pos[r], status = p->status[r];
-    size_t i = finisher_at(p, r);
-    uint8_t *mark = &s->alone[rule][i];
-    uint64_t *read = s->alone_read[rule] + i * (size_t)s->words;
-    uint8_t seen = __atomic_load_n(mark, __ATOMIC_ACQUIRE);
-    if (seen == ALONE_FINISHES) return NULL;
-    if (seen == ALONE_FAILS) return read;
-    uint8_t unknown = ALONE_UNKNOWN;
-    int mine = seen == ALONE_UNKNOWN &&
-               __atomic_compare_exchange_n(mark, &unknown, ALONE_BEING_MADE, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-    uint64_t *into = mine ? read : own;
-    static const uint8_t empty[MAX_CELLS];
-    memset(into, 0, (size_t)s->words * sizeof *into);
-    int finishes = relaxed_finish(b, s, empty, r, cell, status, robot_bound_at(b, r, cell, status) + 1, -1, into);
-    if (mine) __atomic_store_n(mark, (uint8_t)(finishes ? ALONE_FINISHES : ALONE_FAILS), __ATOMIC_RELEASE);
-    return finishes ? NULL : into;
-}
-
-/* The memo: per finisher cell and status, and the cells of the helpers
- * that stand where the finish with no helper read (its key), whether the
- * finish with just those helpers fails, and the cells it read.  Direct-mapped,
- * one per thread.  On the 21-move 5-robot puzzle 1.3 million searches with
- * helpers come down to 4,300 keys. */
-#define MEMO_SLOTS 4096
-
-struct RelaxedMemo {
-    uint64_t key[MEMO_SLOTS];    /* 0: empty */
-    uint8_t fails[MEMO_SLOTS];
-    uint64_t read[];             /* [slot * words] */
-};
-
-RelaxedMemo *relaxed_memo_new(const Astar *A) {
-    if (!A->stops) return NULL;
-    return calloc(1, sizeof(RelaxedMemo) + (size_t)MEMO_SLOTS * (size_t)A->stops->words * sizeof(uint64_t));
-}
-
-/* p's relaxed finish, from the finish with only its helpers on cells the
- * finish with none read (`alone`; occ marks p's robots): if that succeeds, so
- * does p's, more helpers only freeing more stops; if it fails and no other
- * helper of p stands on a cell it read, p's fails the same way, reading
- * those cells.  Else -1. */
-static int memo_verdict(const Astar *A, RelaxedMemo *m, uint8_t *occ, const Pos *p, int h, const uint64_t *alone,
-                        uint64_t *read) {
-    const Setup *b = A->b;
-    const Stops *s = A->stops;
-    int r = b->single_finisher, cell = p->pos[r], cells[MAX_ROBOTS], n = 0, words = s->words;
-    unsigned in = 0;
-    for (int q = 0; q < b->nrobots; q++) {
-        if (q == r || !(alone[p->pos[q] >> 6] >> (p->pos[q] & 63) & 1)) continue;
-        in |= 1u << q;
-        int x = p->pos[q], i = n++;
-        for (; i > 0 && cells[i - 1] > x; i--) cells[i] = cells[i - 1];
-        cells[i] = x;
-    }
-    uint64_t key = finisher_at(p, r) + 1;
-    for (int i = 0; i < n; i++) key = key << b->cell_bits | (uint64_t)cells[i];
-    size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 52);
-    uint64_t *seen = m->read + slot * (size_t)words;
-    if (m->key[slot] != key) {
-        for (int q = 0; q < b->nrobots; q++) if (!((in >> q) & 1)) occ[p->pos[q]] = 0;
-        memset(seen, 0, (size_t)words * sizeof *seen);
-        m->fails[slot] = !relaxed_finish(b, s, occ, r, cell, p->status[r], h + 1, -1, seen);
-        m->key[slot] = key;
-        for (int q = 0; q < b->nrobots; q++) if (!((in >> q) & 1)) occ[p->pos[q]] = 1;
-    }
-    if (!m->fails[slot]) return 0;
-    for (int q = 0; q < b->nrobots; q++)
-        if (q != r && !((in >> q) & 1) && (seen[p->pos[q] >> 6] >> (p->pos[q] & 63) & 1)) return -1;
-    if (read) memcpy(read, seen, (size_t)words * sizeof *read);
-    return 1;
-}
-
-/* Whether no relaxed path of p's one finisher, its bound h, finishes within
- * h + 1 (occ marks p's robots; read, when not NULL, gathers the cells whose
- * occupancy the search read): from the finish with no helper when it
- * settles p, else from the thread's memo (when it has one) when that does,
- * else searched. */
-static int relaxed_fails(const Astar *A, RelaxedMemo *memo, uint8_t *occ, const Pos *p, int h, uint64_t *read) {
-    const Setup *b = A->b;
-    int r = b->single_finisher, cell = p->pos[r], words = A->stops->words;
-    uint64_t own[MAX_CELLS / 64];
-    const uint64_t *alone = relaxed_alone(b, A->stops, p, r, own);
-    if (!alone) return 0;
-    int helper_read = 0;
-    for (int q = 0; q < b->nrobots; q++)
-        helper_read |= q != r && (int)(alone[p->pos[q] >> 6] >> (p->pos[q] & 63) & 1);
-    if (!helper_read) {
-        if (read) memcpy(read, alone, (size_t)words * sizeof *read);
-        return 1;
-    }
-    int verdict = memo ? memo_verdict(A, memo, occ, p, h, alone, read) : -1;
-    if (verdict >= 0) return verdict;
-    occ[cell] = 0;
-    int may = relaxed_finish(b, A->stops, occ, r, cell, p->status[r], h + 1, -1, read);
-    occ[cell] = 1;
-    return !may;
-}
-
 /* The layer for p's child by move mv, reached in g + 1 moves with bound h and
  * put in layer cf: a new state (cf = g + 1 + h) has its bound sharpened now,
  * while its parent's robots are at hand (occ marks them), rather than when it
@@ -468,7 +301,7 @@ static int relaxed_failed(const Astar *A, Expansion *e) {
     int h = heuristic(b, &e->p);
     if (e->f - e->g != h + 2) return 0;
     memset(e->read, 0, (size_t)(b->ncells + 63) / 64 * sizeof e->read[0]);
-    return relaxed_fails(A, e->memo, e->occ, &e->p, h, e->read);
+    return relaxed_fails(b, A->stops, e->memo, e->occ, &e->p, h, e->read);
 }
 
 static inline int was_read(const Expansion *e, int cell) { return (int)(e->read[cell >> 6] >> (cell & 63) & 1); }
@@ -564,7 +397,7 @@ int astar_pop(const Astar *A, uint64_t entry, int f, int g, Expansion *e, int *l
             return POP_LATER;
         }
     }
-    if (f - g == h + 1 && A->stops && relaxed_fails(A, e->memo, occ, p, h, NULL)) {
+    if (f - g == h + 1 && A->stops && relaxed_fails(b, A->stops, e->memo, occ, p, h, NULL)) {
         occupy(b, p, occ, 0);
         *later = f + 1;
         return POP_LATER;
@@ -627,7 +460,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
     }
     A->bytes += table_bytes(&A->seen);
     A->stops = b->exact ? NULL : b->stops; /* an analysis's bound is not the lone-robot bound */
-    A->memo = relaxed_memo_new(A);
+    A->memo = relaxed_memo_new(A->stops, ASTAR_MEMO_BITS);
     uint64_t start_key = make_key(b, start);
     int fresh, f = heuristic(b, start), g = 0;
     table_slot(&A->seen, start_key, A->budget, &fresh);

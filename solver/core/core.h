@@ -32,7 +32,7 @@ enum { ST_OPTIMAL = 0, ST_UNSOLVABLE, ST_DEPTH, ST_TIME, ST_STATES, ST_CANCELLED
 /* DEFLECT[orientation][direction], orientation 0 = '/', 1 = '\'; N E S W = 0 1 2 3. */
 static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};
 
-/* A stop of the finisher's relaxed slides (see relaxed_finish in astar.c; made in setup.c):
+/* A stop of the finisher's relaxed slides (see relaxed.c):
  * a cell the slide from a given cell and direction passes, where it may stop,
  * the cell beyond it in the slide's last direction (-1: a wall), and whether
  * a barrier bent the slide on the way. */
@@ -50,7 +50,7 @@ typedef struct {
     Stop *stops;
     /* The relaxed finish with no helper on the board, per rule (ricochet off,
      * on) and finisher cell and status ([cell * 4 + status]), made on first
-     * use by whichever search asks (astar.c's relaxed_alone): */
+     * use by whichever search asks (relaxed.c's relaxed_alone): */
     int words;                   /* (cells + 63) / 64 */
     uint8_t *alone[2];           /* ALONE_* */
     uint64_t *alone_read[2];     /* [(cell * 4 + status) * words]: when it fails, the cells whose occupancy it read */
@@ -89,7 +89,7 @@ typedef struct {
     const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
     const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
-    const Stops *stops;           /* with four robots or more and one finisher: its relaxed stops (astar.c), or NULL */
+    const Stops *stops;           /* with four robots or more and one finisher: its relaxed stops (relaxed.c), or NULL */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
     int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */
@@ -567,7 +567,20 @@ typedef struct {
     Stops **stops_cache;          /* [target * 5 + colour]: Setup's stops, likewise */
 } Layout;
 
+/* relaxed.c: the finisher's relaxed finish. */
+/* The stops of b's one finisher into s; 0, or -1 when out of memory. */
+int stops_build(Stops *s, const Setup *b);
 void stops_free(Stops *s);
+/* A thread's memo of relaxed finishes, of 2^slot_bits slots; NULL when s is
+ * (no relaxed finish is tested) or memory ran out (the finishes are then
+ * searched each time).  Freed with free(). */
+typedef struct RelaxedMemo RelaxedMemo;
+RelaxedMemo *relaxed_memo_new(const Stops *s, int slot_bits);
+/* Whether no relaxed path of p's one finisher, its bound h, finishes within
+ * h + 1 (occ marks p's robots; read, when not NULL, gathers the cells whose
+ * occupancy the search read). */
+int relaxed_fails(const Setup *b, const Stops *s, RelaxedMemo *memo, uint8_t *occ, const Pos *p, int h,
+                  uint64_t *read);
 
 /* ---------------------------------------------------------- one search */
 typedef struct {

@@ -14,9 +14,15 @@ typedef struct {
     uint64_t nodes, node_cap;
     uint64_t cutoffs;            /* nodes the bound stopped (dead ends excluded) */
     int found;
+    const Stops *stops;          /* the finisher's relaxed finish is tested (relaxed.c) ... */
+    RelaxedMemo *memo;           /* ... with this memo */
 } Ida;
 
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
+
+/* The slots of IDA*'s memo of relaxed finishes, as a power of two (10 KiB on
+ * a 16x16 board). */
+#define IDA_MEMO_BITS 8
 
 /* Robot r's slide from `start` (its cell, clear in occ) in direction d. */
 static inline __attribute__((always_inline)) int ida_slide(Ida *s, int r, int start, int d, int *deflected) {
@@ -119,6 +125,15 @@ static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end,
         if (!res) s->cutoffs++; /* a bound one higher leaves its helpers room */
         return res;
     }
+    if (h + 1 == rem && s->stops) {
+        /* A move to spare: none, if the finisher's relaxed finish fails.  The
+         * memo is small, and made on first use: most searches are short. */
+        if (!s->memo) s->memo = relaxed_memo_new(s->stops, IDA_MEMO_BITS);
+        s->occ[end] = 1;
+        int fails = relaxed_fails(b, s->stops, s->memo, s->occ, &s->cur, h, NULL);
+        s->occ[end] = 0;
+        if (fails) { s->cutoffs++; return 0; }
+    }
     uint64_t key = make_key(b, &s->cur);
     int fresh;
     ptrdiff_t slot = table_slot(&s->tt, key, s->lim->state_budget, &fresh);
@@ -217,7 +232,7 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
 }
 
 #define HANDOVER_BOUND 8
-#define HANDOVER_NODES 3000
+#define HANDOVER_NODES 2000
 
 /* Returns 1 when it settled the answer in *res, 0 when it gave up (node cap)
  * and A* should settle it instead. */
@@ -228,6 +243,7 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
     s->lim = lim;
     s->cur = *start;
     s->node_cap = node_cap;
+    s->stops = b->exact ? NULL : b->stops; /* an analysis's bound is not the lone-robot bound */
     size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
     if (table_init(&s->tt, 1 << 8, budget, b->key_bits) != 0) { free(s); return 0; }
     for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;
@@ -286,6 +302,7 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
     res->strategy = 0;
     lim->polls = local.polls;
     table_free(&s->tt);
+    free(s->memo);
     free(s);
     return settled;
 }
