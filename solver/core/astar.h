@@ -88,7 +88,7 @@ enum { POP_LATER, POP_EXPAND };
 /* astar.c */
 /* An entry popped from bucket (f, g) into e: POP_LATER when its sharpened
  * bound, or (with four robots or more) its finisher's relaxed finish
- * (astar.c), sends it on to layer *later; else POP_EXPAND, with its position
+ * (relaxed.c), sends it on to layer *later; else POP_EXPAND, with its position
  * in e->p, its robots marked in e->occ, and e->settled when its finisher is
  * known not to finish alone.  An entry whose state was reached more cheaply since is expanded
  * all the same, without a look-up to find out: that is 1-2% of the pops, and

@@ -2,22 +2,22 @@
 
 /* The finisher's relaxed finish: a bound of h + 2 for some positions
  * bounded by h + 1 (h the finisher's lone-robot bound), which A* tests at a
- * pop (astar.c).  A solution in h + 1 moves or fewer moves the one
- * finisher at least h times, so helpers at most once.  Relax the finisher's
- * slides: let them pass through robots and stop on any cell but a
- * barrier's, for free where the cell beyond is a wall or a helper's cell
- * now, else against a blocker; and let a path cost its moves plus the
- * distinct cells it needs a blocker on.  The finisher's path in a real
- * solution is such a path: each of its stops is against a wall or a robot,
- * and a robot on a cell that no helper holds now got there by a helper's
- * move of its own, one cell a move.  So that path costs at most the
- * solution's length, and where no relaxed path costs h + 1 or less the
- * position needs h + 2 moves.  Within h + 1 a path either makes h moves
- * that each lower the bound, against one blocker cell at most (used once or
- * more), or h + 1 moves, one of which keeps the bound, against none: the
- * stops kept (Stops, made below) are those two kinds of step.  The lone-robot
- * bound lets a slide stop on any cell it crosses, so it drops by at most
- * one a step here too.
+ * pop (astar.c) and IDA* at a node with one move to spare (ida.c).  A
+ * solution in h + 1 moves or fewer moves the one finisher at least h times,
+ * so helpers at most once.  Relax the finisher's slides: let them pass
+ * through robots and stop on any cell but a barrier's, for free where the
+ * cell beyond is a wall or a helper's cell now, else against a blocker; and
+ * let a path cost its moves plus the distinct cells it needs a blocker on.
+ * The finisher's path in a real solution is such a path: each of its stops
+ * is against a wall or a robot, and a robot on a cell that no helper holds
+ * now got there by a helper's move of its own, one cell a move.  So that
+ * path costs at most the solution's length, and where no relaxed path costs
+ * h + 1 or less the position needs h + 2 moves.  Within h + 1 a path either
+ * makes h moves that each lower the bound, against one blocker cell at most
+ * (used once or more), or h + 1 moves, one of which keeps the bound,
+ * against none: the stops kept (Stops, made below) are those two kinds of
+ * step.  The lone-robot bound lets a slide stop on any cell it crosses, so
+ * it drops by at most one a step here too.
  *
  * Searched in full, the test costs about a third of an expansion, and most
  * positions it sends on are expanded a layer later all the same.  But the
