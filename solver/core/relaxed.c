@@ -126,8 +126,11 @@ static int memo_verdict(const Setup *b, const Stops *s, RelaxedMemo *m, uint8_t 
         for (; i > 0 && cells[i - 1] > x; i--) cells[i] = cells[i - 1];
         cells[i] = x;
     }
+    /* The cells' count at the bottom: keys of different counts never meet
+     * (at most 13 + 4 * 10 + 3 bits). */
     uint64_t key = finisher_at(p, r) + 1;
     for (int i = 0; i < n; i++) key = key << b->cell_bits | (uint64_t)cells[i];
+    key = key << 3 | (uint64_t)n;
     size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> m->shift);
     uint64_t *seen = m->read + slot * (size_t)words;
     if (m->key[slot] != key) {
