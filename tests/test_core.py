@@ -428,6 +428,32 @@ def test_batch_over_threads_matches_one_by_one():
     assert [s.length for s in together] == [s.length for s in alone]
 
 
+def test_searches_side_by_side_share_the_relaxed_finishs_table():
+    """The relaxed finish's table (the finish with no helper) is made on first
+    use by whichever search asks, and kept with the board: four searches on one
+    board, target and finisher colour, started at once on a board none has
+    solved, fill it side by side and agree with the same searches one by one."""
+    from solver.board import real_board
+    from solver.puzzle import Goal
+
+    board = real_board("yellow-C,red-D,green-C,blue-D")  # used by no other test
+    target = next(t for t in board.targets if t.colour == "green")
+    rng = random.Random(27)
+    free = [c for c in board.start_cells() if c != target.cell]
+    batch = []
+    for ricochet in ("none", "turn"):
+        for _ in range(40):
+            cells = rng.sample(free, 4)
+            robots = dict(zip(("red", "green", "blue", "yellow"), cells))
+            batch.append(Puzzle.create(board, robots, Goal(target.cell, "green"), Rules(ricochet)))
+    together = solve_many(batch, threads=4, strategy="astar")
+    alone = [solve(p, strategy="astar") for p in batch]
+    assert [s.length for s in together] == [s.length for s in alone]
+    assert sum(s.length >= 8 for s in alone) >= 10
+    for p, s in zip(batch, together):
+        assert check(p, s.moves).solved
+
+
 def test_bad_arguments_are_value_errors():
     from solver import _core
     from solver.solve import compiled
