@@ -297,11 +297,10 @@ static int skip_commuting(const Astar *A, uint64_t entry, Child *moves, int n) {
  * cell only takes free stops away; robots never cut a relaxed slide short). */
 static int relaxed_failed(const Astar *A, Expansion *e) {
     const Setup *b = A->b;
-    if (!A->stops || !(e->entry & SHARPENED)) return 0;
+    if (!b->stops || !(e->entry & SHARPENED)) return 0;
     int h = heuristic(b, &e->p);
     if (e->f - e->g != h + 2) return 0;
-    memset(e->read, 0, (size_t)(b->ncells + 63) / 64 * sizeof e->read[0]);
-    return relaxed_fails(b, A->stops, e->memo, e->occ, &e->p, h, e->read);
+    return relaxed_fails(b, b->stops, e->memo, e->occ, &e->p, h, e->read);
 }
 
 static inline int was_read(const Expansion *e, int cell) { return (int)(e->read[cell >> 6] >> (cell & 63) & 1); }
@@ -397,7 +396,7 @@ int astar_pop(const Astar *A, uint64_t entry, int f, int g, Expansion *e, int *l
             return POP_LATER;
         }
     }
-    if (f - g == h + 1 && A->stops && relaxed_fails(b, A->stops, e->memo, occ, p, h, NULL)) {
+    if (f - g == h + 1 && b->stops && relaxed_fails(b, b->stops, e->memo, occ, p, h, NULL)) {
         occupy(b, p, occ, 0);
         *later = f + 1;
         return POP_LATER;
@@ -459,8 +458,7 @@ void run_astar(const Setup *b, const Pos *start, Limits *lim, Result *res) {
         return;
     }
     A->bytes += table_bytes(&A->seen);
-    A->stops = b->exact ? NULL : b->stops; /* an analysis's bound is not the lone-robot bound */
-    A->memo = relaxed_memo_new(A->stops, ASTAR_MEMO_BITS);
+    A->memo = relaxed_memo_new(b->stops, ASTAR_MEMO_BITS);
     uint64_t start_key = make_key(b, start);
     int fresh, f = heuristic(b, start), g = 0;
     table_slot(&A->seen, start_key, A->budget, &fresh);

@@ -41,8 +41,7 @@ typedef struct {
     int records;                 /* keys in buckets carry the move that reached them (see below) */
     int rec_shift;               /* ... above the key's own bits */
     uint64_t key_mask;           /* a bucket entry's key without its mark and record */
-    const Stops *stops;          /* the finisher's, when A* tests its relaxed finish (see relaxed.c) */
-    RelaxedMemo *memo;           /* ... and the memo of the thread that runs the search */
+    RelaxedMemo *memo;           /* the relaxed finish's (relaxed.c), of the thread that runs the search */
 } Astar;
 
 /* A bucket entry may carry the move that reached its state (a record): its

@@ -89,7 +89,7 @@ typedef struct {
     const uint64_t *rays;         /* with concern: per cell, the cells a slide from it may reach */
     const uint8_t *lowering;      /* with one finisher: per finisher cell, the directions (bit d) whose
                                      slides may lower its lone-robot bound */
-    const Stops *stops;           /* with four robots or more and one finisher: its relaxed stops (relaxed.c), or NULL */
+    const Stops *stops;           /* 4+ robots, one finisher, no analysis: its relaxed stops (relaxed.c), or NULL */
     const uint8_t *exact;         /* an analysis: the plain-rule length of every position, or NULL */
     uint64_t exact_stride[MAX_ROBOTS]; /* index of robot r's cell in that table */
     int exact_sym;                /* robots the table keeps in sorted order (interchangeable helpers) */
@@ -577,7 +577,7 @@ void stops_free(Stops *s);
 typedef struct RelaxedMemo RelaxedMemo;
 RelaxedMemo *relaxed_memo_new(const Stops *s, int slot_bits);
 /* Whether no relaxed path of p's one finisher, its bound h, finishes within
- * h + 1 (occ marks p's robots; read, when not NULL, gathers the cells whose
+ * h + 1 (occ marks p's robots; read, when not NULL, is set to the cells whose
  * occupancy the search read). */
 int relaxed_fails(const Setup *b, const Stops *s, RelaxedMemo *memo, uint8_t *occ, const Pos *p, int h,
                   uint64_t *read);

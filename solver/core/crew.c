@@ -209,7 +209,7 @@ static void *helper(void *arg) {
     Crew *c = arg;
     Expansion ex[2];
     memset(ex, 0, sizeof ex);
-    ex[0].memo = ex[1].memo = relaxed_memo_new(c->A->stops, ASTAR_MEMO_BITS);
+    ex[0].memo = ex[1].memo = relaxed_memo_new(c->A->b->stops, ASTAR_MEMO_BITS);
     for (;;) {
         barrier_wait(&c->gate);
         if (c->quit) {

@@ -14,8 +14,7 @@ typedef struct {
     uint64_t nodes, node_cap;
     uint64_t cutoffs;            /* nodes the bound stopped (dead ends excluded) */
     int found;
-    const Stops *stops;          /* the finisher's relaxed finish is tested (relaxed.c) ... */
-    RelaxedMemo *memo;           /* ... with this memo */
+    RelaxedMemo *memo;           /* the relaxed finish's (relaxed.c), made on first use */
 } Ida;
 
 static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s, int prev_e, int prev_d);
@@ -125,12 +124,12 @@ static inline int ida_child(Ida *s, int g, int bound, int r, int start, int end,
         if (!res) s->cutoffs++; /* a bound one higher leaves its helpers room */
         return res;
     }
-    if (h + 1 == rem && s->stops) {
+    if (h + 1 == rem && b->stops) {
         /* A move to spare: none, if the finisher's relaxed finish fails.  The
          * memo is small, and made on first use: most searches are short. */
-        if (!s->memo) s->memo = relaxed_memo_new(s->stops, IDA_MEMO_BITS);
+        if (!s->memo) s->memo = relaxed_memo_new(b->stops, IDA_MEMO_BITS);
         s->occ[end] = 1;
-        int fails = relaxed_fails(b, s->stops, s->memo, s->occ, &s->cur, h, NULL);
+        int fails = relaxed_fails(b, b->stops, s->memo, s->occ, &s->cur, h, NULL);
         s->occ[end] = 0;
         if (fails) { s->cutoffs++; return 0; }
     }
@@ -243,7 +242,6 @@ int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Re
     s->lim = lim;
     s->cur = *start;
     s->node_cap = node_cap;
-    s->stops = b->exact ? NULL : b->stops; /* an analysis's bound is not the lone-robot bound */
     size_t budget = lim->state_budget / 4; /* leave room for a BFS after us */
     if (table_init(&s->tt, 1 << 8, budget, b->key_bits) != 0) { free(s); return 0; }
     for (int r = 0; r < b->nrobots; r++) s->occ[start->pos[r]] = 1;

@@ -858,6 +858,7 @@ static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Pr
     for (int i = 0; i < R->sym_n; i++) b->exact_sym_stride[i] = R->stride[R->sym_slot[i]];
     b->single_finisher = -1; /* its sharper bound assumes the lone-robot bound */
     b->lowering = NULL;
+    b->stops = NULL;         /* so does the relaxed finish */
     return 0;
 }
 

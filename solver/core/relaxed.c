@@ -148,7 +148,7 @@ static int memo_verdict(const Setup *b, const Stops *s, RelaxedMemo *m, uint8_t 
 }
 
 /* Whether no relaxed path of p's one finisher, its bound h, finishes within
- * h + 1 (occ marks p's robots; read, when not NULL, gathers the cells whose
+ * h + 1 (occ marks p's robots; read, when not NULL, is set to the cells whose
  * occupancy the search read): from the finish with no helper when it
  * settles p, else from the thread's memo (when it has one) when that does,
  * else searched. */
@@ -167,6 +167,7 @@ int relaxed_fails(const Setup *b, const Stops *s, RelaxedMemo *memo, uint8_t *oc
     }
     int verdict = memo ? memo_verdict(b, s, memo, occ, p, h, alone, read) : -1;
     if (verdict >= 0) return verdict;
+    if (read) memset(read, 0, (size_t)words * sizeof *read);
     occ[cell] = 0;
     int may = relaxed_finish(b, s, occ, r, cell, p->status[r], h + 1, -1, read);
     occ[cell] = 1;

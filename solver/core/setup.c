@@ -198,8 +198,8 @@ static int concern_of(Layout *L, Setup *b, int r) {
 }
 
 /* The relaxed stops of b's one finisher, made on first use (under the GIL)
- * and kept with the layout, for A* to test its relaxed finish with four
- * robots or more (the 21-move 5-robot puzzle's states 37.1 to 21.2 million,
+ * and kept with the layout, for A* and IDA* to test its relaxed finish with
+ * four robots or more (the 21-move 5-robot puzzle's states 37.1 to 21.2 million,
  * the 24- and 25-move puzzles' 20-22% fewer).  -1 when memory ran out. */
 static int stops_of(Layout *L, Setup *b) {
     int r = b->single_finisher;
