@@ -2,43 +2,37 @@
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 from flask import Flask
 from flask_cors import CORS
 
+from workers.settings import Settings
+
 from . import errors, limits, metrics
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+    """The API.  `settings` default to the environment's, checked (SettingsError
+    names a bad variable); `config` overrides Flask config keys (tests)."""
+    settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config.update(
         MAX_CONTENT_LENGTH=1 << 20,
-        # Seconds a request may solve before the work moves to a job (202 + Location).
-        SOLVE_TIME_BUDGET=float(os.environ.get("RICOCHET_SOLVE_TIME_BUDGET", "1.0")),
-        # Seconds a queued solve may take.
-        JOB_TIME_BUDGET=float(os.environ.get("RICOCHET_JOB_TIME_BUDGET", "300")),
-        REDIS_URL=os.environ.get("REDIS_URL"),
-        # Per client address and route; "off" turns limiting off (benchmarks).
-        RATE_LIMIT_DEFAULT=os.environ.get("RICOCHET_RATE_LIMIT", "1200 per minute"),
-        RATE_LIMIT_SEARCH=os.environ.get("RICOCHET_RATE_LIMIT_SEARCH", "120 per minute"),
-        RATE_LIMITS_ENABLED=os.environ.get("RICOCHET_RATE_LIMITS", "on") != "off",
+        SOLVE_TIME_BUDGET=settings.solve_time_budget,
+        JOB_TIME_BUDGET=settings.job_time_budget,
+        REDIS_URL=settings.redis_url,
+        RATE_LIMIT_DEFAULT=settings.rate_limit,
+        RATE_LIMIT_SEARCH=settings.rate_limit_search,
+        RATE_LIMITS_ENABLED=settings.rate_limits == "on",
         JSON_SORT_KEYS=False,
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
-        # Event streams one process serves at once (each holds a thread); beyond, 503: poll instead.
-        GAME_STREAMS=int(os.environ.get("RICOCHET_GAME_STREAMS", "4")),
-        # Proxies in front of the API whose X-Forwarded-For/-Proto/-Host are trusted
-        # (0: none, the socket's address is the client's, as without a proxy).
-        TRUSTED_PROXIES=int(os.environ.get("RICOCHET_TRUSTED_PROXIES", "0")),
-        # Tasks a queue may hold before new work is refused (503, Retry-After).
-        # Queued work per client an hour: worker-seconds of solves, puzzle-moves of packs.
-        QUOTAS={"solve": int(os.environ.get("RICOCHET_QUOTA_SOLVE_SECONDS", "3600")),
-                "pack": int(os.environ.get("RICOCHET_QUOTA_PACK_MOVES", "200000"))},
-        MAX_QUEUED={"ricochet": int(os.environ.get("RICOCHET_MAX_QUEUED_SOLVES", "200")),
-                    "packs": int(os.environ.get("RICOCHET_MAX_QUEUED_PACKS", "5000"))},
+        GAME_STREAMS=settings.game_streams,
+        TRUSTED_PROXIES=settings.trusted_proxies,
+        QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
+        MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
     )
     app.config.update(config or {})
     if app.config["TRUSTED_PROXIES"] > 0:

@@ -2,19 +2,21 @@
 them: `gunicorn -c python:service.gunicorn_config 'service.app:create_app()'`
 (deploy/gunicorn.conf.py takes them from here; `ricochet serve` runs them too)."""
 
-import multiprocessing
 import os
 
-bind = os.environ.get("RICOCHET_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("RICOCHET_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+from workers.settings import settings_or_exit
+
+settings = settings_or_exit()  # a bad variable stops gunicorn before any worker boots
+bind = settings.bind
+workers = settings.web_workers
 # Threads per worker (gthread): a game's event stream holds one thread for up to
 # 25 s, and each process serves at most RICOCHET_GAME_STREAMS (4) of them, so
 # the other threads always answer everything else.  Solves longer than a second
 # move to the Celery workers.
-threads = int(os.environ.get("RICOCHET_WEB_THREADS", "8"))
+threads = settings.web_threads
 timeout = 30
 graceful_timeout = 20
-accesslog = os.environ.get("RICOCHET_ACCESS_LOG", "-") or None  # "" turns it off
+accesslog = settings.access_log or None  # "" turns it off
 errorlog = "-"
 
 

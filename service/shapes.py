@@ -17,7 +17,7 @@ from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from solver.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 from solver.production.difficulty import GRADES
-from solver.puzzle import RICOCHET_OPTIONS
+from solver.puzzle import Ricochet
 from solver.solution import STATUSES
 from workers.stores import JOB_STATES
 
@@ -80,7 +80,7 @@ class Move(Shape):
 
 @_strict
 class Rules(Shape):
-    ricochet = fields.String(validate=validate.OneOf(RICOCHET_OPTIONS))
+    ricochet = fields.String(validate=validate.OneOf(Ricochet.options()))
     vortex_sightline = fields.Boolean()
 
 
@@ -361,7 +361,7 @@ class GameOptions(Shape):
     infinity_target = fields.Integer(dump_default=50, validate=validate.Range(1, 10000))
     solitaire_timer_factor = fields.Integer(dump_default=1, validate=validate.Range(1, 2))
     black_robot = fields.Boolean(dump_default=False)
-    ricochet = fields.String(dump_default="turn", validate=validate.OneOf(RICOCHET_OPTIONS))
+    ricochet = fields.String(dump_default="turn", validate=validate.OneOf(Ricochet.options()))
     void_returns_chip = fields.Boolean(dump_default=False)
 
 

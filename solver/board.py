@@ -140,6 +140,11 @@ class Board:
                 return t
         return None
 
+    def walls_in_order(self) -> list[tuple[int, int, str]]:
+        """The interior walls row by row: the one order every drawing and document uses
+        (a frozenset's own order changes with the process's hash seed)."""
+        return sorted(self.walls, key=_wall_order)
+
     def has_wall(self, cell: Cell, side: str) -> bool:
         """Whether a wall (or the closed board edge) lies on that side of the cell."""
         x, y = cell
@@ -175,7 +180,7 @@ class Board:
         obj: dict[str, Any] = {
             "width": self.width,
             "height": self.height,
-            "walls": [[x, y, s] for (x, y, s) in sorted(self.walls, key=_wall_order)],
+            "walls": [[x, y, s] for (x, y, s) in self.walls_in_order()],
             "blocked": [list(c) for c in sorted(self.blocked, key=_cell_order)],
             "targets": [t.to_json() for t in self.targets],
             "diagonals": [d.to_json() for d in self.diagonals],

@@ -15,13 +15,25 @@ import json
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from .board import Board, Cell, _Checker, sections
 from .errors import InvalidInput
 from .geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 
-RICOCHET_OPTIONS = ("turn", "none")
+
+class Ricochet(StrEnum):
+    """The ricochet rule option (RULES.md): a finishing move must have turned, or not."""
+
+    TURN = "turn"
+    NONE = "none"
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        return tuple(r.value for r in cls)
+
+
 CODE_VERSION_REAL = 1
 CODE_VERSION_CUSTOM = 2
 MAX_CODE_LENGTH = 20_000
@@ -48,7 +60,7 @@ class Rules:
             raise InvalidInput(f"{field}.{sorted(unknown)[0]}",
                                "unknown rule option; the options are ricochet and vortex_sightline")
         ricochet = value.get("ricochet", "turn")
-        if ricochet not in RICOCHET_OPTIONS:
+        if ricochet not in Ricochet.options():
             raise InvalidInput(f"{field}.ricochet", f"must be 'turn' or 'none', got {ricochet!r}")
         sightline = value.get("vortex_sightline", False)
         if not isinstance(sightline, bool):

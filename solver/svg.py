@@ -120,7 +120,7 @@ def _cells(board: Board) -> str:
 def _walls(board: Board) -> str:
     parts = []
     stroke = 'stroke="#2a2118" stroke-width="5" stroke-linecap="round"'
-    for x, y, side in board.walls:
+    for x, y, side in board.walls_in_order():
         if side == "E":
             x1, y1, x2, y2 = (x + 1) * CELL, y * CELL, (x + 1) * CELL, (y + 1) * CELL
         else:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from service.app import create_app
 from tests.helpers import wait_for_job
 from workers.embedded import free_port
@@ -177,18 +175,3 @@ def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
     assert source == "store" and kept["moves"] == answer["moves"]
     assert short.settled(quick).moves == Answers(None, 1.0).settled(quick).moves
     assert short.optimum(quick) == (answer["length"], True)
-
-
-def test_job_threads_setting(monkeypatch):
-    """RICOCHET_JOB_THREADS: how many threads a solve job's A* runs on; a bad value
-    is refused with a message that names the setting."""
-    from workers.tasks import job_threads
-
-    monkeypatch.delenv("RICOCHET_JOB_THREADS", raising=False)
-    assert job_threads() == 2
-    monkeypatch.setenv("RICOCHET_JOB_THREADS", "1")
-    assert job_threads() == 1
-    for bad in ("0", "9", "two"):
-        monkeypatch.setenv("RICOCHET_JOB_THREADS", bad)
-        with pytest.raises(ValueError, match="RICOCHET_JOB_THREADS"):
-            job_threads()

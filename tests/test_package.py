@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,6 +35,42 @@ def test_the_dockerfile_builds_in_one_stage_and_runs_the_installed_package_in_an
     assert re.search(r"^HEALTHCHECK .*\n?.*healthz", run_stage, re.M)
 
 
+def _build_context(into: Path) -> Path:
+    """The build stage's work folder: exactly what its COPY lines take from the
+    context (the checkout less .dockerignore's patterns)."""
+    build_stage = DOCKERFILE.split("\nFROM ")[1]
+    ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+    names = {Path(p).name.removeprefix("*") for p in ignored if p.startswith("**/")}
+
+    def skip(folder: str, entries: list[str]) -> list[str]:
+        return [e for e in entries if e in names or any(e.endswith(n) for n in names if n.startswith("."))]
+
+    into.mkdir()
+    for line in re.findall(r"^COPY (?!--)(.+)$", build_stage, re.M):
+        *sources, target = line.split()
+        for source in sources:
+            path = ROOT / source
+            assert path.exists(), f"the Dockerfile copies {source}, which the checkout lacks"
+            if path.is_dir():
+                shutil.copytree(path, into / target, ignore=skip)
+            else:
+                shutil.copy(path, into / (target if target not in ("./", ".") else source))
+    return into
+
+
+def test_the_build_stage_copies_every_package_the_wheel_names(tmp_path):
+    """Every package pyproject.toml lists is in the build stage's folder, and nothing
+    the context must not carry (.dockerignore) is."""
+    context = _build_context(tmp_path / "src")
+    listed = re.search(r"^packages = \[(.*)\]", (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    for package in re.findall(r'"([\w.]+)"', listed):
+        assert (context / package.replace(".", "/") / "__init__.py").exists(), package
+    assert not list(context.rglob("__pycache__")) and not list(context.rglob("*.so"))
+    for needed in (".venv", ".git", "instance", "build"):
+        assert needed in (ROOT / ".dockerignore").read_text()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -49,8 +86,10 @@ def _get(url: str) -> tuple[int, str, bytes]:
 def test_the_wheel_serves_from_a_fresh_virtualenv(tmp_path):
     wheels = tmp_path / "wheels"
     # The plain build of the core (every `make install` makes the profile-guided one): this is about the wheel.
+    # Built from the build stage's own files alone, as `docker build` would.
+    context = _build_context(tmp_path / "src")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels),
-                    str(ROOT)], check=True, env={**os.environ, "RICOCHET_PGO": "0"})
+                    str(context)], check=True, env={**os.environ, "RICOCHET_PGO": "0"})
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -1,4 +1,4 @@
-"""Every `ricochet` command in the README's code blocks, run exactly as printed
+"""Every `ricochet` command in the code blocks of the README and docs/, run exactly as printed
 (through bash, from a folder whose .venv is this one), in the order printed.
 
 Commands that run for minutes by design (a pool build, a bank search of 30 or
@@ -22,18 +22,17 @@ from pathlib import Path
 import pytest
 
 from solver.production.pools import PACKAGED
-from tests.conftest import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUNS_FOR_MINUTES = ("ricochet pool build", "ricochet bank --min-length", "ricochet bank --walk",
                     "ricochet bank --exhaustive")
 STOP_AFTER = 6.0  # seconds a long command runs in the test before it is stopped
 
 
 def readme_commands() -> list[str]:
-    """Each `.venv/bin/ricochet` line of the README's sh blocks, without its comment."""
-    text = README.read_text(encoding="utf-8")
+    """Each `.venv/bin/ricochet` line of the documents' sh blocks, without its comment."""
+    text = "\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
     lines = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         for line in block.splitlines():
@@ -51,11 +50,7 @@ def test_the_readme_names_the_commands():
 @pytest.fixture()
 def workdir(tmp_path: Path) -> Path:
     (tmp_path / ".venv").symlink_to(Path(sys.prefix))
-    rows = [json.loads(line) for line in (SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[:5]]
-    puzzle = {k: v for k, v in rows[0].items() if k in ("board", "robots", "target", "rules")}
-    (tmp_path / "puzzle.json").write_text(json.dumps(puzzle))
-    (tmp_path / "puzzles.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (tmp_path / "puzzle-with-moves.json").write_text(json.dumps({**puzzle, "moves": rows[0]["oracle_solution"]}))
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
     bank = tmp_path / "solver" / "production" / "data"
     bank.mkdir(parents=True)
     (bank / "bank.jsonl").write_bytes((ROOT / "solver" / "production" / "data" / "bank.jsonl").read_bytes())

@@ -1,4 +1,4 @@
-"""The Celery application, configured from the environment (REDIS_URL).
+"""The Celery application, configured from the settings (REDIS_URL names the Redis).
 
 `celery -A workers.app worker` (or `ricochet worker`) runs it.  Tasks are
 acknowledged late and re-queued when a worker dies, so nothing is lost.
@@ -6,15 +6,16 @@ acknowledged late and re-queued when a worker dies, so nothing is lost.
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
+
+from .settings import Settings, settings_or_exit
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
-def make_celery(redis_url: str | None = None) -> Celery:
-    url = redis_url or os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+def make_celery(redis_url: str | None = None, settings: Settings | None = None) -> Celery:
+    settings = settings or settings_or_exit()
+    url = redis_url or settings.redis_url or DEFAULT_REDIS_URL
     app = Celery("ricochet", broker=url, backend=url, include=["workers.tasks"])
     app.conf.update(
         task_serializer="json",
@@ -31,7 +32,7 @@ def make_celery(redis_url: str | None = None) -> Celery:
         # The visibility timeout outlasts the longest task (a queued solve's budget is
         # at most 600 s), so no running task is handed out twice; a dead worker's pack
         # chunks come back sooner through their heartbeats (ricochet.recover_chunks).
-        broker_transport_options={"visibility_timeout": int(os.environ.get("RICOCHET_VISIBILITY_TIMEOUT", "1800")),
+        broker_transport_options={"visibility_timeout": settings.visibility_timeout,
                                   "queue_order_strategy": "priority"},
         task_routes={"ricochet.pack": {"queue": PACK_QUEUE}, "ricochet.pack_chunk": {"queue": PACK_QUEUE},
                      "ricochet.pool_build": {"queue": ANALYSIS_QUEUE}},
@@ -54,4 +55,5 @@ def queued(app: Celery, queue: str) -> int:
         return sum(pipe.execute())
 
 
-celery_app = make_celery()
+settings = settings_or_exit()  # a bad variable stops the worker at its start, not a job
+celery_app = make_celery(settings=settings)

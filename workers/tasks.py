@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +23,7 @@ from solver.puzzle import Puzzle
 from solver.solve import Cancel
 
 from .answers import Answers
-from .app import ANALYSIS_QUEUE, celery_app
+from .app import ANALYSIS_QUEUE, celery_app, settings
 from .schemas import PackRequest, SolveTask, load
 from .stores import Stores
 
@@ -36,7 +35,7 @@ PACK_REQUEST = PackRequest()
 
 def _stores() -> Stores:
     """The workers' store: patient, so that a write in the middle of a Redis restart is retried, not lost."""
-    return Stores.from_url(os.environ.get("REDIS_URL", celery_app.conf.broker_url), patient=True)
+    return Stores.from_url(settings.redis_url or celery_app.conf.broker_url, patient=True)
 
 
 @contextmanager
@@ -69,20 +68,6 @@ def watching(stores: Stores, job_id: str, every: float = 0.5,
         done.set()
 
 
-def job_threads() -> int:
-    """Threads a solve job's A* runs on (RICOCHET_JOB_THREADS, default 2, 1 to 8):
-    a deep puzzle is 1.2-1.7x faster on two (README, Speed)."""
-    raw = os.environ.get("RICOCHET_JOB_THREADS", "2")
-    try:
-        threads = int(raw)
-    except ValueError:
-        threads = 0
-    if not 1 <= threads <= 8:
-        raise ValueError(f"RICOCHET_JOB_THREADS must be a whole number from 1 to 8, not {raw!r}")
-    return threads
-
-
-JOB_THREADS = job_threads()  # read once: a bad setting stops the worker at its start, not a job
 
 
 @celery_app.task(name="ricochet.solve", acks_late=True)
@@ -97,7 +82,7 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
     if not stores.start_job(job_id):
         return {"status": "cancelled"}
     with watching(stores, job_id) as cancel:
-        answer = Answers(stores, time_budget, threads=JOB_THREADS).search(p, cancel=cancel,
+        answer = Answers(stores, time_budget, threads=settings.job_threads).search(p, cancel=cancel,
                                                                             max_depth=max_depth).to_json()
     answer["code"] = p.code()
     if answer["status"] == "cancelled":
@@ -177,7 +162,7 @@ def pool_build(job_id: str) -> dict[str, Any]:
                           heartbeat=time.time(), stage=stage)
 
     built = pools.build(board, goal, robots=robots, per_length=per_length, progress=progress,
-                        threads=int(os.environ.get("RICOCHET_POOL_THREADS", "2")))
+                        threads=settings.pool_threads)
     for pool in built:
         store.write(pool.id, pool.dumps())
     result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
@@ -211,7 +196,7 @@ def grow_pools() -> str | None:
     ricochet option (beyond the starter set), queue the next analysis, one at a
     time.  A build whose heartbeat has been silent for POOL_HEARTBEAT_TIMEOUT
     (its worker died) is queued again.  Returns the job it queued, if any."""
-    wanted = int(os.environ.get("RICOCHET_POOLS", "0"))
+    wanted = settings.pools
     stores = _stores()
     building = stores.redis.get(BUILDING)
     if building is not None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,9 +36,10 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def _redis_pools() -> Any:
+    from workers.settings import settings_or_exit
     from workers.stores import Stores
 
-    url = os.environ.get("REDIS_URL")
+    url = settings_or_exit().redis_url
     return Stores.from_url(url).pools() if url else None
 
 

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from workers.settings import settings_or_exit
+
 from . import worker
 
 
@@ -26,6 +28,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    settings_or_exit()  # a bad variable stops here, before anything starts
     embedded = work = web = None
     signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack as Ctrl-C does
     env = dict(os.environ)
@@ -35,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
             embedded = EmbeddedRedis(Path(args.instance) / "redis").start()
             env["REDIS_URL"] = embedded.url
-            work = subprocess.Popen(worker.command(1, beat=True, queues="ricochet,packs,analysis"), env=env)
+            work = subprocess.Popen(worker.command(1, beat_dir=Path(args.instance), queues="ricochet,packs,analysis"),
+                                    env=env)
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
         env.setdefault("RICOCHET_ACCESS_LOG", "")
         web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from workers.settings import settings_or_exit
+
 from .common import InputError
 
 DEFAULT_QUEUES = "ricochet,packs"
@@ -19,28 +21,33 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="queues to take work from, the first first: ricochet (solves, single puzzles, the "
                         "daily), packs, analysis (pool builds, about 4 GiB each: give those workers "
                         "--concurrency 1); default ricochet,packs")
+    p.add_argument("-n", "--hostname", default=None,
+                   help="the worker's node name, unique in the deployment (default: QUEUE-PID@HOST)")
     p.set_defaults(run=run_worker)
     p = sub.add_parser("beat", help="run the Celery beat scheduler: daily puzzles published ahead, pools grown")
     p.set_defaults(run=run_beat)
 
 
-def command(concurrency: int | None, beat: bool = False, queues: str = DEFAULT_QUEUES) -> list[str]:
-    """The Celery worker's command line (`ricochet serve` starts one too)."""
+def command(concurrency: int | None, beat_dir: Path | None = None, queues: str = DEFAULT_QUEUES,
+            hostname: str | None = None) -> list[str]:
+    """The Celery worker's command line (`ricochet serve` starts one too, with
+    `beat_dir`: that process also runs the beat, its schedule kept there)."""
+    name = hostname or f"{queues.split(',')[0]}-{os.getpid()}@%h"
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-           "--without-gossip", "--without-mingle", "--queues", queues]
-    if beat:  # the embedded default: one process also schedules the daily precompute
-        cmd += ["--beat", "--schedule", str(Path("instance") / "celerybeat-schedule")]
+           "--without-gossip", "--without-mingle", "--queues", queues, "--hostname", name]
+    if beat_dir is not None:
+        cmd += ["--beat", "--schedule", str(beat_dir / "celerybeat-schedule")]
     return cmd + (["--concurrency", str(concurrency)] if concurrency else [])
 
 
 def _redis_url() -> None:
-    if not os.environ.get("REDIS_URL"):
+    if not settings_or_exit().redis_url:
         raise InputError("set REDIS_URL to the Redis the API uses")
 
 
 def run_worker(args: argparse.Namespace) -> int:
     _redis_url()
-    cmd = command(args.concurrency, queues=args.queues)
+    cmd = command(args.concurrency, queues=args.queues, hostname=args.hostname)
     os.execv(cmd[0], cmd)  # become the worker: signals reach Celery itself
     return 0
 

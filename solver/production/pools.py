@@ -47,7 +47,7 @@ from typing import Any, Protocol
 from ..board import Board, real_board
 from ..errors import InvalidInput
 from ..geometry import DIRECTIONS, ROBOT_COLOURS
-from ..puzzle import Goal, Move, Puzzle, Rules
+from ..puzzle import Goal, Move, Puzzle, Ricochet, Rules
 from ..rules import round_of
 from ..solution import Solution
 from ..solve import Analysis, analyse, solution_facts, solve
@@ -60,7 +60,6 @@ ROW_COLUMNS = ("cells", "length", "moves", "fewest_robots", "helper_moves", "swi
                "lone_bound")
 MIN_LENGTH = 8  # pools keep positions from this length on: shorter ones are cheap to search for
 PER_LENGTH = 2000  # positions drawn per length (before fairness and one per solution)
-RICOCHET_OPTIONS = ("turn", "none")
 PACKAGED = Path(__file__).parent / "data" / "pools"
 
 
@@ -157,7 +156,7 @@ class Pool:
 
 def build(board: str | Board, goal: Goal, *, robots: int = 4, per_length: int = PER_LENGTH,
           min_length: int = MIN_LENGTH, seed: int | str = 0, threads: int = 2,
-          ricochet: Iterable[str] = RICOCHET_OPTIONS,
+          ricochet: Iterable[str] = Ricochet.options(),
           progress: Callable[[str, int, int], None] | None = None) -> list[Pool]:
     """The pools of one board and goal, one per ricochet option, from one analysis.
 

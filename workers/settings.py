@@ -1,0 +1,214 @@
+"""The deployment's settings: one typed object, read once from the environment
+(`REDIS_URL` and every `RICOCHET_*` variable) and checked at start.
+
+A bad value stops `ricochet serve`, the worker and the API with one line that
+names the variable and what it accepts.  Code asks a `Settings`, never
+`os.environ`; the configuration table in the README is generated from
+`VARIABLES` (`python -m workers.settings README.md`), and tests/test_settings.py fails when
+the code reads a variable the table does not name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """A variable set to a value it does not accept."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    variable: str
+    default: str
+    accepts: str
+    parse: Callable[[str], Any]
+    doc: str
+
+
+def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    def parse(raw: str) -> Any:
+        value = kind(raw.strip())
+        if not low <= value <= high:
+            raise ValueError
+        return value
+    return parse
+
+
+def _choice(*options: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw not in options:
+            raise ValueError
+        return raw
+    return parse
+
+
+_RATE = re.compile(r"\s*\d+\s*(/|per)\s*(\d+\s*)?(second|minute|hour|day|month|year)s?\s*", re.IGNORECASE)
+
+
+def _rates(raw: str) -> str:
+    """flask-limiter's notation: '1200 per minute', several joined by ';'."""
+    if not all(_RATE.fullmatch(part) for part in raw.split(";")):
+        raise ValueError
+    return raw
+
+
+def _bind(raw: str) -> str:
+    host, _, port = raw.rpartition(":")
+    if raw.startswith("unix:") or (host and port.isdigit() and 0 < int(port) < 65536):
+        return raw
+    raise ValueError
+
+
+def _redis_url(raw: str) -> str | None:
+    if raw == "":
+        return None
+    if not re.match(r"(redis|rediss|unix)://", raw):
+        raise ValueError
+    return raw
+
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _web_workers_default() -> str:
+    return str((os.cpu_count() or 1) * 2 + 1)
+
+
+VARIABLES: dict[str, Setting] = {s.variable: s for s in (
+    Setting("REDIS_URL", "", "a redis://, rediss:// or unix:// URL, or empty", _redis_url,
+            "The Redis that is broker, result backend, cache and store. Unset: `ricochet serve` starts a private "
+            "one; the API alone then runs without a store (no jobs, packs or games)."),
+    Setting("RICOCHET_BIND", "0.0.0.0:8000", "HOST:PORT or unix:PATH", _bind,
+            "Where gunicorn listens (`ricochet serve` passes its own --host/--port)."),
+    Setting("RICOCHET_WEB_WORKERS", _web_workers_default(), "a whole number from 1 to 64", _number(int, 1, 64),
+            "gunicorn worker processes (default: two per core, plus one)."),
+    Setting("RICOCHET_WEB_THREADS", "8", "a whole number from 1 to 256", _number(int, 1, 256),
+            "Threads per gunicorn worker; a game's event stream holds one for up to 25 s."),
+    Setting("RICOCHET_ACCESS_LOG", "-", "a file path, '-' for standard output, or empty for none", _text,
+            "gunicorn's access log (`ricochet serve` turns it off unless set)."),
+    Setting("RICOCHET_SOLVE_TIME_BUDGET", "1.0", "seconds, a number from 0.01 to 60", _number(float, 0.01, 60),
+            "How long a request may solve before the work moves to a job (202 + Location)."),
+    Setting("RICOCHET_JOB_TIME_BUDGET", "300", "seconds, a number from 1 to 600", _number(float, 1, 600),
+            "How long a queued solve may search."),
+    Setting("RICOCHET_RATE_LIMITS", "on", "on or off", _choice("on", "off"),
+            "Rate limits and quotas on or off (off for benchmarks)."),
+    Setting("RICOCHET_RATE_LIMIT", "1200 per minute", "a limit such as '1200 per minute' (several joined by ';')",
+            _rates, "Requests per client and route, for routes that do not search."),
+    Setting("RICOCHET_RATE_LIMIT_SEARCH", "120 per minute",
+            "a limit such as '120 per minute' (several joined by ';')", _rates,
+            "Requests per client and route for the routes that search (solve, difficulty, random, new packs)."),
+    Setting("RICOCHET_QUOTA_SOLVE_SECONDS", "3600", "a whole number from 0 to 10**9", _number(int, 0, 10**9),
+            "Worker-seconds of queued solves per client an hour."),
+    Setting("RICOCHET_QUOTA_PACK_MOVES", "200000", "a whole number from 0 to 10**9", _number(int, 0, 10**9),
+            "Puzzle-moves (count x max_length) of packs per client an hour."),
+    Setting("RICOCHET_MAX_QUEUED_SOLVES", "200", "a whole number from 1 to 10**6", _number(int, 1, 10**6),
+            "Tasks the interactive queue may hold before new solves are refused (503, Retry-After)."),
+    Setting("RICOCHET_MAX_QUEUED_PACKS", "5000", "a whole number from 1 to 10**7", _number(int, 1, 10**7),
+            "Tasks the pack queue may hold before new packs are refused (503, Retry-After)."),
+    Setting("RICOCHET_GAME_STREAMS", "4", "a whole number from 0 to 1000", _number(int, 0, 1000),
+            "Game event streams one web process serves at once; beyond, 503 (clients poll instead)."),
+    Setting("RICOCHET_TRUSTED_PROXIES", "0", "a whole number from 0 to 10", _number(int, 0, 10),
+            "Proxies in front of the API whose X-Forwarded-For/-Proto/-Host are trusted (0: none)."),
+    Setting("RICOCHET_VISIBILITY_TIMEOUT", "1800", "seconds, a whole number from 60 to 86400",
+            _number(int, 60, 86400),
+            "Seconds before the broker hands an unacknowledged task to another worker; outlasts the longest task."),
+    Setting("RICOCHET_JOB_THREADS", "2", "a whole number from 1 to 8", _number(int, 1, 8),
+            "Search threads of a queued solve."),
+    Setting("RICOCHET_POOL_THREADS", "2", "a whole number from 1 to 8", _number(int, 1, 8),
+            "Threads of a whole-board analysis (a pool build, about 4 GiB)."),
+    Setting("RICOCHET_POOLS", "0", "a whole number from 0 to 10000", _number(int, 0, 10_000),
+            "Pools per ricochet option the beat grows beyond the starter set, one analysis at a time."),
+)}
+
+
+def _field(variable: str) -> Any:
+    return dataclasses.field(metadata={"variable": variable})
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str | None = _field("REDIS_URL")
+    bind: str = _field("RICOCHET_BIND")
+    web_workers: int = _field("RICOCHET_WEB_WORKERS")
+    web_threads: int = _field("RICOCHET_WEB_THREADS")
+    access_log: str = _field("RICOCHET_ACCESS_LOG")
+    solve_time_budget: float = _field("RICOCHET_SOLVE_TIME_BUDGET")
+    job_time_budget: float = _field("RICOCHET_JOB_TIME_BUDGET")
+    rate_limits: str = _field("RICOCHET_RATE_LIMITS")
+    rate_limit: str = _field("RICOCHET_RATE_LIMIT")
+    rate_limit_search: str = _field("RICOCHET_RATE_LIMIT_SEARCH")
+    quota_solve_seconds: int = _field("RICOCHET_QUOTA_SOLVE_SECONDS")
+    quota_pack_moves: int = _field("RICOCHET_QUOTA_PACK_MOVES")
+    max_queued_solves: int = _field("RICOCHET_MAX_QUEUED_SOLVES")
+    max_queued_packs: int = _field("RICOCHET_MAX_QUEUED_PACKS")
+    game_streams: int = _field("RICOCHET_GAME_STREAMS")
+    trusted_proxies: int = _field("RICOCHET_TRUSTED_PROXIES")
+    visibility_timeout: int = _field("RICOCHET_VISIBILITY_TIMEOUT")
+    job_threads: int = _field("RICOCHET_JOB_THREADS")
+    pool_threads: int = _field("RICOCHET_POOL_THREADS")
+    pools: int = _field("RICOCHET_POOLS")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Every setting from `environ` (the process's environment), checked:
+        SettingsError names the first variable set to a value it does not accept."""
+        environ = os.environ if environ is None else environ
+        values = {}
+        for f in dataclasses.fields(cls):
+            setting = VARIABLES[f.metadata["variable"]]
+            raw = environ.get(setting.variable, setting.default)
+            try:
+                values[f.name] = setting.parse(raw)
+            except (ValueError, TypeError):
+                raise SettingsError(f"{setting.variable}={raw!r} is not accepted: it takes "
+                                    f"{setting.accepts}") from None
+        return cls(**values)
+
+
+def settings_or_exit(environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings, or exit 2 with the one-line reason (a process's start)."""
+    try:
+        return Settings.from_env(environ)
+    except SettingsError as e:
+        print(f"ricochet: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+TABLE_START = "<!-- settings table: generated by `python -m workers.settings` -->\n"
+TABLE_END = "<!-- end of settings table -->"
+
+
+def table() -> str:
+    """The configuration table (Markdown), as the README shows it."""
+    rows = ["| variable | default | accepts | what it sets |", "|---|---|---|---|"]
+    for s in VARIABLES.values():
+        default = f"`{s.default}`" if s.default else "unset"
+        if s.variable == "RICOCHET_WEB_WORKERS":
+            default = "2 x cores + 1"  # the machine's, not this one's
+        rows.append(f"| `{s.variable}` | {default} | {s.accepts} | {s.doc} |")
+    return "\n".join(rows) + "\n"
+
+
+def with_table(document: str) -> str:
+    """`document` with the table between its markers replaced by today's."""
+    head, _, rest = document.partition(TABLE_START)
+    _, _, tail = rest.partition(TABLE_END)
+    return head + TABLE_START + table() + TABLE_END + tail
+
+
+if __name__ == "__main__":  # print the table; with a path (README.md), write it into that file
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], encoding="utf-8") as f:
+            text = f.read()
+        with open(sys.argv[1], "w", encoding="utf-8") as f:
+            f.write(with_table(text))
+    else:
+        sys.stdout.write(table())
