@@ -63,7 +63,7 @@ def pools() -> Library:
     library = current_app.extensions.get("pools")
     if library is None:
         stores = app_stores()
-        library = Library([packaged()] + ([stores.pools()] if stores is not None else []))
+        library = Library([packaged()] + ([stores.pools] if stores is not None else []))
         current_app.extensions["pools"] = library
     return library
 
@@ -101,10 +101,8 @@ def accepted(job: dict[str, Any]) -> Response:
 def admit(queue: str) -> None:
     """Refuse new queued work while the queue is full: 503 with Retry-After, rather
     than an unbounded backlog that nobody's request would live to see."""
-    from workers.app import queued
-
     limit = current_app.config["MAX_QUEUED"][queue]
-    if queued(current_app.extensions["celery"], queue) >= limit:
+    if required_stores().queued(queue) >= limit:
         raise Problem("unavailable", f"the {queue} queue is full ({limit} tasks waiting); "
                       "retry later", headers={"Retry-After": "30"})
 

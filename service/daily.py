@@ -60,7 +60,7 @@ def _record(day: dt.date) -> dict[str, Any]:
     stores = current_app.extensions.get("stores")
     if stores is None:
         return daily.daily_json(day)
-    return stores.daily(day.isoformat()) or stores.publish_daily(day.isoformat(), daily.daily_json(day))
+    return stores.days.get(day.isoformat()) or stores.days.publish(day.isoformat(), daily.daily_json(day))
 
 
 def _cache_control(day: dt.date) -> str:
@@ -228,7 +228,7 @@ def archive() -> Response:
     total = max(0, (end - start).days + 1)
     days = [start + dt.timedelta(days=i) for i in range(min(limit, total))]
     stores = current_app.extensions.get("stores")
-    stored = stores.dailies([d.isoformat() for d in days]) if stores is not None else {}
+    stored = stores.days.get_many([d.isoformat() for d in days]) if stores is not None else {}
     items = []
     for d in days:
         record = stored.get(d.isoformat()) or daily.daily_json(d)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from solver.errors import InvalidInput
 from solver.production.generated import NoPuzzleFound
+from workers.stores import UNREACHABLE
 
 log = logging.getLogger(__name__)
 
@@ -149,13 +149,14 @@ def register(app: Flask) -> None:
     def _not_found(e: NoPuzzleFound) -> Response:
         return problem_response("no-puzzle-found", str(e))
 
-    @app.errorhandler(redis.ConnectionError)
-    @app.errorhandler(redis.TimeoutError)
     def _redis_down(e: Exception) -> Response:
         log.warning("redis unavailable: %s", e)
         response = problem_response("unavailable", "the store is unreachable; retry shortly")
         response.headers["Retry-After"] = "5"
         return response
+
+    for unreachable in UNREACHABLE:  # the stores' Unavailable, and the broker's client noticing first
+        app.register_error_handler(unreachable, _redis_down)
 
     @app.errorhandler(RequestEntityTooLarge)
     def _too_large(e: RequestEntityTooLarge) -> Response:

@@ -82,7 +82,7 @@ def _player(gid: str) -> str:
     if not token or len(token) > 100:
         raise Problem("unauthorized", "send your player token: Authorization: Bearer <token>",
                       headers={"WWW-Authenticate": "Bearer"})
-    name = _stores().game_player(gid, token)
+    name = _stores().games.player(gid, token)
     if name is None:
         raise Problem("forbidden", "that token is not a player's token in this game")
     return name
@@ -97,7 +97,7 @@ def _change(gid: str, action: Callable[[Game], Any]) -> tuple[dict[str, Any], An
         return game.events, result
 
     try:
-        state, result = _stores().update_game(gid, change)
+        state, result = _stores().games.update(gid, change)
     except GameError as e:
         raise Problem(BY_STATUS.get(e.status, "conflict"), str(e)) from None
     if state is None:
@@ -115,7 +115,7 @@ def _rated(gid: str, state: dict[str, Any]) -> dict[str, Any]:
         return state
     number, puzzle = pending
     stores = _stores()
-    if not stores.redis.set(f"game:{gid}:rating:{number}", 1, nx=True, ex=int(ROUND_SOLVE_BUDGET) + 30):
+    if not stores.games.claim_round_rating(gid, number, int(ROUND_SOLVE_BUDGET) + 30):
         return state
     answer = solve(puzzle, time_budget=ROUND_SOLVE_BUDGET)
 
@@ -123,14 +123,14 @@ def _rated(gid: str, state: dict[str, Any]) -> dict[str, Any]:
         Game(s).rate_round(number, answer.length, answer.moves)
         return [], None
 
-    rated, _ = stores.update_game(gid, record, write=True)
+    rated, _ = stores.games.update(gid, record, write=True)
     return rated if rated is not None else state
 
 
 def _view(state: dict[str, Any], since: int | None = None) -> dict[str, Any]:
     out = {"game": Game(state).public()}
     if since is not None:
-        out["events"] = _stores().game_events(state["id"], since)
+        out["events"] = _stores().games.events(state["id"], since)
     return out
 
 
@@ -177,7 +177,7 @@ def create_game() -> Response:
     game = Game.create(gid, body["players"], None if board in ("random", "beginner") else board, options,
                        seed, _now(), beginner=board == "beginner")
     tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
-    _stores().create_game(game.state, game.events, tokens)
+    _stores().games.create(game.state, game.events, tokens)
     state = _rated(gid, game.state)
     response = jsonify({**_view(state), "tokens": tokens})
     response.status_code = 201
@@ -308,7 +308,7 @@ def events(game_id: str) -> Response:
         raise Problem("invalid-input", "since (or Last-Event-ID) must be a version number (0 to 999999999)",
                       field="since")
     stores = _stores()
-    if stores.game(game_id) is None:
+    if stores.games.get(game_id) is None:
         raise Problem("not-found", f"no game {game_id!r}")
     clock, seconds = current_app.config["CLOCK"], current_app.config["GAME_SSE_SECONDS"]
     # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most
@@ -329,10 +329,10 @@ def events(game_id: str) -> Response:
         deadline = time.monotonic() + seconds
         yield "retry: 1000\n\n"
         while True:
-            state, _ = stores.update_game(game_id, lambda s: (_settle(s, clock()), None))
+            state, _ = stores.games.update(game_id, lambda s: (_settle(s, clock()), None))
             if state is not None:
                 state = _rated(game_id, state)
-            for event in stores.game_events(game_id, seen):
+            for event in stores.games.events(game_id, seen):
                 seen = event["version"]
                 yield f"id: {seen}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
             if state is None or state["phase"] == "finished" or time.monotonic() >= deadline:

@@ -64,9 +64,6 @@ def client_id() -> str:
     return "addr:" + (get_remote_address() or "unknown")
 
 
-QUOTA_WINDOW = 3600  # seconds
-
-
 def charge(kind: str, cost: int) -> dict[str, str]:
     """Charge queued work to the client's quota for this hour: `solve` in
     worker-seconds (a queued solve's whole budget), `pack` in puzzle-moves
@@ -77,17 +74,10 @@ def charge(kind: str, cost: int) -> dict[str, str]:
     stores = current_app.extensions.get("stores")
     if stores is None or not config["RATE_LIMITS_ENABLED"]:
         return {}
-    window = int(time.time()) // QUOTA_WINDOW
-    reset = (window + 1) * QUOTA_WINDOW - int(time.time())
-    key = f"ricochet:quota:{kind}:{client_id()}:{window}"
-    with stores.redis.pipeline() as pipe:
-        pipe.incrby(key, cost)
-        pipe.expire(key, QUOTA_WINDOW + 60)
-        used = pipe.execute()[0]
+    used, reset = stores.quotas.charge(kind, client_id(), cost, limit)
     headers = {"X-Quota-Kind": kind, "X-Quota-Limit": str(limit), "X-Quota-Remaining": str(max(0, limit - used)),
                "X-Quota-Reset": str(reset)}
     if used > limit:
-        stores.redis.decrby(key, cost)  # refused work costs nothing
         unit = "worker-seconds" if kind == "solve" else "puzzle-moves"
         raise Problem("quota-exceeded", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
                       f"an hour ({max(0, limit - used + cost)} left); retry after {reset} s",

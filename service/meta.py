@@ -305,7 +305,7 @@ def readyz() -> Response:
     stores = app_stores()
     if stores is None:
         return jsonify(status="ready", redis="not configured", workers=0)
-    stores.redis.ping()
+    stores.ping()
     # One reply is enough (the broadcast ends at the first), and a reply is good
     # for a few seconds in this process: a busy probe costs no worker a thing.
     cached = current_app.extensions.get("ready_until", 0.0)

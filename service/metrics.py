@@ -55,7 +55,7 @@ def register(app: Flask) -> None:
         stores = app.extensions.get("stores")
         if stores is not None:
             try:
-                depth = stores.redis.llen("ricochet")
+                depth = stores.queued("ricochet")
                 body += (f"# HELP ricochet_queue_depth Tasks waiting for a worker\n"
                          f"# TYPE ricochet_queue_depth gauge\nricochet_queue_depth {depth}\n").encode()
             except Exception:  # a scrape never fails because Redis is down

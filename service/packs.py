@@ -81,19 +81,19 @@ def create_pack() -> Response:
         # Keys are the client's own (by address), and name one request: the same key
         # with another body is refused, as the IETF Idempotency-Key draft has it.
         fingerprint = hashlib.sha256(json.dumps(request_body, sort_keys=True).encode()).hexdigest()
-        existing, same = stores.job_for_key(f"{request.remote_addr}:{key}", job_id, fingerprint)
+        existing, same = stores.jobs.for_idempotency_key(f"{request.remote_addr}:{key}", job_id, fingerprint)
         if not same:
             raise Problem("idempotency-key-reused", "this Idempotency-Key was used with another request body; "
                           "use a new key for a new pack", field="Idempotency-Key")
         if existing != job_id:
-            found = stores.job(existing)
+            found = stores.jobs.get(existing)
             if found is None:
                 raise Problem("conflict", "the first request with this Idempotency-Key is still being "
                               "created; retry in a moment", headers={"Retry-After": "1"}, field="Idempotency-Key")
             return accepted(found)
     admit("packs")
     quota = charge("pack", request_body["count"] * request_body["max_length"])
-    job = stores.create_job("pack", request_body, job_id)
+    job = stores.jobs.create("pack", request_body, job_id)
     current_app.extensions["celery"].send_task("ricochet.pack", args=[job["id"]])
     return announce(accepted(job), quota)
 
@@ -102,15 +102,15 @@ def _pack(pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dic
     """The pack's job and its puzzles in order (those made so far unless
     `finished`); 404, 409 (not ready) or 410 otherwise."""
     stores = required_stores()
-    job = stores.job(pack_id) if len(pack_id) <= 64 else None
+    job = stores.jobs.get(pack_id) if len(pack_id) <= 64 else None
     if job is None or job["kind"] != "pack":
         raise Problem("not-found", f"no pack {pack_id!r}: packs are kept for a week")
     if finished and job["state"] != "succeeded" or job["state"] in ("failed", "cancelled"):
         raise Problem("not-ready", f"the pack is {job['state']}; follow its job",
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
-    if job["state"] == "succeeded" and not stores.pack_exists(pack_id):
+    if job["state"] == "succeeded" and not stores.packs.exists(pack_id):
         raise Problem("gone", "the pack has expired; create it again (same seed, same puzzles)")
-    items = stores.pack_items(pack_id, job["request"]["count"])
+    items = stores.packs.items(pack_id, job["request"]["count"])
     for item in items:  # packs made before the field existed
         if "driftingdroids_id" not in item:
             item["driftingdroids_id"] = driftingdroids_id(Puzzle.from_code(item["code"]))
@@ -218,7 +218,7 @@ def job(job_id: str) -> Response:
         '503': {$ref: '#/components/responses/Unavailable'}
     """
     stores = app_stores()
-    found = stores.job(job_id) if stores is not None and len(job_id) <= 64 else None
+    found = stores.jobs.get(job_id) if stores is not None and len(job_id) <= 64 else None
     if found is None:
         raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
     return jsonify(job_view(found))
@@ -242,7 +242,7 @@ def cancel_job(job_id: str) -> Response:
         '503': {$ref: '#/components/responses/Unavailable'}
     """
     stores = required_stores()
-    found = stores.cancel_job(job_id) if len(job_id) <= 64 else None
+    found = stores.jobs.cancel(job_id) if len(job_id) <= 64 else None
     if found is None:
         raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
     return jsonify(job_view(found))

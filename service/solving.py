@@ -58,14 +58,14 @@ def solve_puzzle() -> Response:
         budget = current_app.config["JOB_TIME_BUDGET"]
         admit("ricochet")
         # Identical work in flight (same puzzle, same budget) shares one job, charged once.
-        job, fresh = stores.shared_job("solve", f"{p.content_hash()}:{budget:g}", {"puzzle": p.to_json()},
+        job, fresh = stores.jobs.shared("solve", f"{p.content_hash()}:{budget:g}", {"puzzle": p.to_json()},
                                        ttl=budget + 60)
         quota = {}
         if fresh:
             try:
                 quota = charge("solve", int(budget))
             except Problem:
-                stores.cancel_job(job["id"])
+                stores.jobs.cancel(job["id"])
                 raise
             current_app.extensions["celery"].send_task("ricochet.solve", args=[job["id"], p.to_json(), budget])
         return announce(accepted(job), quota)

@@ -201,8 +201,8 @@ def test_a_served_day_is_never_replaced(redis_url):
     day = served.isoformat()
     stores.redis.delete(f"daily:{day}")
     fake = {**daily.daily_json(served), "code": daily.daily_json(served - dt.timedelta(days=7))["code"]}
-    assert stores.publish_daily(day, fake)["code"] == fake["code"]
-    assert stores.publish_daily(day, daily.daily_json(served))["code"] == fake["code"]
+    assert stores.days.publish(day, fake)["code"] == fake["code"]
+    assert stores.days.publish(day, daily.daily_json(served))["code"] == fake["code"]
     client = create_app({"REDIS_URL": redis_url}).test_client()
     assert client.get(f"/v1/daily/{day}").json["code"] == fake["code"]
     archived = client.get(f"/v1/daily/archive?from={day}&to={day}").json["items"][0]
@@ -218,12 +218,13 @@ def test_days_served_under_schedule_version_1_still_stand(redis_url):
     stores.redis.delete(f"daily:{day}")  # as in a deployment that served the day under version 1 only
     stores.redis.set(f"daily:v1:{day}", json.dumps({"v": 1, "daily": old}))
     try:
-        assert stores.publish_daily(day, daily.daily_json(dt.date(2026, 1, 4)))["code"] == old["code"]
+        assert stores.days.publish(day, daily.daily_json(dt.date(2026, 1, 4)))["code"] == old["code"]
         served_here.clear()  # a fresh API process: nothing of the day served from memory
         client = create_app({"REDIS_URL": redis_url}).test_client()
         assert client.get(f"/v1/daily/{day}").json["schedule_version"] == 1
-    finally:
+    finally:  # nothing of this fake deployment's day stays, in Redis or in this process
         stores.redis.delete(f"daily:v1:{day}", f"daily:{day}")
+        served_here.clear()
 
 
 def test_worker_stores_the_coming_days(redis_url, celery_worker):
@@ -231,6 +232,6 @@ def test_worker_stores_the_coming_days(redis_url, celery_worker):
     assert result == [(TODAY + dt.timedelta(days=i)).isoformat() for i in range(3)]
     stores = Stores.from_url(redis_url)
     for iso in result:
-        assert stores.daily(iso)["code"] == daily.daily_json(dt.date.fromisoformat(iso))["code"]
+        assert stores.days.get(iso)["code"] == daily.daily_json(dt.date.fromisoformat(iso))["code"]
     client = create_app({"REDIS_URL": redis_url}).test_client()
     assert client.get(f"/v1/daily/{result[1]}").status_code == 404  # stored ahead, still not shown

@@ -297,7 +297,7 @@ def test_without_a_seed_the_deck_comes_from_a_secret(redis_url):
         r = client.post("/v1/games", json={"players": ["ann", "bob"], "board": "green-A,yellow-B,red-B,blue-B"})
         assert r.status_code == 201, r.json
         gid = r.json["game"]["id"]
-        state = stores.game(gid)
+        state = stores.games.get(gid)
         assert state["seed"] != gid and "seed" not in r.json["game"] and "deck" not in r.json["game"]
         decks.append(state["deck"])
     assert decks[0] != decks[1]
@@ -337,10 +337,11 @@ def test_the_referee_searches_outside_the_transaction(redis_url, monkeypatch):
     """A round's optimum is searched for between transactions, never inside the
     retried WATCH callback, and stays hidden until the round is over."""
     from service import games as games_module
-    from workers.stores import Stores
+    from workers.stores.base import connect
+    from workers.stores.games import GameStore
 
     inside = {"now": False}
-    original_update = Stores.update_game
+    original_update = GameStore.update
 
     def watched(self, gid, change, write=False):
         def flagged(state):
@@ -359,11 +360,11 @@ def test_the_referee_searches_outside_the_transaction(redis_url, monkeypatch):
         searches.append(puzzle)
         return original_solve(puzzle, **limits)
 
-    monkeypatch.setattr(Stores, "update_game", watched)
+    monkeypatch.setattr(GameStore, "update", watched)
     monkeypatch.setattr(games_module, "solve", solve)
     t = Table(redis_url, ["ann", "bob"], seed="referee")
     assert len(searches) == 1 and "optimal_length" not in t.game["round"]
-    state = Stores.from_url(redis_url).game(t.id)
+    state = GameStore(connect(redis_url)).get(t.id)
     assert state["round"]["rating"] == "done" and state["round"]["optimal_length"] is not None
     t.look()
     assert len(searches) == 1  # rated once

@@ -77,13 +77,13 @@ def test_a_solve_over_its_budget_ends_clearly_and_frees_the_worker(redis_url, ce
 
     client = create_app({"REDIS_URL": redis_url}).test_client()
     stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
-    slow = stores.create_job("solve", {"puzzle": HARD})
+    slow = stores.jobs.create("solve", {"puzzle": HARD})
     celery.send_task("ricochet.solve", args=[slow["id"], HARD, 0.2])
     job = wait_for_job(client, f"/v1/jobs/{slow['id']}")
     assert job["state"] == "failed" and job["error"].startswith("timeout:")
     assert job["result"]["status"] == "timeout" and "no solution has fewer than" in job["error"]
     quick_puzzle = client.get("/v1/puzzles/AQ2VAA8uIr0PAAk").json
-    quick = stores.create_job("solve", {})
+    quick = stores.jobs.create("solve", {})
     celery.send_task("ricochet.solve", args=[quick["id"], {k: quick_puzzle[k] for k in
                                                           ("board", "robots", "target", "rules")}, 5.0])
     done = wait_for_job(client, f"/v1/jobs/{quick['id']}", 30)
@@ -98,11 +98,11 @@ def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker
     stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
     for args, field in (([HARD, "soon"], "time_budget"), ([HARD, 10_000], "time_budget"),
                         ([{**HARD, "board": 3}, 1.0], "board")):
-        job = stores.create_job("solve", {})
+        job = stores.jobs.create("solve", {})
         celery.send_task("ricochet.solve", args=[job["id"], *args])
         done = wait_for_job(client, f"/v1/jobs/{job['id']}", 30)
         assert done["state"] == "failed" and field in done["error"] and done["started"] is None
-    pack = stores.create_job("pack", {"count": 0, "min_length": 5, "max_length": 6})
+    pack = stores.jobs.create("pack", {"count": 0, "min_length": 5, "max_length": 6})
     celery.send_task("ricochet.pack", args=[pack["id"]])
     done = wait_for_job(client, f"/v1/jobs/{pack['id']}", 30)
     assert done["state"] == "failed" and "count" in done["error"] and done["started"] is None
@@ -116,12 +116,12 @@ def test_generate_one_puzzle_task(redis_url, celery_worker):
     client = create_app({"REDIS_URL": redis_url}).test_client()
     stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
     request = {"min_length": 9, "max_length": 9, "seed": "one"}
-    job = stores.create_job("generate", request)
+    job = stores.jobs.create("generate", request)
     celery.send_task("ricochet.generate", args=[job["id"]])
     done = wait_for_job(client, f"/v1/jobs/{job['id']}", 60)
     assert done["state"] == "succeeded" and done["result"]["optimal_length"] == 9
     assert done["result"] == pack_item(pack_request({**request, "count": 1}), 0)
-    bad = stores.create_job("generate", {"min_length": 9})
+    bad = stores.jobs.create("generate", {"min_length": 9})
     celery.send_task("ricochet.generate", args=[bad["id"]])
     failed = wait_for_job(client, f"/v1/jobs/{bad['id']}", 30)
     assert failed["state"] == "failed" and "max_length" in failed["error"]
@@ -140,7 +140,7 @@ def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
     key = Puzzle.from_json(UNSEEN).content_hash()
     first = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
     assert first.status_code == 200 and first.json["optimality"] == "unknown"
-    assert stores.unsettled(key, 0.01) is not None
+    assert stores.answers.unsettled(key, 0.01) is not None
     again = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
     assert again.json == first.json
     code = Puzzle.from_json(UNSEEN).code()

@@ -67,7 +67,7 @@ def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
     from workers.stores import Stores  # a first request caught between its key and its job: 409
 
     fingerprint = hashlib.sha256(json.dumps(pack_request(body), sort_keys=True).encode()).hexdigest()
-    Stores.from_url(redis_url).job_for_key("127.0.0.1:half-made", "nojob", fingerprint)
+    Stores.from_url(redis_url).jobs.for_idempotency_key("127.0.0.1:half-made", "nojob", fingerprint)
     busy = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "half-made"})
     assert busy.status_code == 409 and busy.headers["Retry-After"]
 
@@ -157,7 +157,7 @@ def test_pack_not_ready_and_unknown(redis_url):
     from workers.stores import Stores
 
     client = create_app({"REDIS_URL": redis_url}).test_client()
-    job = Stores.from_url(redis_url).create_job("pack", {"count": 1, "min_length": 3, "max_length": 3})
+    job = Stores.from_url(redis_url).jobs.create("pack", {"count": 1, "min_length": 3, "max_length": 3})
     r = client.get(f"/v1/packs/{job['id']}")
     assert r.status_code == 409 and r.headers["Location"] == f"/v1/jobs/{job['id']}"
     assert client.get("/v1/packs/nope").status_code == 404
@@ -233,7 +233,7 @@ def test_redis_restarted_mid_pack(tmp_path):
         body = {"count": 20, "min_length": 8, "max_length": 10, "seed": "restart", "board": unpooled_board()}
         # What the pack must hold, as a worker of this deployment plans and makes it
         # (the starter pools, then this Redis's), worked out before the restart.
-        library = Library([packaged(), Stores.from_url(redis.url).pools()])
+        library = Library([packaged(), Stores.from_url(redis.url).pools])
         request = pack_request(body)
         expected = [packs.item(request, planned, library)["code"] for planned in packs.plan_for(request, library)]
         worker = _start_worker(redis.url)
@@ -295,17 +295,17 @@ def test_a_received_chunk_beats_before_it_starts(redis_url, monkeypatch):
 
     stores = Stores.from_url(redis_url)
     monkeypatch.setattr(tasks, "_stores", lambda: stores)
-    stores.track_chunks("received-pack", {"3": [[3, 9], [4, 9]]})
+    stores.packs.track_chunks("received-pack", {"3": [[3, 9], [4, 9]]})
     try:
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk",
                                                      args=["received-pack", [[3, 9], [4, 9]]]))
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.solve", args=["x", {}, 1.0]))  # not a chunk
         assert set(stores.redis.hkeys("pack:received-pack:beats")) == {b"3"}
-        mine = [c for c in stores.silent_chunks(0.0) if c[0] == "received-pack"]
+        mine = [c for c in stores.packs.silent_chunks(0.0) if c[0] == "received-pack"]
         assert mine == [("received-pack", "3", [[3, 9], [4, 9]])]
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", args=["received-pack"]))  # logged
     finally:
-        stores.forget_chunks("received-pack")
+        stores.packs.forget_chunks("received-pack")
 
 
 @pytest.mark.parametrize("args,says", [(["--count", "2"], "--length"), (["--count", "0", "--length", "6"], "count"),

@@ -42,19 +42,19 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
         monkeypatch.setenv("REDIS_URL", redis.url)
         stores = Stores.from_url(redis.url)
-        job = stores.create_job("pool", {"board": BOARD, "target": target, "robots": 3, "per_length": 4000})
-        stores.redis.set(tasks.BUILDING, job["id"])
+        job = stores.jobs.create("pool", {"board": BOARD, "target": target, "robots": 3, "per_length": 4000})
+        stores.pools.set_building(job["id"])
         worker = _analysis_worker(redis.url)
         try:
             tasks.pool_build.apply_async(args=[job["id"]], queue=tasks.POOL_QUEUE,
                                          connection=tasks.celery_app.connection_for_write(redis.url))
             deadline = time.monotonic() + 120
-            while (stores.job(job["id"])["progress"] or 0) < 0.55:  # proving, past the analysis
-                assert time.monotonic() < deadline, stores.job(job["id"])
+            while (stores.jobs.get(job["id"])["progress"] or 0) < 0.55:  # proving, past the analysis
+                assert time.monotonic() < deadline, stores.jobs.get(job["id"])
                 time.sleep(0.05)
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
-            assert stores.job(job["id"])["state"] == "running" and not stores.pools().ids()
+            assert stores.jobs.get(job["id"])["state"] == "running" and not stores.pools.ids()
             # The beat notices the silent heartbeat and queues the build again.
             monkeypatch.setattr(tasks, "POOL_HEARTBEAT_TIMEOUT", 0.5)
             monkeypatch.setattr(tasks, "_stores", lambda: stores)
@@ -66,15 +66,15 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
                 assert tasks.grow_pools() == job["id"]
             worker = _analysis_worker(redis.url)
             deadline = time.monotonic() + 180
-            while stores.job(job["id"])["state"] != "succeeded":
-                assert time.monotonic() < deadline, stores.job(job["id"])
+            while stores.jobs.get(job["id"])["state"] != "succeeded":
+                assert time.monotonic() < deadline, stores.jobs.get(job["id"])
                 time.sleep(0.2)
         finally:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=30)
-        done = stores.job(job["id"])
-        assert done["restarts"] == 1 and sorted(done["result"]["pools"]) == stores.pools().ids()
-        library = pools.Library([stores.pools()])
+        done = stores.jobs.get(job["id"])
+        assert done["restarts"] == 1 and sorted(done["result"]["pools"]) == stores.pools.ids()
+        library = pools.Library([stores.pools])
         assert {e.ricochet for e in library.entries()} == {"turn", "none"}
         for entry in library.entries():
             pool = library.load(entry.id)
@@ -90,7 +90,7 @@ def test_pools_stored_in_redis_are_seen_beside_the_starter_set(tmp_path):
     t = next(t for t in board.targets if t.colour == "red")
     built = pools.build(board, Goal(t.cell, t.colour, t.symbol), robots=3, per_length=30, min_length=8, seed="x")
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
-        store = Stores.from_url(redis.url).pools()
+        store = Stores.from_url(redis.url).pools
         for pool in built:
             store.write(pool.id, pool.dumps())
         library = pools.Library([pools.packaged(), store])

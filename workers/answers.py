@@ -44,10 +44,10 @@ class Answers:
         repeated: status timeout, with the bound it proved); or a search now."""
         if self.stores is not None:
             key = p.content_hash()
-            kept = self.stores.answer(key)
+            kept = self.stores.answers.get(key)
             if kept is not None:
                 return kept, "store"
-            bound = self.stores.unsettled(key, self.budget)
+            bound = self.stores.answers.unsettled(key, self.budget)
             if bound is not None:
                 return ran_out(p, bound), "unsettled"
         return self.search(p).to_json() | {"code": p.code()}, "search"
@@ -65,16 +65,16 @@ class Answers:
             return
         key = p.content_hash()
         if answer.status in SETTLED:
-            self.stores.save_answer(key, answer.to_json() | {"code": p.code()})
+            self.stores.answers.save(key, answer.to_json() | {"code": p.code()})
         elif answer.status == "timeout":
-            self.stores.save_unsettled(key, self.budget, answer.lower_bound)
+            self.stores.answers.save_unsettled(key, self.budget, answer.lower_bound)
 
     def adopt(self, p: Puzzle, answer: Solution) -> Solution:
         """The settled answer served for p from now on: one already kept, else
         `answer` (a generator's, say), kept now, so that every endpoint (a
         random puzzle's solution, its hints, a solve) shows one solution."""
         if self.stores is not None:
-            kept = self.stores.answer(p.content_hash())
+            kept = self.stores.answers.get(p.content_hash())
             if kept is not None and kept["status"] in SETTLED:
                 return Solution.from_json(p, kept)
         self.remember(p, answer)
@@ -91,7 +91,7 @@ class Answers:
         answer, or the optimum recorded when the puzzle was generated: daily
         puzzles, packs), else the lookup's."""
         if self.stores is not None:
-            known = self.stores.optimum(p.content_hash())
+            known = self.stores.answers.optimum(p.content_hash())
             if known is not None:
                 return known, True
         answer, _ = self.lookup(p)

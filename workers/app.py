@@ -46,14 +46,5 @@ ANALYSIS_QUEUE = "analysis"     # pool builds (4 GiB each): their own workers
 QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
 
 
-def queued(app: Celery, queue: str) -> int:
-    """Messages waiting in a queue (the Redis list kombu keeps per queue and priority)."""
-    with app.connection_for_read() as conn:
-        pipe = conn.default_channel.client.pipeline()
-        for name in (queue, *(f"{queue}\x06\x16{p}" for p in range(1, 10))):
-            pipe.llen(name)
-        return sum(pipe.execute())
-
-
 settings = settings_or_exit()  # a bad variable stops the worker at its start, not a job
 celery_app = make_celery(settings=settings)

@@ -53,7 +53,7 @@ def watching(stores: Stores, job_id: str, every: float = 0.5,
                 if beat is not None and time.monotonic() - last_beat >= BEAT_EVERY:
                     beat()
                     last_beat = time.monotonic()
-                job = stores.job(job_id)
+                job = stores.jobs.get(job_id)
             except Exception:  # Redis away for a moment: ask again next time
                 continue
             if job is None or job["state"] == "cancelled":
@@ -77,9 +77,9 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
         load(SOLVE_TASK, {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget, "max_depth": max_depth})
         p = Puzzle.from_json(puzzle)
     except InvalidInput as e:
-        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        stores.jobs.update(job_id, state="failed", finished=time.time(), error=str(e))
         return {"error": str(e)}
-    if not stores.start_job(job_id):
+    if not stores.jobs.start(job_id):
         return {"status": "cancelled"}
     with watching(stores, job_id) as cancel:
         answer = Answers(stores, time_budget, threads=settings.job_threads).search(p, cancel=cancel,
@@ -92,9 +92,9 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
         limit = f"its {time_budget:g} s budget" if answer["status"] == "timeout" else "its memory budget"
         error = (f"{answer['status']}: the search ran out of {limit}; no solution has fewer than "
                  f"{answer.get('lower_bound')} moves")
-        stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=error, result=answer)
+        stores.jobs.update(job_id, state="failed", progress=1.0, finished=time.time(), error=error, result=answer)
         return {"status": answer["status"]}
-    stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=answer)
+    stores.jobs.update(job_id, state="succeeded", progress=1.0, finished=time.time(), result=answer)
     return {"status": answer["status"]}
 
 
@@ -108,7 +108,7 @@ def precompute_daily(days_ahead: int = DAYS_AHEAD) -> list[str]:
     for offset in range(days_ahead + 1):
         day = today + dt.timedelta(days=offset)
         try:
-            stores.publish_daily(day.isoformat(), daily_json(day))
+            stores.days.publish(day.isoformat(), daily_json(day))
         except NotInCalendar:
             break
         done.append(day.isoformat())
@@ -130,7 +130,7 @@ POOL_QUEUE = ANALYSIS_QUEUE  # one analysis needs about 4 GiB: its workers take 
 @functools.cache
 def library() -> pools.Library:
     """The pools this worker sees: the package's starter set, then the deployment's in Redis."""
-    return pools.Library([pools.packaged(), _stores().pools()])
+    return pools.Library([pools.packaged(), _stores().pools])
 
 
 @celery_app.task(name="ricochet.pool_build", acks_late=False)
@@ -141,24 +141,24 @@ def pool_build(job_id: str) -> dict[str, Any]:
     noticed by its silent heartbeat instead (grow_pools queues it again), and
     the same pools come out again."""
     stores = _stores()
-    job = stores.job(job_id)
+    job = stores.jobs.get(job_id)
     request = job["request"] if job else {}
     try:
         board, target = request["board"], request["target"]
         goal = pools.target_named(board, target)
         robots, per_length = int(request.get("robots", 4)), int(request.get("per_length", pools.PER_LENGTH))
     except (InvalidInput, KeyError, TypeError, ValueError) as e:
-        stores.update_job(job_id, state="failed", finished=time.time(), error=f"bad pool request: {e}")
+        stores.jobs.update(job_id, state="failed", finished=time.time(), error=f"bad pool request: {e}")
         return {"error": str(e)}
-    if not stores.start_job(job_id):
+    if not stores.jobs.start(job_id):
         return {"status": "cancelled"}
-    stores.update_job(job_id, heartbeat=time.time())
-    store = stores.pools()
+    stores.jobs.update(job_id, heartbeat=time.time())
+    store = stores.pools
     stages = {"analysis": 0.0, "proofs (turn)": 0.5, "proofs (none)": 0.75}
 
     def progress(stage: str, done: int, total: int) -> None:
         share = 0.5 if stage == "analysis" else 0.25
-        stores.update_job(job_id, progress=round(stages.get(stage, 0) + share * done / max(total, 1), 3),
+        stores.jobs.update(job_id, progress=round(stages.get(stage, 0) + share * done / max(total, 1), 3),
                           heartbeat=time.time(), stage=stage)
 
     built = pools.build(board, goal, robots=robots, per_length=per_length, progress=progress,
@@ -166,7 +166,7 @@ def pool_build(job_id: str) -> dict[str, Any]:
     for pool in built:
         store.write(pool.id, pool.dumps())
     result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
-    stores.finish_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result)
+    stores.jobs.finish(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result)
     return result
 
 
@@ -198,30 +198,29 @@ def grow_pools() -> str | None:
     (its worker died) is queued again.  Returns the job it queued, if any."""
     wanted = settings.pools
     stores = _stores()
-    building = stores.redis.get(BUILDING)
+    building = stores.pools.building()
     if building is not None:
-        job = stores.job(building.decode())
+        job = stores.jobs.get(building)
         if job is not None and job["state"] in ("pending", "running"):
             if time.time() - (job.get("heartbeat") or job["created"]) < POOL_HEARTBEAT_TIMEOUT:
                 return None
-            stores.update_job(job["id"], state="pending", heartbeat=time.time(), restarts=job.get("restarts", 0) + 1)
+            stores.jobs.update(job["id"], state="pending", heartbeat=time.time(), restarts=job.get("restarts", 0) + 1)
             pool_build.apply_async(args=[job["id"]], queue=POOL_QUEUE)
             return job["id"]
-    grown = stores.pools().ids()
+    grown = stores.pools.ids()
     if len([i for i in grown if i.endswith("-turn")]) >= wanted:
         return None
     have = set(grown) | set(pools.packaged().ids())
     for board, target in grow_plan():
         if pools.pool_id(board, pools.target_named(board, target), 4, "turn") not in have:
-            job = stores.create_job("pool", {"board": board, "target": target, "robots": 4,
+            job = stores.jobs.create("pool", {"board": board, "target": target, "robots": 4,
                                              "per_length": pools.PER_LENGTH})
-            stores.redis.set(BUILDING, job["id"], ex=24 * 3600)
+            stores.pools.set_building(job["id"])
             pool_build.apply_async(args=[job["id"]], queue=POOL_QUEUE)
             return job["id"]
     return None
 
 
-BUILDING = "pools:building"  # the pool job in flight, if any
 POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
 
 
@@ -263,13 +262,13 @@ def generate_task(job_id: str) -> dict[str, Any]:
     """One generated puzzle for the job's request (min_length, max_length, seed,
     board, robots, ricochet): the same puzzle a pack with that seed holds first."""
     stores = _stores()
-    job = stores.job(job_id)
+    job = stores.jobs.get(job_id)
     try:
         request = pack_request({**(job["request"] if job else {}), "count": 1})
     except InvalidInput as e:
-        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        stores.jobs.update(job_id, state="failed", finished=time.time(), error=str(e))
         return {"error": str(e)}
-    if not stores.start_job(job_id):
+    if not stores.jobs.start(job_id):
         return {"status": "cancelled"}
     shelf = library()
     first = plan_for(request, shelf)[0]
@@ -277,9 +276,9 @@ def generate_task(job_id: str) -> dict[str, Any]:
         with watching(stores, job_id) as cancel:
             item = packs.item(request, first, shelf, cancel)
     except NoPuzzleFound as e:
-        stores.update_job(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
+        stores.jobs.update(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
         return {"error": str(e)}
-    stores.update_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=item)
+    stores.jobs.update(job_id, state="succeeded", progress=1.0, finished=time.time(), result=item)
     return {"code": item["code"]}
 
 
@@ -288,24 +287,24 @@ def pack_task(job_id: str) -> int:
     """Plan a pack: the puzzles pools hold are stored at once, the rest are
     fanned out in chunks; the job's progress counts the puzzles settled."""
     stores = _stores()
-    job = stores.job(job_id)
+    job = stores.jobs.get(job_id)
     try:
         request = pack_request(job["request"] if job else None)
     except InvalidInput as e:
-        stores.update_job(job_id, state="failed", finished=time.time(), error=str(e))
+        stores.jobs.update(job_id, state="failed", finished=time.time(), error=str(e))
         return 0
-    if not stores.start_job(job_id):
+    if not stores.jobs.start(job_id):
         return 0
     planned = pack_plan(request)
     from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
-    stores.save_pack_items(job_id, from_pools, [(variety_key(item), i) for i, item in from_pools])
+    stores.packs.save_items(job_id, from_pools, [(variety_key(item), i) for i, item in from_pools])
     searched = [(p.index, p.length) for p in planned if not p.drawn]
     by_size: dict[int, list[tuple[int, int]]] = {}
     for index, length in searched:
         by_size.setdefault(chunk_size(length), []).append((index, length))
     chunks = [items[first:first + size] for size, items in sorted(by_size.items())
               for first in range(0, len(items), size)]
-    stores.track_chunks(job_id, {str(chunk[0][0]): chunk for chunk in chunks})
+    stores.packs.track_chunks(job_id, {str(chunk[0][0]): chunk for chunk in chunks})
     for chunk in chunks:
         pack_chunk.delay(job_id, chunk)
     _settle(stores, job_id, request)
@@ -324,12 +323,12 @@ def recover_chunks() -> list[str]:
     writes the same items."""
     stores = _stores()
     sent = []
-    for job_id, key, items in stores.silent_chunks(CHUNK_SILENCE):
-        job = stores.job(job_id)
+    for job_id, key, items in stores.packs.silent_chunks(CHUNK_SILENCE):
+        job = stores.jobs.get(job_id)
         if job is None or job["state"] not in ("pending", "running"):
-            stores.forget_chunks(job_id)
+            stores.packs.forget_chunks(job_id)
             continue
-        stores.chunk_beat(job_id, key, requeued=True)
+        stores.packs.chunk_beat(job_id, key, requeued=True)
         pack_chunk.delay(job_id, items)
         sent.append(f"{job_id}:{key}")
     return sent
@@ -345,7 +344,7 @@ def chunk_received(request: Any = None, **_: Any) -> None:
         return
     try:
         job_id, items = request.args[0], request.args[1]
-        _stores().chunk_beat(job_id, str(items[0][0]))
+        _stores().packs.chunk_beat(job_id, str(items[0][0]))
     except Exception:  # a heartbeat must never cost the worker its message
         log.warning("no heartbeat for a received pack chunk", exc_info=True)
 
@@ -355,16 +354,16 @@ def pack_chunk(job_id: str, items: list[list[int]]) -> int:
     """Search for some of a pack's items; an item that cannot be made is recorded
     with the reason, and the rest go on."""
     stores = _stores()
-    job = stores.job(job_id)
+    job = stores.jobs.get(job_id)
     if job is None or job["state"] in ("failed", "cancelled", "succeeded"):
         return 0
     request = pack_request(job["request"])
     made = 0
     key = str(items[0][0])
-    stores.chunk_beat(job_id, key)
-    with watching(stores, job_id, beat=lambda: stores.chunk_beat(job_id, key)) as cancel:
+    stores.packs.chunk_beat(job_id, key)
+    with watching(stores, job_id, beat=lambda: stores.packs.chunk_beat(job_id, key)) as cancel:
         made = _search_items(stores, job_id, request, items, cancel)
-    stores.chunk_done(job_id, key)
+    stores.packs.chunk_done(job_id, key)
     return made
 
 
@@ -374,21 +373,21 @@ def _search_items(stores: Stores, job_id: str, request: dict[str, Any], items: l
     for index, length in items:
         if cancel.is_set():
             return made
-        if stores.pack_item_settled(job_id, index):
+        if stores.packs.item_settled(job_id, index):
             continue  # a chunk sent again: this one is done
         try:
             for attempt in range(CLASH_RETRIES + 1):
                 item = searched_item(request, index, length, cancel, attempt)
-                if stores.claim_variety(job_id, variety_key(item), index):
+                if stores.packs.claim_variety(job_id, variety_key(item), index):
                     break
             else:
                 raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
         except (InvalidInput, NoPuzzleFound) as e:
             if cancel.is_set():
                 return made
-            stores.save_pack_failure(job_id, index, f"no puzzle of {length} moves: {e}")
+            stores.packs.save_failure(job_id, index, f"no puzzle of {length} moves: {e}")
         else:
-            stores.save_pack_items(job_id, [(index, item)], [])
+            stores.packs.save_items(job_id, [(index, item)], [])
             made += 1
         _settle(stores, job_id, request)
     return made
@@ -396,17 +395,17 @@ def _search_items(stores: Stores, job_id: str, request: dict[str, Any], items: l
 
 def _settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
     """Progress, and the end of the pack once every item is made or failed."""
-    made, failed = stores.pack_counts(job_id)
+    made, failed = stores.packs.counts(job_id)
     count = request["count"]
     if made + failed < count:
-        stores.update_job(job_id, progress=round((made + failed) / count, 4), made=made, failed=failed)
+        stores.jobs.update(job_id, progress=round((made + failed) / count, 4), made=made, failed=failed)
         return
-    failures = stores.pack_failures(job_id)
-    stores.forget_chunks(job_id)
+    failures = stores.packs.failures(job_id)
+    stores.packs.forget_chunks(job_id)
     result = {"pack_id": job_id, "made": made, "failed": failures}
     if made == 0:
-        stores.finish_job(job_id, state="failed", progress=1.0, finished=time.time(), result=result,
+        stores.jobs.finish(job_id, state="failed", progress=1.0, finished=time.time(), result=result,
                           error=f"no puzzle could be made: {failures[0]['error'] if failures else 'unknown'}")
     else:
-        stores.finish_job(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result,
+        stores.jobs.finish(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result,
                           made=made, failed=len(failures))

@@ -40,7 +40,7 @@ def _redis_pools() -> Any:
     from workers.stores import Stores
 
     url = settings_or_exit().redis_url
-    return Stores.from_url(url).pools() if url else None
+    return Stores.from_url(url).pools if url else None
 
 
 def build(args: argparse.Namespace) -> int:

@@ -1,0 +1,49 @@
+"""The stores: one per thing kept, each owning its Redis keys, their lifetimes and
+their format version.  Nothing above them names a key or catches a Redis error:
+an outage surfaces as `Unavailable`.
+
+    stores = Stores.from_url(url)
+    stores.jobs.get(job_id); stores.packs.items(pack_id, count); stores.days.publish(day, record)
+"""
+
+from __future__ import annotations
+
+from .answers import AnswerStore
+from .base import UNREACHABLE, Client, Unavailable, connect
+from .days import DayStore
+from .games import GameStore
+from .jobs import JOB_STATES, JobStore
+from .packs import PackStore
+from .pools import PoolStore
+from .quotas import QuotaStore
+
+__all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
+
+
+class Stores:
+    """Every store, over one connection pool."""
+
+    def __init__(self, client: Client) -> None:
+        self.redis = client
+        self.answers = AnswerStore(client)
+        self.jobs = JobStore(client)
+        self.days = DayStore(client, self.answers)
+        self.packs = PackStore(client, self.answers)
+        self.games = GameStore(client)
+        self.pools = PoolStore(client)
+        self.quotas = QuotaStore(client)
+
+    @classmethod
+    def from_url(cls, url: str, patient: bool = False) -> Stores:
+        return cls(connect(url, patient))
+
+    def ping(self) -> None:
+        """Raises Unavailable when Redis cannot be reached."""
+        self.redis.ping()
+
+    def queued(self, queue: str) -> int:
+        """Messages waiting in a Celery queue (the Redis list kombu keeps per queue and priority)."""
+        with self.redis.pipeline() as pipe:
+            for name in (queue, *(f"{queue}\x06\x16{p}" for p in range(1, 10))):
+                pipe.llen(name)
+            return sum(pipe.execute())

@@ -1,0 +1,65 @@
+"""Solved answers by puzzle content hash, the lower bounds of searches that ran
+out of time, and the optimal lengths recorded for generated puzzles.
+
+Keys: `solve:<hash>` (an answer), `unsettled:<hash>:<budget>` (a bound),
+`optimum:<hash>` (a length)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Client, dump, load
+
+SOLVE_TTL = 30 * 24 * 3600   # solved answers: a month
+UNSETTLED_TTL = 3600         # "not within this budget": an hour (a queued solve may settle it meanwhile)
+
+
+class AnswerStore:
+    def __init__(self, client: Client) -> None:
+        self.redis = client
+
+    def get(self, puzzle_hash: str) -> dict[str, Any] | None:
+        return load(self.redis.get(f"solve:{puzzle_hash}"), "answer")
+
+    def save(self, puzzle_hash: str, answer: dict[str, Any], *, unless_kept: bool = False) -> None:
+        """Only settled answers (optimal, unsolvable) are kept: limits may differ next time.
+        `unless_kept`: an answer kept already stays."""
+        if answer.get("status") in ("optimal", "unsolvable"):
+            self.redis.set(f"solve:{puzzle_hash}", dump("answer", answer), ex=SOLVE_TTL, nx=unless_kept)
+
+    def unsettled(self, puzzle_hash: str, budget: float) -> int | None:
+        """The lower bound a search within `budget` seconds proved when it ran out
+        of time, if one did lately: the same search is not repeated."""
+        raw = self.redis.get(f"unsettled:{puzzle_hash}:{budget:g}")
+        return int(raw) if raw is not None else None
+
+    def save_unsettled(self, puzzle_hash: str, budget: float, lower_bound: int) -> None:
+        self.redis.set(f"unsettled:{puzzle_hash}:{budget:g}", lower_bound, ex=UNSETTLED_TTL)
+
+    def optimum(self, puzzle_hash: str) -> int | None:
+        """A puzzle's proven optimal length, when known: from a solved answer, or
+        recorded when the puzzle was generated (daily puzzles, packs)."""
+        solved, recorded = self.redis.mget(f"solve:{puzzle_hash}", f"optimum:{puzzle_hash}")
+        answer = load(solved, "answer")
+        if answer is not None and answer.get("status") == "optimal":
+            return answer["length"]
+        return int(recorded) if recorded is not None else None
+
+    def save_optimum(self, puzzle_hash: str, length: int, ttl: int | None = SOLVE_TTL) -> None:
+        self.redis.set(f"optimum:{puzzle_hash}", length, ex=ttl)
+
+    def record_generated(self, item: dict[str, Any], ttl: int | None) -> None:
+        """A generated puzzle's optimum, and its solution as the answer served for
+        it (hints, a solve) unless one is kept already: one solution per puzzle."""
+        from solver.puzzle import Move, Puzzle
+        from solver.rules import round_of
+        from solver.solution import Solution
+
+        p = Puzzle.from_json(item.get("puzzle") or {k: item[k] for k in ("board", "robots", "target", "rules")
+                                                    if k in item})
+        key = p.content_hash()
+        self.save_optimum(key, item["optimal_length"], ttl)
+        if item.get("solution"):
+            moves = [Move.from_json(m) for m in item["solution"]]
+            answer = Solution("optimal", moves, len(moves), round_of(p), {"source": "generated"}).to_json()
+            self.save(key, answer | {"code": p.code()}, unless_kept=True)

@@ -1,0 +1,83 @@
+"""What every store shares: the Redis client (patient for the workers), the
+format version each stored value carries, and `Unavailable`, the one error a
+store raises when Redis cannot be reached (nothing above the stores catches
+Redis's own)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+from kombu.exceptions import OperationalError
+from redis.backoff import ExponentialBackoff
+from redis.client import Pipeline
+from redis.retry import Retry
+
+FORMAT = 1   # the version every stored JSON value carries ("v")
+PATIENCE = 75  # a patient client's retries of one command (backoff to 5 s: about 6 minutes)
+_DOWN = (redis.ConnectionError, redis.TimeoutError)
+
+
+class Unavailable(Exception):
+    """The store cannot be reached now; retry shortly."""
+
+
+# Redis or the broker cannot be reached, whichever part noticed first (the
+# broker's client wraps Redis's errors in kombu's).
+UNREACHABLE = (Unavailable, OperationalError, *_DOWN)
+
+
+class _Pipeline(Pipeline):
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
+        try:
+            return super().execute(raise_on_error)
+        except _DOWN as e:
+            raise Unavailable(str(e)) from e
+
+    def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
+        try:
+            return super().immediate_execute_command(*args, **options)
+        except _DOWN as e:
+            raise Unavailable(str(e)) from e
+
+
+class Client(redis.Redis):
+    """redis.Redis whose outages surface as Unavailable."""
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        try:
+            return super().execute_command(*args, **options)
+        except _DOWN as e:
+            raise Unavailable(str(e)) from e
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> _Pipeline:
+        return _Pipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)
+
+
+def connect(url: str, patient: bool = False) -> Client:
+    """A client of the Redis at `url`.  `patient` (the workers): every command is
+    retried through an outage, with backoff up to 5 s, for about 6 minutes, so a
+    Redis restart in the middle of a write loses nothing.  The API is not
+    patient: it answers 503 at once."""
+    options: dict[str, Any] = {"socket_timeout": 5, "socket_connect_timeout": 2, "health_check_interval": 30}
+    if patient:
+        options["retry"] = Retry(ExponentialBackoff(cap=5.0, base=0.25), retries=PATIENCE)
+        options["retry_on_error"] = list(_DOWN)
+    return Client.from_url(url, **options)
+
+
+def dump(key: str, value: Any) -> str:
+    """A stored JSON value: the payload under `key`, with the format version."""
+    return json.dumps({"v": FORMAT, key: value})
+
+
+def load(raw: bytes | None, key: str) -> Any:
+    """The payload of a stored value, if there is one in a format this release reads."""
+    if raw is None:
+        return None
+    value = json.loads(raw)
+    return value[key] if value.get("v") == FORMAT else None
+
+
+WatchError = redis.WatchError

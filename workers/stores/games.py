@@ -1,0 +1,77 @@
+"""Games: one JSON state (`game:<id>`), a list of events (`game:<id>:events`),
+player tokens, hashed (`game:<id>:tokens`), and the claim on solving a round
+(`game:<id>:rating:<round>`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from .base import Client, WatchError, dump
+
+GAME_TTL = 7 * 24 * 3600     # games: a week after their last change
+
+
+class GameStore:
+    def __init__(self, client: Client) -> None:
+        self.redis = client
+
+    def create(self, state: dict[str, Any], events: list[dict[str, Any]], tokens: dict[str, str]) -> None:
+        gid = state["id"]
+        with self.redis.pipeline() as pipe:
+            pipe.set(f"game:{gid}", dump("game", state), ex=GAME_TTL)
+            pipe.rpush(f"game:{gid}:events", *[json.dumps(e) for e in events])
+            pipe.hset(f"game:{gid}:tokens", mapping={_token_hash(t): name for name, t in tokens.items()})
+            for key in (f"game:{gid}:events", f"game:{gid}:tokens"):
+                pipe.expire(key, GAME_TTL)
+            pipe.execute()
+
+    def get(self, gid: str) -> dict[str, Any] | None:
+        raw = self.redis.get(f"game:{gid}")
+        return json.loads(raw)["game"] if raw is not None else None
+
+    def player(self, gid: str, token: str) -> str | None:
+        name = self.redis.hget(f"game:{gid}:tokens", _token_hash(token))
+        return name.decode() if name is not None else None
+
+    def update(self, gid: str, change: Any, write: bool = False) -> Any:
+        """Apply `change(state) -> (events, result)` atomically: concurrent changes
+        from any number of API processes are ordered by Redis and none is lost
+        (optimistic WATCH/MULTI, retried).  The state is written when there are
+        events (or always, with `write`).  Returns (state, result)."""
+        key = f"game:{gid}"
+        for _ in range(1000):
+            with self.redis.pipeline() as pipe:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        return None, None
+                    state = json.loads(raw)["game"]
+                    events, result = change(state)
+                    if not events and not write:
+                        pipe.unwatch()
+                        return state, result
+                    pipe.multi()
+                    pipe.set(key, dump("game", state), ex=GAME_TTL)
+                    if events:
+                        pipe.rpush(f"{key}:events", *[json.dumps(e) for e in events])
+                    pipe.expire(f"{key}:events", GAME_TTL)
+                    pipe.expire(f"{key}:tokens", GAME_TTL)
+                    pipe.execute()
+                    return state, result
+                except WatchError:
+                    continue
+        raise RuntimeError("the game changed too often to apply this change")
+
+    def events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
+        return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]
+
+    def claim_round_rating(self, gid: str, number: int, seconds: int) -> bool:
+        """Whether this process is the one to solve round `number` (for `seconds`)."""
+        return bool(self.redis.set(f"game:{gid}:rating:{number}", 1, nx=True, ex=seconds))
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,105 @@
+"""Job records (`job:<id>`), the job doing a piece of work now (`inflight:<kind>:<work>`),
+and Idempotency-Keys (`idempotency:<client>:<key>`)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from .base import FORMAT, Client, WatchError
+
+JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
+JOB_STATES = ("pending", "running", "succeeded", "failed", "cancelled")
+IDEMPOTENCY_TTL = 24 * 3600
+
+
+class JobStore:
+    def __init__(self, client: Client) -> None:
+        self.redis = client
+
+    def create(self, kind: str, request: dict[str, Any], job_id: str | None = None) -> dict[str, Any]:
+        job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": "pending", "progress": 0.0,
+               "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
+               "request": request}
+        self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
+        return job
+
+    def get(self, job_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(f"job:{job_id}")
+        return json.loads(raw) if raw is not None else None
+
+    def shared(self, kind: str, work: str, request: dict[str, Any], ttl: float) -> tuple[dict[str, Any], bool]:
+        """The pending or running job doing `work` (a content hash with its limits),
+        or a new one; and whether it is new (then the caller queues it)."""
+        key = f"inflight:{kind}:{work}"
+        for _ in range(3):
+            current = self.redis.get(key)
+            if current is not None:
+                job = self.get(current.decode())
+                if job is not None and job["state"] in ("pending", "running"):
+                    return job, False
+                self.redis.delete(key)
+            job = self.create(kind, request)  # first the record, then the claim: no one sees a claim without one
+            if self.redis.set(key, job["id"], nx=True, ex=max(1, int(ttl))):
+                return job, True
+            self.redis.delete(f"job:{job['id']}")
+        return self.create(kind, request), True
+
+    def start(self, job_id: str) -> bool:
+        """Mark a job running, unless it was cancelled (then False: do nothing)."""
+        job = self.update(job_id, when=lambda j: j["state"] in ("pending", "running"), state="running",
+                          started=time.time())
+        return job is not None and job["state"] == "running"
+
+    def finish(self, job_id: str, **fields: Any) -> dict[str, Any] | None:
+        """Settle a job unless it was cancelled meanwhile."""
+        return self.update(job_id, when=lambda j: j["state"] != "cancelled", **fields)
+
+    def cancel(self, job_id: str) -> dict[str, Any] | None:
+        """Cancel a pending or running job (its workers stop within a second); a
+        settled job stays as it is.  Returns the job as it stands."""
+        return self.update(job_id, when=lambda j: j["state"] in ("pending", "running"), state="cancelled",
+                           finished=time.time(), error="cancelled by the client")
+
+    def update(self, job_id: str, when: Callable[[dict[str, Any]], bool] | None = None,
+               **fields: Any) -> dict[str, Any] | None:
+        """Change a job record atomically (optimistic locking against concurrent writers);
+        with `when`, only if `when(job)` holds (else the job is returned unchanged).
+        A cancelled job takes no more changes but through `when`."""
+        key = f"job:{job_id}"
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        pipe.reset()
+                        return None
+                    job = json.loads(raw)
+                    allowed = when(job) if when is not None else job["state"] != "cancelled"
+                    if not allowed:
+                        pipe.reset()
+                        return job
+                    job = {**job, **fields}
+                    pipe.multi()
+                    pipe.set(key, json.dumps(job), ex=JOB_TTL)
+                    pipe.execute()
+                    return job
+                except WatchError:
+                    continue
+
+    def for_idempotency_key(self, idempotency_key: str, job_id: str, fingerprint: str) -> tuple[str, bool]:
+        """The job an Idempotency-Key names (the first one registered under it), and
+        whether the request now is the same as the first (by its fingerprint)."""
+        key = f"idempotency:{idempotency_key}"
+        value = json.dumps({"job": job_id, "fingerprint": fingerprint})
+        if self.redis.set(key, value, nx=True, ex=IDEMPOTENCY_TTL):
+            return job_id, True
+        raw = self.redis.get(key)
+        if raw is None:  # expired between the two calls: register again
+            return self.for_idempotency_key(idempotency_key, job_id, fingerprint)
+        first = json.loads(raw)
+        return first["job"], first["fingerprint"] == fingerprint

@@ -1,0 +1,128 @@
+"""Packs: one hash field per puzzle index, so a repeated write changes nothing.
+
+`pack:<id>:items` index -> puzzle JSON; `pack:<id>:failed` index -> reason;
+`pack:<id>:keys` what no two puzzles share (board, target, optimal solution);
+`pack:<id>:chunks` and `pack:<id>:beats` the chunks of a running pack and their
+heartbeats; the set `packs:running` the packs with chunks out."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .answers import AnswerStore
+from .base import Client
+
+PACK_TTL = 7 * 24 * 3600     # generated packs: a week
+
+
+class PackStore:
+    def __init__(self, client: Client, answers: AnswerStore) -> None:
+        self.redis = client
+        self.answers = answers
+
+    def save_items(self, pack_id: str, items: list[tuple[int, dict[str, Any]]],
+                        keys: list[tuple[str, int]]) -> None:
+        """Store puzzles of a pack by index (and claim their variety keys for them)."""
+        if not items:
+            return
+        for _, item in items:
+            self.answers.record_generated(item, PACK_TTL)
+        with self.redis.pipeline() as pipe:
+            pipe.hset(f"pack:{pack_id}:items", mapping={str(i): json.dumps(item) for i, item in items})
+            if keys:
+                pipe.hset(f"pack:{pack_id}:keys", mapping={k: i for k, i in keys})
+            for suffix in ("items", "keys"):
+                pipe.expire(f"pack:{pack_id}:{suffix}", PACK_TTL)
+            pipe.execute()
+
+    def claim_variety(self, pack_id: str, key: str, index: int) -> bool:
+        """Whether no other item of the pack has this board, target and solution (and
+        now none may).  Claiming again for the same item (a chunk sent again) holds."""
+        with self.redis.pipeline() as pipe:
+            pipe.hsetnx(f"pack:{pack_id}:keys", key, index)
+            pipe.hget(f"pack:{pack_id}:keys", key)
+            pipe.expire(f"pack:{pack_id}:keys", PACK_TTL)
+            fresh, owner, _ = pipe.execute()
+        return bool(fresh) or int(owner) == index
+
+    def track_chunks(self, pack_id: str, chunks: dict[str, list[list[int]]]) -> None:
+        if not chunks:
+            return
+        with self.redis.pipeline() as pipe:
+            pipe.hset(f"pack:{pack_id}:chunks", mapping={k: json.dumps(v) for k, v in chunks.items()})
+            pipe.expire(f"pack:{pack_id}:chunks", PACK_TTL)
+            pipe.sadd("packs:running", pack_id)
+            pipe.execute()
+
+    def chunk_beat(self, pack_id: str, key: str, requeued: bool = False) -> None:
+        """A chunk's heartbeat (a chunk sent again starts silent, as if just queued)."""
+        with self.redis.pipeline() as pipe:
+            if requeued:
+                pipe.hdel(f"pack:{pack_id}:beats", key)
+            else:
+                pipe.hset(f"pack:{pack_id}:beats", key, time.time())
+            pipe.expire(f"pack:{pack_id}:beats", PACK_TTL)
+            pipe.execute()
+
+    def chunk_done(self, pack_id: str, key: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.hdel(f"pack:{pack_id}:chunks", key)
+            pipe.hdel(f"pack:{pack_id}:beats", key)
+            pipe.execute()
+
+    def forget_chunks(self, pack_id: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.delete(f"pack:{pack_id}:chunks", f"pack:{pack_id}:beats")
+            pipe.srem("packs:running", pack_id)
+            pipe.execute()
+
+    def silent_chunks(self, silence: float) -> list[tuple[str, str, list[list[int]]]]:
+        """Chunks that started (a heartbeat) and have been silent `silence` seconds."""
+        out = []
+        now = time.time()
+        for raw in self.redis.smembers("packs:running"):
+            pack_id = raw.decode()
+            beats = self.redis.hgetall(f"pack:{pack_id}:beats")
+            if not self.redis.exists(f"pack:{pack_id}:chunks"):
+                self.redis.srem("packs:running", pack_id)
+                continue
+            for key, at in beats.items():
+                if now - float(at) >= silence:
+                    chunk = self.redis.hget(f"pack:{pack_id}:chunks", key)
+                    if chunk is not None:
+                        out.append((pack_id, key.decode(), json.loads(chunk)))
+        return out
+
+    def save_failure(self, pack_id: str, index: int, reason: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.hset(f"pack:{pack_id}:failed", str(index), reason)
+            pipe.expire(f"pack:{pack_id}:failed", PACK_TTL)
+            pipe.execute()
+
+    def item_settled(self, pack_id: str, index: int) -> bool:
+        with self.redis.pipeline() as pipe:
+            pipe.hexists(f"pack:{pack_id}:items", str(index))
+            pipe.hexists(f"pack:{pack_id}:failed", str(index))
+            return any(pipe.execute())
+
+    def counts(self, pack_id: str) -> tuple[int, int]:
+        """How many puzzles the pack holds, and how many could not be made."""
+        with self.redis.pipeline() as pipe:
+            pipe.hlen(f"pack:{pack_id}:items")
+            pipe.hlen(f"pack:{pack_id}:failed")
+            made, failed = pipe.execute()
+        return made, failed
+
+    def failures(self, pack_id: str) -> list[dict[str, Any]]:
+        raw = self.redis.hgetall(f"pack:{pack_id}:failed")
+        return sorted(({"index": int(k), "error": v.decode()} for k, v in raw.items()), key=lambda f: f["index"])
+
+    def items(self, pack_id: str, count: int) -> list[dict[str, Any]]:
+        """The puzzles a pack holds so far, in order, each with its `index`."""
+        raw = self.redis.hmget(f"pack:{pack_id}:items", [str(i) for i in range(count)])
+        return [{**json.loads(r), "index": i} for i, r in enumerate(raw) if r is not None]
+
+    def exists(self, pack_id: str) -> bool:
+        return bool(self.redis.exists(f"pack:{pack_id}:items", f"pack:{pack_id}:failed"))
