@@ -45,7 +45,14 @@ def positions(rng: random.Random, robots: int, ricochet: str, n: int) -> list[Pu
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--positions", type=int, default=100_000)
+    parser.add_argument("--output", type=Path, default=ROOT,
+                        help="the checkout to write into (default this one: the difficulty report's table, "
+                             "docs/distribution.md and .png)")
     args = parser.parse_args()
+    table = args.output / "solver" / "production" / "data" / "distribution.json"
+    docs = args.output / "docs"
+    table.parent.mkdir(parents=True, exist_ok=True)
+    docs.mkdir(parents=True, exist_ok=True)
     result = {}
     for robots, ricochet in CONFIGS:
         rng = random.Random(f"distribution:{robots}:{ricochet}")
@@ -64,7 +71,7 @@ def main() -> None:
         print(f"{key}: {done} positions in {time.perf_counter() - started:.0f} s; "
               f"longest {max(counts)}", flush=True)
     data = {"positions_per_config": args.positions, "boards": "random 2013 boards", "lengths": result}
-    (ROOT / "solver" / "data" / "distribution.json").write_text(json.dumps(data, indent=1) + "\n")
+    table.write_text(json.dumps(data, indent=1) + "\n")
     lengths = sorted({int(k) for v in result.values() for k in v})
     lines = ["# Optimal lengths of random fair positions", "",
              f"{args.positions:,} positions per column: random 2013 boards, robots on random cells without "
@@ -75,7 +82,7 @@ def main() -> None:
     for n in lengths:
         cells = [f"{100 * result[f'{r}-{c}'].get(str(n), 0) / args.positions:.3f}" for r, c in CONFIGS]
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    (ROOT / "docs" / "distribution.md").write_text("\n".join(lines) + "\n")
+    (docs / "distribution.md").write_text("\n".join(lines) + "\n")
     try:
         import matplotlib
 
@@ -95,7 +102,7 @@ def main() -> None:
     ax.set_title(f"Optimal lengths of {args.positions:,} random positions per configuration")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(ROOT / "docs" / "distribution.png", dpi=110)
+    fig.savefig(docs / "distribution.png", dpi=110)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from solver.production.generate import NoPuzzleFound, generate  # noqa: E402
 
 def longest_banked() -> int:
     """The longest length in the bank for 4 robots on 2013 boards (the maximum found), at least 25."""
-    return max([25] + [e["length"] for e in bank.matching(0, bank.MAX_BANK_LENGTH, 4, "turn")])
+    return max([25] + [e["length"] for e in bank.matching(0, 99, 4, "turn")])
 
 
 def main() -> None:
