@@ -6,6 +6,7 @@ circle is still a circle, only one that fails later."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,3 +126,13 @@ def test_the_walk_loop_is_written_once():
             continue
         text = path.read_text(encoding="utf-8")
         assert "def _mutate" not in text and "def mutate" not in text, path
+
+
+def test_only_the_stores_touch_redis():
+    """No module of service/ or solver/ imports redis or calls Redis commands
+    itself: storage is the stores' (workers/stores/), and their keys with it."""
+    for top in ("service", "solver"):
+        for path in (ROOT / top).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"^\s*(import redis|from redis)", text, re.M), path
+            assert not re.search(r"\.redis\.\w+\(", text), f"{path} calls Redis itself"
