@@ -45,7 +45,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         from workers.stores import Stores
 
         app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
-        app.extensions["celery"] = make_celery(app.config["REDIS_URL"])
+        app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
     errors.register(app)
     metrics.register(app)
     limits.register(app)
