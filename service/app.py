@@ -52,9 +52,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
-    from . import daily, meta, packs, puzzles, solving
+    from . import daily, jobs, meta, packs, puzzles, solving
     from .games import games
 
-    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, daily.bp, games):
+    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, games):
         app.register_blueprint(blueprint)
     return app

@@ -1,21 +1,23 @@
 """What the views share: reading a puzzle from a body, the stores and pools of this app, the
-search a request may run, and queued work (admission, the 202 answer)."""
+search a request may run, the use cases' context, and the 202 answer of queued work."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify, request
+from flask import current_app, request
 
+from application import Context, jobs
+from application.solving import Queued
 from solver.errors import InvalidInput
 from solver.interop import from_driftingdroids_id
-from solver.production import bank
-from solver.production.generate import MAX_LENGTH
 from solver.production.pools import Library, packaged
 from solver.puzzle import Puzzle, Rules
 from workers.answers import Answers
 
+from .declare import Body
 from .errors import Problem
+from .limits import client_id
 from .metrics import SOLVE_SECONDS
 
 SVG = "image/svg+xml"
@@ -48,6 +50,10 @@ def puzzle_from(body: Any) -> Puzzle:
     return Puzzle.from_json(body)
 
 
+# A puzzle body: FORMATS.md's puzzle, {"code": ...} or {"driftingdroids_id": ...}, checked by puzzle_from.
+PUZZLE = Body(parse=puzzle_from, doc={"$ref": "#/components/schemas/PuzzleRef"})
+
+
 def app_stores() -> Any:
     return current_app.extensions.get("stores")
 
@@ -68,47 +74,18 @@ def pools() -> Library:
     return library
 
 
-SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
+def context() -> Context:
+    """The use cases' context for this request: this app's stores, pools and
+    limits, the client asking (service/limits.py), and its Celery app as the queue."""
+    config = current_app.config
+    celery = current_app.extensions.get("celery")
+    return Context(stores=app_stores(), pools=pools(), answers=answers(),
+                   send=(lambda task, args: celery.send_task(task, args=args)) if celery is not None else None,
+                   client=client_id(), job_budget=config["JOB_TIME_BUDGET"],
+                   quotas=config["QUOTAS"] if config["RATE_LIMITS_ENABLED"] else {},
+                   max_queued=config["MAX_QUEUED"])
 
 
-def longest_held(board: str, robots: int, ricochet: str) -> int:
-    """The longest length pools (or, for random boards, the bank) hold for such requests."""
-    longest = SEARCH_REACHES
-    for pool in pools().pools(board, robots, ricochet):
-        longest = max(longest, max(pool.lengths(), default=0))
-    if board in ("random-2013", "random-1999"):
-        edition = "1999" if board == "random-1999" else "2013"
-        longest = max([longest] + [e["length"] for e in bank.matching(1, MAX_LENGTH, robots, ricochet, edition)])
-    return longest
-
-
-def job_view(job: dict[str, Any]) -> dict[str, Any]:
-    view = {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
-                                "error", "result")}
-    if job["kind"] == "pack" and job["state"] == "succeeded":
-        view["pack_id"] = job["id"]
-    return view
-
-
-def accepted(job: dict[str, Any]) -> Response:
-    response = jsonify(job_view(job))
-    response.status_code = 202
-    response.headers["Location"] = f"/v1/jobs/{job['id']}"
-    response.headers["Retry-After"] = "1"
-    return response
-
-
-def admit(queue: str) -> None:
-    """Refuse new queued work while the queue is full: 503 with Retry-After, rather
-    than an unbounded backlog that nobody's request would live to see."""
-    limit = current_app.config["MAX_QUEUED"][queue]
-    if required_stores().queued(queue) >= limit:
-        raise Problem("unavailable", f"the {queue} queue is full ({limit} tasks waiting); "
-                      "retry later", headers={"Retry-After": "30"})
-
-
-def required_stores() -> Any:
-    stores = app_stores()
-    if stores is None:
-        raise Problem("unavailable", "queued work needs Redis: set REDIS_URL or run `ricochet serve`")
-    return stores
+def accepted(queued: Queued) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """A queued job's 202: its view, where to follow it, and what is left of the quota."""
+    return jobs.view(queued.job), 202, {"Location": f"/v1/jobs/{queued.job['id']}", "Retry-After": "1", **queued.quota}

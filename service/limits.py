@@ -4,7 +4,7 @@ A client is its API key when it sends one (`X-API-Key`), else its address (the
 socket's, or behind RICOCHET_TRUSTED_PROXIES proxies the forwarded one).
 
 Every /v1 route has its own counter per client.  Routes that search
-(solve, difficulty, random puzzles, new packs) get the tighter SEARCH limit;
+(declared `searches=True`: solve, difficulty, random puzzles, new packs) get the tighter SEARCH limit;
 everything else the DEFAULT.  A breach answers 429 problem+json with
 Retry-After: the seconds until the window resets.  Health, metrics and the
 documentation are never limited.  If the limit store is unreachable, requests
@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
-from .errors import Problem, problem_response
-
-SEARCH_ENDPOINTS = frozenset({"solving.solve_puzzle", "puzzles.rate", "puzzles.random_puzzle", "packs.create_pack"})
+from .declare import operations_of
+from .errors import problem_response
 
 
 def register(app: Flask) -> Limiter:
     config = app.config
 
     def limit_for_route() -> str:
-        return config["RATE_LIMIT_SEARCH"] if request.endpoint in SEARCH_ENDPOINTS else config["RATE_LIMIT_DEFAULT"]
+        return config["RATE_LIMIT_SEARCH"] if searches() else config["RATE_LIMIT_DEFAULT"]
 
     def breached(limit: RequestLimit) -> Response:
         retry_after = max(1, int(limit.reset_at - time.time()))
@@ -64,27 +62,9 @@ def client_id() -> str:
     return "addr:" + (get_remote_address() or "unknown")
 
 
-def charge(kind: str, cost: int) -> dict[str, str]:
-    """Charge queued work to the client's quota for this hour: `solve` in
-    worker-seconds (a queued solve's whole budget), `pack` in puzzle-moves
-    (count x max_length).  Over the quota: 429 with Retry-After until the window
-    turns.  Returns the headers that announce what is left."""
-    config = current_app.config
-    limit = config["QUOTAS"][kind]
-    stores = current_app.extensions.get("stores")
-    if stores is None or not config["RATE_LIMITS_ENABLED"]:
-        return {}
-    used, reset = stores.quotas.charge(kind, client_id(), cost, limit)
-    headers = {"X-Quota-Kind": kind, "X-Quota-Limit": str(limit), "X-Quota-Remaining": str(max(0, limit - used)),
-               "X-Quota-Reset": str(reset)}
-    if used > limit:
-        unit = "worker-seconds" if kind == "solve" else "puzzle-moves"
-        raise Problem("quota-exceeded", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
-                      f"an hour ({max(0, limit - used + cost)} left); retry after {reset} s",
-                      headers={**headers, "Retry-After": str(reset)}, quota=kind)
-    return headers
-
-
-def announce(response: Response, headers: dict[str, Any]) -> Response:
-    response.headers.update(headers)
-    return response
+def searches() -> bool:
+    """Whether this request's operation is declared as one that searches."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    rule = request.url_rule.rule if request.url_rule is not None else None
+    method = "get" if request.method == "HEAD" else request.method.lower()
+    return any(op.searches for (m, path), op in operations_of(view).items() if m == method and path == rule)

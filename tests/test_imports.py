@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("solver", "workers", "service", "ricochet_client")
+PACKAGES = ("solver", "application", "workers", "service", "ricochet_client")
 
 
 def _modules() -> dict[str, Path]:
@@ -100,14 +100,19 @@ def test_no_import_circles():
 
 
 def test_the_layers_point_one_way():
-    """solver knows nothing of workers or service; workers nothing of service;
+    """solver knows nothing of the use cases, workers or service; the use cases
+    (application) nothing of HTTP or the tasks; workers nothing of service;
     the game does not import production (the daily puzzle reads a frozen
     calendar; production builds it); the command line (service.cli) sits on top;
     the service reaches no helper through the Celery task module."""
     edges = graph()
     for module, targets in edges.items():
         if module.startswith("solver"):
-            assert not any(t.startswith(("workers", "service")) for t in targets), module
+            assert not any(t.startswith(("application", "workers", "service")) for t in targets), module
+        if module.startswith("application"):  # the use cases know nothing of HTTP or of the task module
+            assert not any(t.startswith(("service", "flask", "workers.tasks")) for t in targets), module
+        if module.startswith("workers.stores"):
+            assert not any(t.startswith("application") for t in targets), module
         if module.startswith("workers"):
             assert not any(t.startswith("service") for t in targets), module
         if module.startswith("ricochet_client"):  # the client stands alone: HTTP only
@@ -129,9 +134,9 @@ def test_the_walk_loop_is_written_once():
 
 
 def test_only_the_stores_touch_redis():
-    """No module of service/ or solver/ imports redis or calls Redis commands
+    """No module of service/, application/ or solver/ imports redis or calls Redis commands
     itself: storage is the stores' (workers/stores/), and their keys with it."""
-    for top in ("service", "solver"):
+    for top in ("service", "solver", "application"):
         for path in (ROOT / top).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             assert not re.search(r"^\s*(import redis|from redis)", text, re.M), path

@@ -64,12 +64,27 @@ def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):
                             environ_base={"REMOTE_ADDR": "10.9.8.7"})
     assert elsewhere.status_code == 202 and elsewhere.json["id"] != first.json["id"]  # keys are per client
     wait_for_job(client, first.headers["Location"])
-    from workers.stores import Stores  # a first request caught between its key and its job: 409
+    from workers.stores import Stores  # a key whose job has expired: 410, and keys are the client's
 
     fingerprint = hashlib.sha256(json.dumps(pack_request(body), sort_keys=True).encode()).hexdigest()
-    Stores.from_url(redis_url).jobs.for_idempotency_key("127.0.0.1:half-made", "nojob", fingerprint)
-    busy = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "half-made"})
-    assert busy.status_code == 409 and busy.headers["Retry-After"]
+    Stores.from_url(redis_url).jobs.for_idempotency_key("addr:127.0.0.1:expired", "nojob", fingerprint)
+    gone = client.post("/v1/packs", json=body, headers={"Idempotency-Key": "expired"})
+    assert gone.status_code == 410, gone.json
+
+
+def test_a_refused_request_leaves_its_idempotency_key_free(redis_url, celery_worker):
+    """A request refused for its quota records nothing: its retry, once there is
+    room, is a new request under the same key (not a 409 or 422 for a day)."""
+    body = {"count": 2, "min_length": 4, "max_length": 4, "seed": "refused"}
+    tight = create_app({"REDIS_URL": redis_url, "QUOTAS": {"solve": 100, "pack": 1}}).test_client()
+    headers = {"Idempotency-Key": "retry-me", "X-API-Key": "refused-client"}
+    refused = tight.post("/v1/packs", json=body, headers=headers)
+    assert refused.status_code == 429 and refused.json["type"] == "/problems/quota-exceeded"
+    roomy = create_app({"REDIS_URL": redis_url}).test_client()
+    retried = roomy.post("/v1/packs", json=body, headers=headers)
+    assert retried.status_code == 202, retried.json
+    assert roomy.post("/v1/packs", json=body, headers=headers).json["id"] == retried.json["id"]
+    wait_for_job(roomy, retried.headers["Location"])
 
 
 @pytest.mark.parametrize("body,field", [

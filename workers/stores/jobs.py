@@ -92,14 +92,22 @@ class JobStore:
                     continue
 
     def for_idempotency_key(self, idempotency_key: str, job_id: str, fingerprint: str) -> tuple[str, bool]:
-        """The job an Idempotency-Key names (the first one registered under it), and
-        whether the request now is the same as the first (by its fingerprint)."""
+        """Register `job_id` under an Idempotency-Key unless a job is there already:
+        the job the key names (the first registered under it), and whether the
+        request now is the same as the first (by its fingerprint)."""
         key = f"idempotency:{idempotency_key}"
         value = json.dumps({"job": job_id, "fingerprint": fingerprint})
         if self.redis.set(key, value, nx=True, ex=IDEMPOTENCY_TTL):
             return job_id, True
-        raw = self.redis.get(key)
-        if raw is None:  # expired between the two calls: register again
+        first = self.named_by(idempotency_key)
+        if first is None:  # expired between the two calls: register again
             return self.for_idempotency_key(idempotency_key, job_id, fingerprint)
+        return first[0], first[1] == fingerprint
+
+    def named_by(self, idempotency_key: str) -> tuple[str, str] | None:
+        """The job an Idempotency-Key names and its request's fingerprint, if any."""
+        raw = self.redis.get(f"idempotency:{idempotency_key}")
+        if raw is None:
+            return None
         first = json.loads(raw)
-        return first["job"], first["fingerprint"] == fingerprint
+        return first["job"], first["fingerprint"]

@@ -1,0 +1,70 @@
+"""Queued work: admitting it, charging it to the client's quota, and following
+or cancelling the job it makes (a solve's or a pack's alike)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import Context
+from .problems import Problem
+
+MAX_ID = 64  # job ids are 32 hex digits; anything much longer is not worth a lookup
+
+
+def admit(ctx: Context, queue: str) -> None:
+    """Refuse new queued work while the queue is full: 503 with Retry-After, rather
+    than an unbounded backlog that nobody's request would live to see."""
+    limit = ctx.max_queued.get(queue)
+    if limit is not None and ctx.required_stores().queued(queue) >= limit:
+        raise Problem("unavailable", f"the {queue} queue is full ({limit} tasks waiting); retry later",
+                      headers={"Retry-After": "30"})
+
+
+def charge(ctx: Context, kind: str, cost: int) -> dict[str, str]:
+    """Charge queued work to the client's quota for this hour: `solve` in
+    worker-seconds (a queued solve's whole budget), `pack` in puzzle-moves
+    (count x max_length).  Over the quota: 429 with Retry-After until the window
+    turns.  Returns the headers that announce what is left."""
+    limit = ctx.quotas.get(kind)
+    if limit is None or ctx.stores is None:
+        return {}
+    used, reset = ctx.stores.quotas.charge(kind, ctx.client, cost, limit)
+    headers = {"X-Quota-Kind": kind, "X-Quota-Limit": str(limit), "X-Quota-Remaining": str(max(0, limit - used)),
+               "X-Quota-Reset": str(reset)}
+    if used > limit:
+        unit = "worker-seconds" if kind == "solve" else "puzzle-moves"
+        raise Problem("quota-exceeded", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
+                      f"an hour ({max(0, limit - used + cost)} left); retry after {reset} s",
+                      headers={**headers, "Retry-After": str(reset)}, quota=kind)
+    return headers
+
+
+def view(job: dict[str, Any]) -> dict[str, Any]:
+    """A job as clients see it (GET /v1/jobs/{id})."""
+    out = {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
+                               "error", "result")}
+    if job["kind"] == "pack" and job["state"] == "succeeded":
+        out["pack_id"] = job["id"]
+    return out
+
+
+def get(ctx: Context, job_id: str) -> dict[str, Any]:
+    found = ctx.stores.jobs.get(job_id) if ctx.stores is not None and len(job_id) <= MAX_ID else None
+    if found is None:
+        raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
+    return found
+
+
+def cancel(ctx: Context, job_id: str) -> dict[str, Any]:
+    """Cancel a pending or running job (its workers stop within about a second);
+    a settled job stays as it is, so cancelling twice is harmless."""
+    found = ctx.required_stores().jobs.cancel(job_id) if len(job_id) <= MAX_ID else None
+    if found is None:
+        raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
+    return found
+
+
+def send(ctx: Context, task: str, args: list[Any]) -> None:
+    if ctx.send is None:
+        raise Problem("unavailable", "no worker queue is configured: set REDIS_URL or run `ricochet serve`")
+    ctx.send(task, args)

@@ -1,0 +1,61 @@
+"""Solving a puzzle and judging a player's answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from solver.puzzle import Move, Puzzle
+from solver.rules import check
+from workers.answers import Source
+
+from . import Context, jobs
+from .problems import Problem
+
+
+@dataclass(frozen=True)
+class Solved:
+    answer: dict[str, Any]  # FORMATS.md answer, with the puzzle's code
+    source: Source
+
+
+@dataclass(frozen=True)
+class Queued:
+    job: dict[str, Any]
+    quota: dict[str, str] = field(default_factory=dict)  # what is left of the client's quota
+
+
+def solve(ctx: Context, p: Puzzle) -> Solved | Queued:
+    """The answer within the request's budget, or, when the search needs longer
+    and there is a queue, a job that searches for the job budget.  Identical work
+    in flight (same puzzle, same budget) shares one job, charged once."""
+    answer, source = ctx.answers.lookup(p)
+    if answer["status"] != "timeout" or ctx.stores is None:
+        return Solved(answer, source)
+    jobs.admit(ctx, "ricochet")
+    budget = ctx.job_budget
+    job, fresh = ctx.stores.jobs.shared("solve", f"{p.content_hash()}:{budget:g}", {"puzzle": p.to_json()},
+                                       ttl=budget + 60)
+    if not fresh:
+        return Queued(job)
+    try:
+        quota = jobs.charge(ctx, "solve", int(budget))
+    except Problem:
+        ctx.stores.jobs.cancel(job["id"])
+        raise
+    jobs.send(ctx, "ricochet.solve", [job["id"], p.to_json(), budget])
+    return Queued(job, quota)
+
+
+def verify(ctx: Context, p: Puzzle, moves: list[Move]) -> dict[str, Any]:
+    """The `ricochet check` verdict, plus the optimal length and whether the
+    moves reach it.  `optimality` is "unknown" when the optimum was not found
+    within the request's budget (POST /v1/solve queues a longer search; verify
+    then knows it)."""
+    verdict = check(p, moves).to_json()
+    optimal_length, settled = ctx.answers.optimum(p)
+    verdict["optimal_length"] = optimal_length
+    verdict["optimal"] = bool(verdict["solved"] and optimal_length is not None
+                              and verdict["length"] == optimal_length)
+    verdict["optimality"] = "proven" if settled else "unknown"
+    return verdict

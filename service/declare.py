@@ -1,0 +1,182 @@
+"""One declaration per operation: the route, the schemas that check what comes in,
+the shapes that what goes out is dumped with, and everything else the contract
+says about it (summary, tag, parameters, replies, links).  The view receives
+what was checked and returns data; the declaration turns it into the response.
+service/contract.py writes openapi.yaml from the same declarations.
+
+    @operation(bp, "post /v1/verify", "verify", tag="solving",
+               summary="Judge a player's moves, and whether they are optimal",
+               body=VerifyRequest, replies={200: Reply("The verdict", Verdict)}, errors=(400,))
+    def verify(body: dict) -> dict: ...
+
+A view may still return a `Response` (streams, pictures, several media types);
+then the declaration documents it and passes it through.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+from marshmallow import Schema
+
+from workers.schemas import load
+
+from .caching import cached
+from .errors import json_body
+
+Shape = type[Schema]
+
+# The shared replies of openapi.yaml's components, by status: a declaration lists
+# the statuses it may answer and these fill in what each means.
+STANDARD = {304: "NotModified", 400: "Problem", 401: "Problem", 403: "Problem", 404: "Problem", 409: "Problem",
+            410: "Problem", 422: "Problem", 503: "Unavailable"}
+JOB_LINKS = {"getJob": {"$ref": "#/components/links/GetJob"}, "cancelJob": {"$ref": "#/components/links/CancelJob"}}
+CACHE_HEADERS = {"ETag": "ETag", "Cache-Control": "CacheControl"}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One status of an operation.  `shape` is the JSON body's schema: the view's
+    data is dumped with it.  `cached` gives the body a strong ETag and
+    Cache-Control (and answers 304 to a request that holds it).  `media` documents
+    other media types the view answers itself (pictures, streams)."""
+
+    description: str
+    shape: Shape | None = None
+    headers: Mapping[str, Any] = field(default_factory=dict)
+    links: Mapping[str, Any] = field(default_factory=dict)
+    media: Mapping[str, Any] = field(default_factory=dict)
+    cached: bool = False
+    content_type: str = "application/json"
+
+    def openapi(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"description": self.description}
+        headers = {**(CACHE_HEADERS if self.cached else {}), **self.headers}
+        if headers:
+            out["headers"] = dict(headers)
+        content = {self.content_type: {"schema": self.shape}} if self.shape is not None else {}
+        content.update(self.media)
+        if content:
+            out["content"] = content
+        if self.links:
+            out["links"] = dict(self.links)
+        return out
+
+    def render(self, data: Any, status: int) -> Response:
+        response = jsonify(self.shape().dump(data) if self.shape is not None else data)
+        response.status_code = status
+        return cached(response) if self.cached else response
+
+
+@dataclass(frozen=True)
+class Body:
+    """A request body: a schema loads it (a bad field is a 400 naming it), or a
+    parser that checks it itself, documented as `schema` (a JSON Schema object)."""
+
+    schema: Shape | None = None
+    parse: Callable[[Any], Any] | None = None
+    doc: Mapping[str, Any] | None = None
+
+    def load(self, data: Any) -> Any:
+        if self.parse is not None:
+            return self.parse(data)
+        assert self.schema is not None
+        return load(self.schema(), data)
+
+    def openapi(self) -> dict[str, Any]:
+        schema = self.doc if self.doc is not None else self.schema
+        return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+@dataclass
+class Operation:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    tag: str
+    replies: dict[int, Reply | str]
+    description: str | None = None
+    body: Body | None = None
+    query: Shape | None = None
+    parameters: Sequence[Any] = ()
+    security: Sequence[Mapping[str, Any]] | None = None
+    searches: bool = False  # the tighter rate limit of the routes that search (service/limits.py)
+
+    def openapi(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"operationId": self.operation_id, "summary": self.summary, "tags": [self.tag]}
+        if self.description:
+            out["description"] = self.description
+        parameters = list(self.parameters)
+        if self.query is not None:
+            parameters.append({"in": "query", "schema": self.query})
+        if parameters:
+            out["parameters"] = parameters
+        if self.body is not None:
+            out["requestBody"] = self.body.openapi()
+        out["responses"] = {str(status): reply.openapi() if isinstance(reply, Reply) else reply
+                            for status, reply in self.replies.items()}
+        if self.security is not None:
+            out["security"] = list(self.security)
+        return out
+
+    def respond(self, result: Any) -> Response:
+        """The view's result as a response: a Response as it is, else data (or
+        (data, status) or (data, status, headers)) dumped with that status's shape."""
+        if isinstance(result, Response):
+            return result
+        headers: Mapping[str, str] = {}
+        status = min(s for s, r in self.replies.items() if isinstance(r, Reply))
+        if isinstance(result, tuple):
+            result, status, *rest = result
+            headers = rest[0] if rest else {}
+        reply = self.replies[status]
+        assert isinstance(reply, Reply), f"{self.operation_id} declares no shape for {status}"
+        response = reply.render(result, status)
+        response.headers.update(headers)
+        return response
+
+
+def operation(bp: Blueprint, route: str, operation_id: str, *, summary: str, tag: str,
+              replies: Mapping[int, Reply | str], errors: Sequence[int] = (), **options: Any) -> Callable[..., Any]:
+    """Declare the operation `route` ("get /v1/...", Flask's <name> for path
+    parameters) on `bp`: see the module's docstring.  `errors` are statuses
+    answered with the shared replies (STANDARD); `replies` the operation's own."""
+    method, path = route.split(" ", 1)
+    body = options.pop("body", None)
+    if body is not None and not isinstance(body, Body):
+        body = Body(schema=body)
+    all_replies = {**{s: STANDARD[s] for s in errors}, **replies}
+    op = Operation(method.lower(), path, operation_id, summary, tag, dict(sorted(all_replies.items())),
+                   body=body, **options)
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        if hasattr(view, "operations"):  # a second route (or method) for the same view
+            view.operations[(op.method, op.path)] = op
+            bp.add_url_rule(path, view_func=view, methods=[op.method.upper()])
+            return view
+
+        @functools.wraps(view)
+        def endpoint(**path_args: Any) -> Response:
+            method = "get" if request.method == "HEAD" else request.method.lower()
+            declared = endpoint.operations[(method, request.url_rule.rule)]  # type: ignore[attr-defined,union-attr]
+            if declared.body is not None:
+                path_args["body"] = declared.body.load(json_body())
+            if declared.query is not None:
+                path_args["query"] = load(declared.query(), request.args.to_dict())
+            return declared.respond(view(**path_args))
+
+        endpoint.operations = {(op.method, op.path): op}  # type: ignore[attr-defined]
+        bp.add_url_rule(path, view_func=endpoint, methods=[op.method.upper()])
+        return endpoint
+
+    return decorate
+
+
+def operations_of(view: Callable[..., Any]) -> dict[tuple[str, str], Operation]:
+    """The declarations of a registered view function ({} for one declared otherwise)."""
+    return getattr(view, "operations", {})
