@@ -14,11 +14,13 @@ from solver.interop import from_driftingdroids_id
 from solver.production.pools import Library, packaged
 from solver.puzzle import Puzzle, Rules
 from workers.answers import Answers
+from workers.schemas import load
 
 from .declare import Body
 from .errors import Problem
 from .limits import client_id
 from .metrics import SOLVE_SECONDS
+from .schemas import HintQuery
 
 SVG = "image/svg+xml"
 
@@ -31,6 +33,11 @@ def query_choice(name: str, choices: tuple[str, ...], default: str | None = None
     if value not in choices:
         raise Problem("invalid-input", f"{name} must be {' or '.join(choices)}", field=name)
     return value
+
+
+def hint_level() -> int:
+    """The `level` query of a hint (the shared HintLevel parameter), 1 to 4."""
+    return int(load(HintQuery(), request.args.to_dict())["level"])
 
 
 def puzzle_from(body: Any) -> Puzzle:

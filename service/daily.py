@@ -11,21 +11,21 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, request
 
+from application import daily as days
 from solver import daily
-from solver.puzzle import Puzzle, moves_from_json
-from solver.solution import hint
+from solver.puzzle import Puzzle
 from solver.svg import puzzle_svg
-from workers.schemas import load
 
+from .common import context, hint_level
+from .declare import Reply, operation
 from .errors import Problem, count_in
 from .pictures import PNG, picture
-from .schemas import ArchiveQuery, HintQuery
+from .schemas import ArchiveQuery
+from .shapes import Archive, DailyHint, DailySolution
 
 bp = Blueprint("daily", __name__)
-ARCHIVE_QUERY = ArchiveQuery()
-HINT_QUERY = HintQuery()
 
 
 def _day(value: str) -> dt.date:
@@ -43,24 +43,7 @@ def _day(value: str) -> dt.date:
         except ValueError:
             raise Problem("invalid-input", f"{value!r} is neither a date (YYYY-MM-DD) nor a day number "
                           "(1 = 2026-01-01)", field="day") from None
-    if day > daily.today():
-        wait = (day - daily.today()).days
-        raise Problem("not-yet-published", f"the puzzle of {day.isoformat()} is published on that day at "
-                      f"00:00 UTC, in {wait} day{'s' if wait != 1 else ''}; nothing of it is shown before",
-                      field="day")
-    if day < daily.FIRST_DAY or day > daily.last_day():
-        raise Problem("not-found", f"there is no daily puzzle for {day.isoformat()}: they run from "
-                      f"{daily.FIRST_DAY.isoformat()} to {daily.last_day().isoformat()}", field="day")
-    return day
-
-
-def _record(day: dt.date) -> dict[str, Any]:
-    """The day's record: the one this deployment first served, else the calendar's
-    (stored now, so that it stands)."""
-    stores = current_app.extensions.get("stores")
-    if stores is None:
-        return daily.daily_json(day)
-    return stores.days.get(day.isoformat()) or stores.days.publish(day.isoformat(), daily.daily_json(day))
+    return days.published(day)
 
 
 def _cache_control(day: dt.date) -> str:
@@ -82,7 +65,7 @@ def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dic
     key = (day.isoformat(), variant)
     served = _SERVED.get(key)
     if served is None:
-        data = json.dumps(build(_record(day)), separators=(",", ":")).encode() + b"\n"
+        data = json.dumps(build(days.record(context(), day)), separators=(",", ":")).encode() + b"\n"
         served = (data, hashlib.sha256(data).hexdigest())
         if len(_SERVED) >= _SERVED_MAX:
             _SERVED.clear()
@@ -93,158 +76,60 @@ def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dic
     return response.make_conditional(request)
 
 
-@bp.get("/v1/daily")
+@operation(bp, "get /v1/daily", "dailyToday", tag="daily", errors=(304, 503), replies={200: "Daily"},
+           summary="Today's daily puzzle (UTC), the same for everyone; the solution only on request")
 def daily_today() -> Response:
-    """
-    ---
-    get:
-      operationId: dailyToday
-      summary: Today's daily puzzle (UTC), the same for everyone; the solution only on request
-      responses:
-        '200': {$ref: '#/components/responses/Daily'}
-        '304': NotModified
-        '503': {$ref: '#/components/responses/Unavailable'}
-    """
-    return daily_on(daily.today().isoformat())
+    return _cacheable(_day(daily.today().isoformat()), "puzzle", days.shown)
 
 
-@bp.get("/v1/daily/<day>")
+@operation(bp, "get /v1/daily/<day>", "dailyOn", tag="daily", parameters=["DayOrPicture"],
+           summary="A published day's puzzle, by date or number; its PNG picture when the day ends in `.png`",
+           description="A day is published from 00:00 UTC on its date; before that it answers 404 (title \"Not yet "
+                       "published\"), solution, hint and picture alike. The calendar runs from 2026-01-01 (day 1) "
+                       "to 2036-12-31.", errors=(304, 400, 404, 503), replies={200: "Daily"})
 def daily_on(day: str) -> Response:
-    """
-    ---
-    get:
-      operationId: dailyOn
-      summary: A published day's puzzle, by date or number; its PNG picture when the day ends in `.png`
-      description: A day is published from 00:00 UTC on its date; before that it answers 404 (title "Not yet
-        published"), solution, hint and picture alike. The calendar runs from 2026-01-01 (day 1) to 2036-12-31.
-      parameters:
-      - DayOrPicture
-      responses:
-        '200': {$ref: '#/components/responses/Daily'}
-        '304': NotModified
-        '400': {$ref: '#/components/responses/Problem'}
-        '404': {$ref: '#/components/responses/Problem'}
-        '503': {$ref: '#/components/responses/Unavailable'}
-    """
     if day.endswith(".png"):
-        published = _day(day[:-4])
-        record = _record(published)
-        return picture(puzzle_svg(Puzzle.from_code(record["code"])), PNG, _cache_control(published))
-    return _cacheable(_day(day), "puzzle", daily.view)
+        shown = _day(day[:-4])
+        found = days.record(context(), shown)
+        return picture(puzzle_svg(Puzzle.from_code(found["code"])), PNG, _cache_control(shown))
+    return _cacheable(_day(day), "puzzle", days.shown)
 
 
-@bp.get("/v1/daily/<day>/solution")
+@operation(bp, "get /v1/daily/<day>/solution", "dailySolution", tag="daily", parameters=["Day"],
+           summary="An optimal solution of a published day's puzzle", errors=(304, 400, 404, 503),
+           replies={200: Reply("The solution, in the FORMATS.md answer shape", DailySolution, cached=True)})
 def daily_solution(day: str) -> Response:
-    """
-    ---
-    get:
-      operationId: dailySolution
-      summary: An optimal solution of a published day's puzzle
-      parameters:
-      - Day
-      responses:
-        '200':
-          description: The solution, in the FORMATS.md answer shape
-          headers:
-            ETag: ETag
-            Cache-Control: CacheControl
-          content: {application/json: {schema: DailySolution}}
-        '304': NotModified
-        '400': {$ref: '#/components/responses/Problem'}
-        '404': {$ref: '#/components/responses/Problem'}
-        '503': {$ref: '#/components/responses/Unavailable'}
-    """
-    def build(found: dict[str, Any]) -> dict[str, Any]:
-        return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
-                "moves": found["solution"], "status": "optimal"}
-
-    return _cacheable(_day(day), "solution", build)
+    return _cacheable(_day(day), "solution", days.solution)
 
 
-@bp.get("/v1/daily/<day>/hint")
+@operation(bp, "get /v1/daily/<day>/hint", "dailyHint", tag="daily", parameters=["Day", "HintLevel"],
+           summary="A hint for a published day's puzzle (levels 1 to 4, as DriftingDroids gives them)",
+           errors=(304, 400, 404, 503), replies={200: Reply("The hint", DailyHint, cached=True)})
 def daily_hint(day: str) -> Response:
-    """
-    ---
-    get:
-      operationId: dailyHint
-      summary: A hint for a published day's puzzle (levels 1 to 4, as DriftingDroids gives them)
-      parameters:
-      - Day
-      - HintLevel
-      responses:
-        '200':
-          description: The hint
-          headers:
-            ETag: ETag
-            Cache-Control: CacheControl
-          content: {application/json: {schema: DailyHint}}
-        '304': NotModified
-        '400': {$ref: '#/components/responses/Problem'}
-        '404': {$ref: '#/components/responses/Problem'}
-        '503': {$ref: '#/components/responses/Unavailable'}
-    """
-    level = load(HINT_QUERY, request.args.to_dict())["level"]
-
-    def build(found: dict[str, Any]) -> dict[str, Any]:
-        return {"date": found["date"], "code": found["code"],
-                **hint(moves_from_json(found["solution"]), level)}
-
-    return _cacheable(_day(day), f"hint{level}", build)
+    level = hint_level()
+    return _cacheable(_day(day), f"hint{level}", lambda found: days.day_hint(found, level))
 
 
-@bp.get("/v1/daily/archive")
-def archive() -> Response:
-    """Published days, oldest first, a page at a time (RFC 8288 Link headers).
+ARCHIVE_HEADERS = {"Link": {"schema": {"type": "string"}, "description": "RFC 8288 links: first, prev, next, last"},
+                   "X-Total-Count": {"schema": {"type": "integer"}}, "Cache-Control": "CacheControl"}
 
-    ---
-    get:
-      operationId: dailyArchive
-      summary: Published days, oldest first, a page at a time
-      description: 'Lists the days from `from` to `to` (both clamped to the published days: 2026-01-01 to
-        today, UTC; nothing of a future day is listed). Pages are linked by an RFC 8288 `Link` header (rel
-        first, prev, next, last); `X-Total-Count` gives the days in the range.'
-      parameters:
-      - {in: query, schema: ArchiveQuery}
-      responses:
-        '200':
-          description: One page of days
-          headers:
-            Link:
-              schema: {type: string}
-              description: 'RFC 8288 links: first, prev, next, last'
-            X-Total-Count: {schema: {type: integer}}
-            Cache-Control: CacheControl
-          content: {application/json: {schema: Archive}}
-        '400': {$ref: '#/components/responses/Problem'}
-        '503': {$ref: '#/components/responses/Unavailable'}
-    """
-    query = load(ARCHIVE_QUERY, request.args.to_dict())
-    today = min(daily.today(), daily.last_day())
-    start = max(query.get("from") or daily.FIRST_DAY, daily.FIRST_DAY)
-    end = min(query.get("to") or today, today)
+
+@operation(bp, "get /v1/daily/archive", "dailyArchive", tag="daily", query=ArchiveQuery,
+           summary="Published days, oldest first, a page at a time",
+           description="Lists the days from `from` to `to` (both clamped to the published days: 2026-01-01 to "
+                       "today, UTC; nothing of a future day is listed). Pages are linked by an RFC 8288 `Link` "
+                       "header (rel first, prev, next, last); `X-Total-Count` gives the days in the range.",
+           errors=(400, 503), replies={200: Reply("One page of days", Archive, headers=ARCHIVE_HEADERS)})
+def archive(query: dict[str, Any]) -> Any:
     limit = query["limit"]
-    if query.get("from") and query.get("to") and query["from"] > query["to"]:
-        raise Problem("invalid-input", "from must not be after to", field="from")
-    total = max(0, (end - start).days + 1)
-    days = [start + dt.timedelta(days=i) for i in range(min(limit, total))]
-    stores = current_app.extensions.get("stores")
-    stored = stores.days.get_many([d.isoformat() for d in days]) if stores is not None else {}
-    items = []
-    for d in days:
-        record = stored.get(d.isoformat()) or daily.daily_json(d)
-        items.append({"number": daily.number(d), "date": d.isoformat(), "code": record["code"],
-                      "optimal_length": record["optimal_length"], "grade": record["difficulty"]["grade"],
-                      "url": f"/v1/daily/{d.isoformat()}"})
-    response = jsonify(items=items, total=total, limit=limit)
-    links = {"first": (daily.FIRST_DAY, limit)}
+    items, total, start, end = days.archive(context(), query.get("from"), query.get("to"), limit)
+    links = {"first": daily.FIRST_DAY}
     if start > daily.FIRST_DAY:
-        links["prev"] = (max(daily.FIRST_DAY, start - dt.timedelta(days=limit)), limit)
+        links["prev"] = max(daily.FIRST_DAY, start - dt.timedelta(days=limit))
     if total > limit:
-        links["next"] = (start + dt.timedelta(days=limit), limit)
-    links["last"] = (start + dt.timedelta(days=max(0, total - 1) // limit * limit), limit)
-    response.headers["Link"] = ", ".join(
-        f'<{request.base_url}?{urlencode({"from": s.isoformat(), "to": end.isoformat(), "limit": n})}>; '
-        f'rel="{rel}"' for rel, (s, n) in links.items())
-    response.headers["X-Total-Count"] = str(total)
-    response.headers["Cache-Control"] = "public, max-age=300"
-    return response
+        links["next"] = start + dt.timedelta(days=limit)
+    links["last"] = start + dt.timedelta(days=max(0, total - 1) // limit * limit)
+    pages = {rel: urlencode({"from": s.isoformat(), "to": end.isoformat(), "limit": limit}) for rel, s in links.items()}
+    link = ", ".join(f'<{request.base_url}?{page}>; rel="{rel}"' for rel, page in pages.items())
+    return {"items": items, "total": total, "limit": limit}, 200, {
+        "Link": link, "X-Total-Count": str(total), "Cache-Control": "public, max-age=300"}

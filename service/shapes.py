@@ -61,6 +61,11 @@ def moves(**kwargs: Any) -> fields.List:
     return fields.List(fields.Nested(Move), **kwargs)
 
 
+def date(**kwargs: Any) -> fields.String:
+    """A date as the service writes it (YYYY-MM-DD): dumped as the string it is."""
+    return fields.String(metadata={"format": "date"}, **kwargs)
+
+
 def grade(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.OneOf(GRADES), **kwargs)
 
@@ -98,6 +103,9 @@ class BoardObject(Shape):
     diagonals = fields.List(fields.Dict(), required=True)
     openings = fields.List(fields.List(fields.Raw()), required=True)
     spec = fields.String()
+    steps = fields.List(fields.List(fields.Integer()), metadata={"description": "with ?tables=true"})
+    barriers = fields.Dict(metadata={"description": "with ?tables=true"})
+    deflect = fields.Dict(metadata={"description": "with ?tables=true"})
 
 
 class Target(Shape):
@@ -267,7 +275,7 @@ class CodedHint(Hint):
 
 
 class DailyHint(CodedHint):
-    date = fields.Date(required=True)
+    date = date(required=True)
 
 
 class DailySolution(Shape):
@@ -281,7 +289,7 @@ class DailySolution(Shape):
 class Daily(Shape):
     number = fields.Integer(required=True, validate=validate.Range(min=1),
                             metadata={"description": "day 1 is 2026-01-01"})
-    date = fields.Date(required=True)
+    date = date(required=True)
     schedule_version = fields.Integer(required=True)
     puzzle = fields.Nested(Puzzle, required=True)
     code = fields.String(required=True)
@@ -296,7 +304,7 @@ class Daily(Shape):
 class ArchiveDay(Shape):
     number = fields.Integer(required=True, validate=validate.Range(min=1),
                             metadata={"description": "day 1 is 2026-01-01"})
-    date = fields.Date(required=True)
+    date = date(required=True)
     code = fields.String(required=True)
     optimal_length = fields.Integer(required=True)
     grade = grade(required=True)

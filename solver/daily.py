@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .interop import driftingdroids_id
 from .puzzle import Puzzle
 
 SCHEDULE = {0: (5, 6), 1: (7, 8), 2: (9, 10), 3: (11, 12), 4: (13, 14), 5: (15, 16), 6: (17, 20)}
@@ -115,18 +114,3 @@ def daily_json(day: dt.date) -> dict[str, Any]:
     return {"date": found["date"], "schedule_version": version.number, "puzzle": p.to_json(), "code": found["code"],
             "optimal_length": found["optimal_length"], "difficulty": found["difficulty"],
             "solution": found["solution"]}
-
-
-def view(record: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
-    """A day as GET /v1/daily/{date} shows it (the solution only when asked), from its
-    record (`daily_json`, or what a deployment stored when it first served the day)."""
-    day = dt.date.fromisoformat(record["date"])
-    p = Puzzle.from_code(record["code"])
-    shown = {k: v for k, v in record.items() if k != "solution"}
-    shown.update(number=number(day), driftingdroids_id=driftingdroids_id(p),
-                 solution_url=f"/v1/daily/{record['date']}/solution",
-                 hint_url=f"/v1/daily/{record['date']}/hint?level=1",
-                 image_url=f"/v1/daily/{record['date']}.png")
-    if solutions:
-        shown["solution"] = record["solution"]
-    return shown

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import sys
 
+from application.daily import shown
 from solver import daily
 
 from .common import EXIT_OK, InputError
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     day = start
     while day <= end:
-        out.write(json.dumps(daily.view(daily.daily_json(day), solutions=args.solutions),
+        out.write(json.dumps(shown(daily.daily_json(day), solutions=args.solutions),
                              separators=(",", ":")) + "\n")
         day += dt.timedelta(days=1)
     out.flush()

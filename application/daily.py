@@ -1,0 +1,84 @@
+"""The daily puzzle: which days are published, a day's record (the one this
+deployment first served, else the calendar's), how a day is shown, its
+solution and hints, and the archive."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from solver import daily
+from solver.interop import driftingdroids_id
+from solver.puzzle import Puzzle, moves_from_json
+from solver.solution import hint
+
+from . import Context
+from .problems import Problem
+
+
+def published(day: dt.date) -> dt.date:
+    """`day`, if its puzzle is published: from 00:00 UTC on its date, within the calendar."""
+    today = daily.today()
+    if day > today:
+        wait = (day - today).days
+        raise Problem("not-yet-published", f"the puzzle of {day.isoformat()} is published on that day at "
+                      f"00:00 UTC, in {wait} day{'s' if wait != 1 else ''}; nothing of it is shown before",
+                      field="day")
+    if day < daily.FIRST_DAY or day > daily.last_day():
+        raise Problem("not-found", f"there is no daily puzzle for {day.isoformat()}: they run from "
+                      f"{daily.FIRST_DAY.isoformat()} to {daily.last_day().isoformat()}", field="day")
+    return day
+
+
+def record(ctx: Context, day: dt.date) -> dict[str, Any]:
+    """The day's record: the one this deployment first served, else the calendar's
+    (stored now, so that it stands)."""
+    if ctx.stores is None:
+        return daily.daily_json(day)
+    return ctx.stores.days.get(day.isoformat()) or ctx.stores.days.publish(day.isoformat(), daily.daily_json(day))
+
+
+def shown(found: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
+    """A day as GET /v1/daily/{date} and `ricochet daily` show it (the solution
+    only when asked), from its record, with the addresses of its solution, hint
+    and picture."""
+    day = dt.date.fromisoformat(found["date"])
+    p = Puzzle.from_code(found["code"])
+    out = {k: v for k, v in found.items() if k != "solution"}
+    out.update(number=daily.number(day), driftingdroids_id=driftingdroids_id(p),
+               solution_url=f"/v1/daily/{found['date']}/solution",
+               hint_url=f"/v1/daily/{found['date']}/hint?level=1",
+               image_url=f"/v1/daily/{found['date']}.png")
+    if solutions:
+        out["solution"] = found["solution"]
+    return out
+
+
+def solution(found: dict[str, Any]) -> dict[str, Any]:
+    return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
+            "moves": found["solution"], "status": "optimal"}
+
+
+def day_hint(found: dict[str, Any], level: int) -> dict[str, Any]:
+    return {"date": found["date"], "code": found["code"], **hint(moves_from_json(found["solution"]), level)}
+
+
+def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
+            ) -> tuple[list[dict[str, Any]], int, dt.date, dt.date]:
+    """Up to `limit` published days from `start` to `end` (clamped to the
+    published days), the days in that range, and the range itself."""
+    if start and end and start > end:
+        raise Problem("invalid-input", "from must not be after to", field="from")
+    today = min(daily.today(), daily.last_day())
+    start = max(start or daily.FIRST_DAY, daily.FIRST_DAY)
+    end = min(end or today, today)
+    total = max(0, (end - start).days + 1)
+    days = [start + dt.timedelta(days=i) for i in range(min(limit, total))]
+    stored = ctx.stores.days.get_many([d.isoformat() for d in days]) if ctx.stores is not None else {}
+    items = []
+    for d in days:
+        found = stored.get(d.isoformat()) or daily.daily_json(d)
+        items.append({"number": daily.number(d), "date": d.isoformat(), "code": found["code"],
+                      "optimal_length": found["optimal_length"], "grade": found["difficulty"]["grade"],
+                      "url": f"/v1/daily/{d.isoformat()}"})
+    return items, total, start, end

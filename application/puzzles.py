@@ -1,0 +1,81 @@
+"""Puzzles by code: hints, difficulty reports and random puzzles, each with the one
+optimal solution the service shows for that puzzle everywhere."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from solver.production.difficulty import difficulty
+from solver.production.generate import MAX_LENGTH, generate
+from solver.production.generated import Generated
+from solver.puzzle import Puzzle
+from solver.solution import Solution, hint
+
+from . import Context
+from .problems import Problem
+
+RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
+RANDOM_SEARCH_BUDGET = RANDOM_TIME_BUDGET - 1.0  # the search stops early enough to answer within it
+
+# Lengths to try for each grade; the grade of each find is checked before it is served.
+GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (7, 10), "expert": (9, 13),
+                 "extreme": (12, 16)}
+
+
+def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
+    """A hint of `level` (1 to 4) from the optimal solution the service serves."""
+    known = ctx.answers.settled(p)
+    if known is not None and known.status == "unsolvable":
+        raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
+    if known is None:
+        raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
+                      "may search): POST /v1/solve queues the search, and hints follow once it is solved")
+    return {"code": p.code(), **hint(known.moves, level)}
+
+
+def rate(ctx: Context, p: Puzzle) -> dict[str, Any]:
+    """The puzzle's difficulty report (its optimum found within the request's budget)."""
+    found, _ = ctx.answers.lookup(p)
+    if found["length"] is None:
+        if found["status"] == "unsolvable":
+            raise Problem("unsolvable", "the puzzle has no solution, so it has no difficulty")
+        raise Problem("needs-a-job", f"the puzzle needs more than {found['lower_bound'] - 1} moves; solve it first "
+                      "with POST /v1/solve")
+    return {**difficulty(p, Solution.from_json(p, found), time_budget=ctx.answers.budget), "code": p.code()}
+
+
+def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
+    """A generated puzzle of an exact optimal length or of a grade (a RandomQuery,
+    loaded), with the solution every other endpoint will show for it."""
+    length, grade, seed = query.get("length"), query.get("grade"), query.get("seed") or uuid.uuid4().hex
+    if (length is None) == (grade is None):
+        raise Problem("invalid-input", "give exactly one of length or grade", field="length")
+    if length is not None and not 2 <= length <= MAX_LENGTH:
+        raise Problem("out-of-range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
+                      f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
+    if length is not None:
+        g = generate(length, board=query["board"], robots=query["robots"], seed=seed,
+                     time_budget=RANDOM_SEARCH_BUDGET, pools=ctx.pools)
+    else:
+        g = _of_grade(ctx, grade, query, seed)
+    served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
+    if served.moves != g.solution.moves:
+        g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served, time_budget=ctx.answers.budget))
+    return {**g.to_json(), "seed": seed}
+
+
+def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:
+    lo, hi = GRADE_LENGTHS[grade]
+    deadline = time.monotonic() + RANDOM_SEARCH_BUDGET
+    for attempt in range(40):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise Problem("no-puzzle-found", f"no {grade} puzzle found in time for this seed; try another seed")
+        g = generate(min_length=lo, max_length=hi, board=query["board"], robots=query["robots"],
+                     seed=f"{seed}:{attempt}", time_budget=remaining, pools=ctx.pools)
+        if g.difficulty["grade"] == grade:
+            return g
+    raise Problem("no-puzzle-found", f"no {grade} puzzle found for this seed; try another seed")
