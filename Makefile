@@ -22,7 +22,7 @@ run: install
 lint: install
 	$(BIN)/ruff check .
 
-# openapi.yaml is generated from the marshmallow shapes and the views' docstrings.
+# openapi.yaml is generated from the marshmallow shapes and the views' declarations (service/declare.py).
 openapi: install
 	$(BIN)/python -m service.contract
 

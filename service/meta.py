@@ -7,8 +7,9 @@ import functools
 import html
 import time
 from pathlib import Path
+from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, request
 
 from solver import daily
 from solver.errors import InvalidInput
@@ -16,12 +17,15 @@ from solver.puzzle import Puzzle
 
 from .caching import cached
 from .common import app_stores
+from .declare import Reply, operation
 from .errors import KINDS, Problem, count_in, problem_response
+from .shapes import Health, Ready
 
 bp = Blueprint("meta", __name__)
 
 OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"  # the top-level openapi.yaml links here
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
+HTML = Reply("HTML", media={"text/html": {"schema": {"type": "string"}}})
 
 
 def _page(title: str, image: str, description: str) -> Response:
@@ -38,27 +42,13 @@ def _page(title: str, image: str, description: str) -> Response:
     return response
 
 
-@bp.get("/")
+@operation(bp, "get /", "playPage", tag="service", errors=(400,), replies={200: HTML},
+           summary="A web page to play the daily puzzle (or, with ?length=N, a random one)",
+           description="Carries Open Graph tags (og:title, og:image = today's PNG), so a shared link unfurls",
+           parameters=[{"name": "length", "in": "query", "required": False,
+                        "schema": {"type": "integer", "minimum": 2, "maximum": 16}}])
 def play_daily() -> Response:
-    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page).
-
-    ---
-    get:
-      operationId: playPage
-      summary: A web page to play the daily puzzle (or, with ?length=N, a random one)
-      description: Carries Open Graph tags (og:title, og:image = today's PNG), so a shared link unfurls
-      parameters:
-      - name: length
-        in: query
-        required: false
-        schema: {type: integer, minimum: 2, maximum: 16}
-      responses:
-        '200':
-          description: HTML
-          content:
-            text/html: {schema: {type: string}}
-        '400': {$ref: '#/components/responses/Problem'}
-    """
+    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page)."""
     length = request.args.get("length")
     if length is not None and count_in(length, 2) not in range(2, 17):
         raise Problem("invalid-input", "length must be an integer from 2 to 16 (or left out for the daily puzzle)",
@@ -71,21 +61,11 @@ def play_daily() -> Response:
                  "Can you find the shortest way?")
 
 
-@bp.get("/p/<code>")
+@operation(bp, "get /p/<code>", "playPuzzle", tag="service", replies={200: HTML},
+           summary="The play page for a puzzle, by its code",
+           description="Carries Open Graph tags (og:title, og:image = the puzzle's PNG), so a shared link unfurls")
 def play_code(code: str) -> Response:
-    """The play page for any puzzle, by its code (a bad code: the page says so).
-
-    ---
-    get:
-      operationId: playPuzzle
-      summary: The play page for a puzzle, by its code
-      description: Carries Open Graph tags (og:title, og:image = the puzzle's PNG), so a shared link unfurls
-      responses:
-        '200':
-          description: HTML
-          content:
-            text/html: {schema: {type: string}}
-    """
+    """The play page for any puzzle, by its code (a bad code: the page says so)."""
     try:
         p = Puzzle.from_code(code)
     except InvalidInput:
@@ -95,37 +75,14 @@ def play_code(code: str) -> Response:
                  f"Bring {target} to its target in as few moves as you can.")
 
 
-@bp.get("/problems")
-@bp.get("/problems/<kind>")
+@operation(bp, "get /problems", "problemTypes", tag="service", replies={200: HTML},
+           summary="Every problem type, its status, title and meaning (HTML)")
+@operation(bp, "get /problems/<kind>", "problemType", tag="service", errors=(404,), replies={200: HTML},
+           summary="What one problem type means (the page a problem's `type` URI names)",
+           parameters=[{"name": "kind", "in": "path", "required": True,
+                        "schema": {"type": "string", "examples": ["invalid-input", "not-found", "rate-limited"]}}])
 def problem_types(kind: str | None = None) -> Response:
-    """What each problem `type` means: the page its URI names.
-
-    ---
-    /problems/{kind}:
-      get:
-        operationId: problemType
-        summary: What one problem type means (the page a problem's `type` URI names)
-        parameters:
-        - name: kind
-          in: path
-          required: true
-          schema: {type: string, examples: [invalid-input, not-found, rate-limited]}
-        responses:
-          '200':
-            description: HTML
-            content:
-              text/html: {schema: {type: string}}
-          '404': {$ref: '#/components/responses/Problem'}
-    /problems:
-      get:
-        operationId: problemTypes
-        summary: Every problem type, its status, title and meaning (HTML)
-        responses:
-          '200':
-            description: HTML
-            content:
-              text/html: {schema: {type: string}}
-    """
+    """What each problem `type` means: the page its URI names."""
     if kind is not None and kind not in KINDS:
         raise Problem("not-found", f"no problem type {kind!r}; /problems lists them")
     rows = "".join(
@@ -142,19 +99,10 @@ def problem_types(kind: str | None = None) -> Response:
     return response
 
 
-@bp.get("/openapi.yaml")
+@operation(bp, "get /openapi.yaml", "openapi", tag="service", summary="This contract", replies={200: Reply(
+    "The OpenAPI document", media={"application/yaml": {"schema": {
+        "type": "object", "description": "An OpenAPI 3.1 document (a YAML mapping)"}}})})
 def openapi_document() -> Response:
-    """
-    ---
-    get:
-      operationId: openapi
-      summary: This contract
-      responses:
-        '200':
-          description: The OpenAPI document
-          content:
-            application/yaml: {schema: {type: object, description: An OpenAPI 3.1 document (a YAML mapping)}}
-    """
     return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
 
 
@@ -177,22 +125,12 @@ def _docs_asset(name: str) -> bytes:
     return (_swagger_ui()[0] / name).read_bytes()
 
 
-@bp.get("/docs")
+@operation(bp, "get /docs", "docs", tag="service", replies={200: HTML},
+           summary="This documentation, interactive (Swagger UI over this document), with a plain list without "
+                   "scripts")
 def docs() -> Response:
     """The API documentation: Swagger UI over openapi.yaml (try any operation from
-    the page), with every operation listed for a browser without scripts.
-
-    ---
-    get:
-      operationId: docs
-      summary: This documentation, interactive (Swagger UI over this document), with a plain list without
-        scripts
-      responses:
-        '200':
-          description: HTML
-          content:
-            text/html: {schema: {type: string}}
-    """
+    the page), with every operation listed for a browser without scripts."""
     response = Response(_docs_page(), mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -230,81 +168,37 @@ def _docs_page() -> str:
     return page
 
 
-@bp.get("/docs/assets/<name>")
+@operation(bp, "get /docs/assets/<name>", "docsAsset", tag="service", errors=(304, 404),
+           summary="One of Swagger UI's files, served from the installed package (no CDN)",
+           parameters=[{"name": "name", "in": "path", "required": True,
+                        "schema": {"type": "string", "enum": list(DOCS_ASSETS)}}],
+           replies={200: Reply("The file, with a strong ETag", cached=True, media={
+               "text/javascript": {"schema": {"type": "string"}}, "text/css": {"schema": {"type": "string"}},
+               "image/png": {"schema": {"type": "string", "format": "binary"}}})})
 def docs_asset(name: str) -> Response:
-    """One of Swagger UI's files, from the installed package.
-
-    ---
-    get:
-      operationId: docsAsset
-      summary: One of Swagger UI's files, served from the installed package (no CDN)
-      parameters:
-      - name: name
-        in: path
-        required: true
-        schema:
-          type: string
-          enum:
-          - swagger-ui-bundle.js
-          - swagger-ui-standalone-preset.js
-          - swagger-ui.css
-          - index.css
-          - favicon-32x32.png
-          - favicon-16x16.png
-      responses:
-        '200':
-          description: The file, with a strong ETag
-          headers:
-            ETag: ETag
-            Cache-Control: CacheControl
-          content:
-            text/javascript: {schema: {type: string}}
-            text/css: {schema: {type: string}}
-            image/png: {schema: {type: string, format: binary}}
-        '304': NotModified
-        '404': {$ref: '#/components/responses/Problem'}
-    """
+    """One of Swagger UI's files, from the installed package."""
     if name not in DOCS_ASSETS:
         raise Problem("not-found", f"no docs asset {name!r}: the page uses {', '.join(DOCS_ASSETS)}")
     mimetype = {"js": "text/javascript", "css": "text/css", "png": "image/png"}[name.rsplit(".", 1)[1]]
     return cached(Response(_docs_asset(name), mimetype=mimetype))
 
 
-@bp.get("/healthz")
-def healthz() -> Response:
-    """
-    ---
-    get:
-      operationId: healthz
-      summary: The process is up
-      responses:
-        '200':
-          description: Up
-          content: {application/json: {schema: Health}}
-    """
-    return jsonify(status="ok")
+@operation(bp, "get /healthz", "healthz", tag="service", summary="The process is up",
+           replies={200: Reply("Up", Health)})
+def healthz() -> Any:
+    return {"status": "ok"}
 
 
 READY_FOR = 3.0  # seconds a worker's reply to the readiness ping is trusted
 
 
-@bp.get("/readyz")
-def readyz() -> Response:
-    """Ready when Redis answers and at least one worker replies to a ping.
-
-    ---
-    get:
-      operationId: readyz
-      summary: Redis reachable and at least one worker replying
-      responses:
-        '200':
-          description: Ready
-          content: {application/json: {schema: Ready}}
-        '503': {$ref: '#/components/responses/Unavailable'}
-    """
+@operation(bp, "get /readyz", "readyz", tag="service", summary="Redis reachable and at least one worker replying",
+           errors=(503,), replies={200: Reply("Ready", Ready)})
+def readyz() -> Any:
+    """Ready when Redis answers and at least one worker replies to a ping."""
     stores = app_stores()
     if stores is None:
-        return jsonify(status="ready", redis="not configured", workers=0)
+        return {"status": "ready", "redis": "not configured", "workers": 0}
     stores.ping()
     # One reply is enough (the broadcast ends at the first), and a reply is good
     # for a few seconds in this process: a busy probe costs no worker a thing.
@@ -319,4 +213,4 @@ def readyz() -> Response:
         response = problem_response("unavailable", "no worker replied; start one with `ricochet worker`")
         response.headers["Retry-After"] = "5"
         return response
-    return jsonify(status="ready", redis="ok", workers=len(workers))
+    return {"status": "ready", "redis": "ok", "workers": len(workers)}

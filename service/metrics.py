@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import time
 
-from flask import Flask, Response, g, request
+from flask import Blueprint, Flask, Response, current_app, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+
+from .declare import Reply, operation
 
 REQUESTS = Counter("ricochet_http_requests_total", "HTTP requests", ["method", "endpoint", "status"])
 LATENCY = Histogram("ricochet_http_request_seconds", "HTTP request latency", ["endpoint"],
@@ -33,31 +35,28 @@ def register(app: Flask) -> None:
             LATENCY.labels(endpoint).observe(time.perf_counter() - g.started)
         return response
 
-    @app.get("/metrics")
-    def metrics() -> Response:
-        """
-        ---
-        get:
-          operationId: metrics
-          summary: Prometheus metrics (requests, latency, solver time, cache hits, queue depth)
-          responses:
-            '200':
-              description: Prometheus text format
-              content:
-                text/plain: {schema: {type: string}}
-        """
-        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-            registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)
-            body = generate_latest(registry)
-        else:
-            body = generate_latest()
-        stores = app.extensions.get("stores")
-        if stores is not None:
-            try:
-                depth = stores.queued("ricochet")
-                body += (f"# HELP ricochet_queue_depth Tasks waiting for a worker\n"
-                         f"# TYPE ricochet_queue_depth gauge\nricochet_queue_depth {depth}\n").encode()
-            except Exception:  # a scrape never fails because Redis is down
-                pass
-        return Response(body, mimetype=CONTENT_TYPE_LATEST)
+    app.register_blueprint(bp)
+
+
+bp = Blueprint("metrics", __name__)
+
+
+@operation(bp, "get /metrics", "metrics", tag="service",
+           summary="Prometheus metrics (requests, latency, solver time, cache hits, queue depth)",
+           replies={200: Reply("Prometheus text format", media={"text/plain": {"schema": {"type": "string"}}})})
+def metrics() -> Response:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        body = generate_latest(registry)
+    else:
+        body = generate_latest()
+    stores = current_app.extensions.get("stores")
+    if stores is not None:
+        try:
+            depth = stores.queued("ricochet")
+            body += (f"# HELP ricochet_queue_depth Tasks waiting for a worker\n"
+                     f"# TYPE ricochet_queue_depth gauge\nricochet_queue_depth {depth}\n").encode()
+        except Exception:  # a scrape never fails because Redis is down
+            pass
+    return Response(body, mimetype=CONTENT_TYPE_LATEST)

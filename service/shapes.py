@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
+from marshmallow import EXCLUDE, RAISE, Schema, fields, post_dump, validate
 
 from solver.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 from solver.production.difficulty import GRADES
@@ -41,6 +41,15 @@ class Shape(Schema):
 
     class Meta:
         unknown = EXCLUDE
+
+
+class Open(Shape):
+    """A shape whose instances carry more than it names (a game event's fields
+    depend on its type): dumped whole, the named fields through their schema."""
+
+    @post_dump(pass_original=True)
+    def _keep_the_rest(self, data: dict[str, Any], original: Any, **_: Any) -> dict[str, Any]:
+        return {**{k: v for k, v in original.items() if k not in data}, **data}
 
 
 def _strict(cls: type[Schema]) -> type[Schema]:
@@ -353,6 +362,10 @@ class Game(Shape):
     history = fields.List(fields.Dict(), required=True)
     chips_left = fields.Integer(required=True)
     winners = fields.List(fields.String(), allow_none=True)
+    created = fields.Float()
+    void_streak = fields.Integer(metadata={"description": "rounds in a row that ended void"})
+    idle_rounds = fields.Integer(metadata={"description": "rounds in a row that ended with no bid"})
+    finish_reason = fields.String(metadata={"description": "why the game ended, once it has"})
 
 
 @_strict
@@ -373,7 +386,7 @@ class GameOptions(Shape):
     void_returns_chip = fields.Boolean(dump_default=False)
 
 
-class GameEvent(Shape):
+class GameEvent(Open):
     version = fields.Integer(required=True)
     type = fields.String(required=True)
     at = fields.Float(required=True)

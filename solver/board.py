@@ -240,54 +240,9 @@ class Board:
         if len(blocked_set) >= width * height:
             raise InvalidInput(f"{field}.blocked", "blocks every cell of the board")
 
-        target_list: list[Target] = []
-        seen_cells: dict[Cell, str] = {}
-        seen_chips: set[tuple[str | None, str]] = set()
-        for i, t in enumerate(_as_list(targets, f"{field}.targets")):
-            f = f"{field}.targets[{i}]"
-            if not isinstance(t, dict):
-                raise InvalidInput(f, "expected an object with 'cell', 'colour' and 'symbol'")
-            cell = board_cells.cell(t.get("cell"), f"{f}.cell")
-            symbol = t.get("symbol")
-            colour = t.get("colour")
-            if symbol == VORTEX:
-                if colour not in (None, "any"):
-                    raise InvalidInput(f"{f}.colour", "the vortex has no colour: use null")
-                colour = None
-            else:
-                if symbol not in SYMBOLS:
-                    raise InvalidInput(f"{f}.symbol",
-                                       f"must be one of {', '.join(SYMBOLS + (VORTEX,))}, got {symbol!r}")
-                if colour not in ROBOT_COLOURS:
-                    raise InvalidInput(f"{f}.colour",
-                                       f"must be one of {', '.join(ROBOT_COLOURS)}, got {colour!r}")
-            if cell in blocked_set:
-                raise InvalidInput(f"{f}.cell", f"{list(cell)} is a blocked cell")
-            if cell in seen_cells:
-                raise InvalidInput(f"{f}.cell", f"{list(cell)} already holds the {seen_cells[cell]} target")
-            if (colour, symbol) in seen_chips:
-                raise InvalidInput(f, f"the {colour or ''} {symbol} target is listed twice".replace("  ", " "))
-            seen_cells[cell] = f"{colour or ''} {symbol}".strip()
-            seen_chips.add((colour, symbol))
-            target_list.append(Target(cell, colour, symbol))
-
-        diagonal_list: list[Diagonal] = []
-        diagonal_cells: set[Cell] = set()
-        for i, d in enumerate(_as_list(diagonals, f"{field}.diagonals")):
-            f = f"{field}.diagonals[{i}]"
-            if not isinstance(d, dict):
-                raise InvalidInput(f, "expected an object with 'cell', 'colour' and 'orientation'")
-            cell = board_cells.cell(d.get("cell"), f"{f}.cell")
-            if d.get("colour") not in ROBOT_COLOURS:
-                raise InvalidInput(f"{f}.colour",
-                                   f"must be one of {', '.join(ROBOT_COLOURS)}, got {d.get('colour')!r}")
-            if d.get("orientation") not in ("/", "\\"):
-                raise InvalidInput(f"{f}.orientation", f"must be '/' or '\\', got {d.get('orientation')!r}")
-            if cell in blocked_set or cell in seen_cells or cell in diagonal_cells:
-                raise InvalidInput(f"{f}.cell", f"{list(cell)} is blocked, holds a target or another barrier")
-            diagonal_cells.add(cell)
-            diagonal_list.append(Diagonal(cell, d["colour"], d["orientation"]))
-
+        target_list = _custom_targets(board_cells, targets, blocked_set, field)
+        taken = blocked_set | {t.cell for t in target_list}
+        diagonal_list = _custom_diagonals(board_cells, diagonals, taken, field)
         opening_set = set()
         for i, o in enumerate(_as_list(openings, f"{field}.openings")):
             f = f"{field}.openings[{i}]"
@@ -303,6 +258,62 @@ class Board:
             tuple(sorted(diagonal_list, key=lambda d: _cell_order(d.cell))),
             frozenset(opening_set),
         )
+
+
+def _custom_targets(board_cells: _Checker, targets: Any, blocked: set[Cell], field: str) -> list[Target]:
+    """A custom board's targets, checked: each on a free cell of its own, each chip once."""
+    target_list: list[Target] = []
+    seen_cells: dict[Cell, str] = {}
+    seen_chips: set[tuple[str | None, str]] = set()
+    for i, t in enumerate(_as_list(targets, f"{field}.targets")):
+        f = f"{field}.targets[{i}]"
+        if not isinstance(t, dict):
+            raise InvalidInput(f, "expected an object with 'cell', 'colour' and 'symbol'")
+        cell = board_cells.cell(t.get("cell"), f"{f}.cell")
+        symbol = t.get("symbol")
+        colour = t.get("colour")
+        if symbol == VORTEX:
+            if colour not in (None, "any"):
+                raise InvalidInput(f"{f}.colour", "the vortex has no colour: use null")
+            colour = None
+        else:
+            if symbol not in SYMBOLS:
+                raise InvalidInput(f"{f}.symbol",
+                                   f"must be one of {', '.join(SYMBOLS + (VORTEX,))}, got {symbol!r}")
+            if colour not in ROBOT_COLOURS:
+                raise InvalidInput(f"{f}.colour",
+                                   f"must be one of {', '.join(ROBOT_COLOURS)}, got {colour!r}")
+        if cell in blocked:
+            raise InvalidInput(f"{f}.cell", f"{list(cell)} is a blocked cell")
+        if cell in seen_cells:
+            raise InvalidInput(f"{f}.cell", f"{list(cell)} already holds the {seen_cells[cell]} target")
+        if (colour, symbol) in seen_chips:
+            raise InvalidInput(f, f"the {colour or ''} {symbol} target is listed twice".replace("  ", " "))
+        seen_cells[cell] = f"{colour or ''} {symbol}".strip()
+        seen_chips.add((colour, symbol))
+        target_list.append(Target(cell, colour, symbol))
+    return target_list
+
+
+def _custom_diagonals(board_cells: _Checker, diagonals: Any, taken: set[Cell], field: str) -> list[Diagonal]:
+    """A custom board's diagonal barriers, checked: each on a cell without a block, target or other barrier."""
+    diagonal_list: list[Diagonal] = []
+    diagonal_cells: set[Cell] = set()
+    for i, d in enumerate(_as_list(diagonals, f"{field}.diagonals")):
+        f = f"{field}.diagonals[{i}]"
+        if not isinstance(d, dict):
+            raise InvalidInput(f, "expected an object with 'cell', 'colour' and 'orientation'")
+        cell = board_cells.cell(d.get("cell"), f"{f}.cell")
+        if d.get("colour") not in ROBOT_COLOURS:
+            raise InvalidInput(f"{f}.colour",
+                               f"must be one of {', '.join(ROBOT_COLOURS)}, got {d.get('colour')!r}")
+        if d.get("orientation") not in ("/", "\\"):
+            raise InvalidInput(f"{f}.orientation", f"must be '/' or '\\', got {d.get('orientation')!r}")
+        if cell in taken or cell in diagonal_cells:
+            raise InvalidInput(f"{f}.cell", f"{list(cell)} is blocked, holds a target or another barrier")
+        diagonal_cells.add(cell)
+        diagonal_list.append(Diagonal(cell, d["colour"], d["orientation"]))
+    return diagonal_list
 
 
 # -- real boards ----------------------------------------------------------------

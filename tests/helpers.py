@@ -115,3 +115,10 @@ def unpooled_board() -> str:
 
     held = {Entry.parse(i).board for i in packaged().ids()}
     return next(s for s in all_boards("1999") if s not in held)
+
+
+def pack_request(body: dict) -> dict:
+    """A pack request as POST /v1/packs loads it (defaults filled in): what the job records."""
+    from workers.schemas import PackRequest, load
+
+    return load(PackRequest(), body)

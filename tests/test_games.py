@@ -336,7 +336,7 @@ def test_an_abandoned_game_ends_whoever_keeps_polling(redis_url):
 def test_the_referee_searches_outside_the_transaction(redis_url, monkeypatch):
     """A round's optimum is searched for between transactions, never inside the
     retried WATCH callback, and stays hidden until the round is over."""
-    from service import games as games_module
+    from application import games as games_module
     from workers.stores.base import connect
     from workers.stores.games import GameStore
 

@@ -102,29 +102,6 @@ def test_bad_task_payloads_are_rejected_before_any_work(redis_url, celery_worker
         celery.send_task("ricochet.solve", args=[job["id"], *args])
         done = wait_for_job(client, f"/v1/jobs/{job['id']}", 30)
         assert done["state"] == "failed" and field in done["error"] and done["started"] is None
-    pack = stores.jobs.create("pack", {"count": 0, "min_length": 5, "max_length": 6})
-    celery.send_task("ricochet.pack", args=[pack["id"]])
-    done = wait_for_job(client, f"/v1/jobs/{pack['id']}", 30)
-    assert done["state"] == "failed" and "count" in done["error"] and done["started"] is None
-
-
-def test_generate_one_puzzle_task(redis_url, celery_worker):
-    from workers.app import make_celery
-    from workers.stores import Stores
-    from workers.tasks import pack_item, pack_request
-
-    client = create_app({"REDIS_URL": redis_url}).test_client()
-    stores, celery = Stores.from_url(redis_url), make_celery(redis_url)
-    request = {"min_length": 9, "max_length": 9, "seed": "one"}
-    job = stores.jobs.create("generate", request)
-    celery.send_task("ricochet.generate", args=[job["id"]])
-    done = wait_for_job(client, f"/v1/jobs/{job['id']}", 60)
-    assert done["state"] == "succeeded" and done["result"]["optimal_length"] == 9
-    assert done["result"] == pack_item(pack_request({**request, "count": 1}), 0)
-    bad = stores.jobs.create("generate", {"min_length": 9})
-    celery.send_task("ricochet.generate", args=[bad["id"]])
-    failed = wait_for_job(client, f"/v1/jobs/{bad['id']}", 30)
-    assert failed["state"] == "failed" and "max_length" in failed["error"]
 
 
 def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):

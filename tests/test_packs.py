@@ -15,9 +15,9 @@ import pytest
 from service.app import create_app
 from solver.puzzle import Puzzle
 from solver.solve import solve
-from tests.helpers import unpooled_board, wait_for_job
+from tests.helpers import pack_request, unpooled_board, wait_for_job
 from workers.embedded import EmbeddedRedis
-from workers.tasks import pack_item, pack_request
+from workers.tasks import pack_item
 
 
 def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):

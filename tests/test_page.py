@@ -148,11 +148,11 @@ def test_docs_page_is_swagger_ui_over_the_contract_from_this_server_alone(browse
     paths = page.eval_on_selector_all(".opblock-summary-path", "els => els.map(e => e.dataset.path)")
     assert "/v1/daily/{day}" in paths and "/v1/solve" in paths
     # Try an operation from the page, as a reader would.
-    page.click("#operations-default-healthz .opblock-summary")
-    page.click("#operations-default-healthz .try-out__btn")
-    page.click("#operations-default-healthz .execute")
-    page.wait_for_selector("#operations-default-healthz .live-responses-table tbody .response-col_status")
-    assert "200" in page.text_content("#operations-default-healthz .live-responses-table tbody .response-col_status")
+    page.click("#operations-service-healthz .opblock-summary")
+    page.click("#operations-service-healthz .try-out__btn")
+    page.click("#operations-service-healthz .execute")
+    page.wait_for_selector("#operations-service-healthz .live-responses-table tbody .response-col_status")
+    assert "200" in page.text_content("#operations-service-healthz .live-responses-table tbody .response-col_status")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "docs-desktop.png"))
     assert hosts == {base_url.split("/")[2]} and not errors

@@ -22,6 +22,7 @@ def make_celery(redis_url: str | None = None, settings: Settings | None = None) 
         result_serializer="json",
         accept_content=["json"],
         task_acks_late=True,
+        task_ignore_result=True,  # every task's outcome is in the stores (jobs, packs, days); nothing reads results
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_default_queue="ricochet",

@@ -17,20 +17,18 @@ from solver.board import all_boards, real_board
 from solver.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.errors import InvalidInput
 from solver.production import packs, pools
-from solver.production.generate import NoPuzzleFound
-from solver.production.packs import CLASH_RETRIES, plan_for, variety_key
+from solver.production.packs import plan_for, variety_key
 from solver.puzzle import Puzzle
 from solver.solve import Cancel
 
 from .answers import Answers
 from .app import ANALYSIS_QUEUE, celery_app, settings
-from .schemas import PackRequest, SolveTask, load
+from .schemas import SolveTask, load
 from .stores import Stores
 
 log = logging.getLogger(__name__)
 
 SOLVE_TASK = SolveTask()  # schemas are stateless: one instance serves every request
-PACK_REQUEST = PackRequest()
 
 
 def _stores() -> Stores:
@@ -237,11 +235,6 @@ def chunk_size(length: int) -> int:
     return 10 if length <= 8 else 3 if length <= 12 else 1
 
 
-def pack_request(body: Any) -> dict[str, Any]:
-    """Check a pack request (API and task alike) and fill in the defaults."""
-    return load(PACK_REQUEST, body)
-
-
 def pack_plan(request: dict[str, Any]) -> list[Any]:
     return plan_for(request, library())
 
@@ -252,49 +245,15 @@ def pack_item(request: dict[str, Any], index: int) -> dict[str, Any]:
     return packs.item(request, plan_for(request, shelf)[index], shelf)
 
 
-def searched_item(request: dict[str, Any], index: int, length: int, cancel: Cancel | None = None,
-                  attempt: int = 0) -> dict[str, Any]:
-    return packs.searched_item(request, index, length, library(), cancel, attempt)
-
-
-@celery_app.task(name="ricochet.generate", acks_late=True)
-def generate_task(job_id: str) -> dict[str, Any]:
-    """One generated puzzle for the job's request (min_length, max_length, seed,
-    board, robots, ricochet): the same puzzle a pack with that seed holds first."""
-    stores = _stores()
-    job = stores.jobs.get(job_id)
-    try:
-        request = pack_request({**(job["request"] if job else {}), "count": 1})
-    except InvalidInput as e:
-        stores.jobs.update(job_id, state="failed", finished=time.time(), error=str(e))
-        return {"error": str(e)}
-    if not stores.jobs.start(job_id):
-        return {"status": "cancelled"}
-    shelf = library()
-    first = plan_for(request, shelf)[0]
-    try:
-        with watching(stores, job_id) as cancel:
-            item = packs.item(request, first, shelf, cancel)
-    except NoPuzzleFound as e:
-        stores.jobs.update(job_id, state="failed", progress=1.0, finished=time.time(), error=str(e))
-        return {"error": str(e)}
-    stores.jobs.update(job_id, state="succeeded", progress=1.0, finished=time.time(), result=item)
-    return {"code": item["code"]}
-
-
 @celery_app.task(name="ricochet.pack", acks_late=True)
 def pack_task(job_id: str) -> int:
     """Plan a pack: the puzzles pools hold are stored at once, the rest are
     fanned out in chunks; the job's progress counts the puzzles settled."""
     stores = _stores()
     job = stores.jobs.get(job_id)
-    try:
-        request = pack_request(job["request"] if job else None)
-    except InvalidInput as e:
-        stores.jobs.update(job_id, state="failed", finished=time.time(), error=str(e))
+    if job is None or not stores.jobs.start(job_id):
         return 0
-    if not stores.jobs.start(job_id):
-        return 0
+    request = job["request"]  # checked where it entered (POST /v1/packs), defaults filled in
     planned = pack_plan(request)
     from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
     stores.packs.save_items(job_id, from_pools, [(variety_key(item), i) for i, item in from_pools])
@@ -357,7 +316,7 @@ def pack_chunk(job_id: str, items: list[list[int]]) -> int:
     job = stores.jobs.get(job_id)
     if job is None or job["state"] in ("failed", "cancelled", "succeeded"):
         return 0
-    request = pack_request(job["request"])
+    request = job["request"]
     made = 0
     key = str(items[0][0])
     stores.packs.chunk_beat(job_id, key)
@@ -369,23 +328,20 @@ def pack_chunk(job_id: str, items: list[list[int]]) -> int:
 
 def _search_items(stores: Stores, job_id: str, request: dict[str, Any], items: list[list[int]],
                   cancel: Cancel) -> int:
+    def claim(key: str, index: int) -> bool:
+        return stores.packs.claim_variety(job_id, key, index)
+
     made = 0
     for index, length in items:
         if cancel.is_set():
             return made
         if stores.packs.item_settled(job_id, index):
             continue  # a chunk sent again: this one is done
-        try:
-            for attempt in range(CLASH_RETRIES + 1):
-                item = searched_item(request, index, length, cancel, attempt)
-                if stores.packs.claim_variety(job_id, variety_key(item), index):
-                    break
-            else:
-                raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
-        except (InvalidInput, NoPuzzleFound) as e:
+        item = packs.settle(request, index, length, library(), claim, cancel)
+        if isinstance(item, str):
             if cancel.is_set():
                 return made
-            stores.packs.save_failure(job_id, index, f"no puzzle of {length} moves: {e}")
+            stores.packs.save_failure(job_id, index, item)
         else:
             stores.packs.save_items(job_id, [(index, item)], [])
             made += 1

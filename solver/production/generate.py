@@ -62,17 +62,12 @@ def generate(
 ) -> Generated:
     """A puzzle whose optimal length is `length` (or within min..max), proven by the solver.
 
-    With `pools`, a fitting pool puzzle is drawn first (4 robots, any target,
-    standard vortex rule).  From LONG moves on, the search walks from verified
-    long puzzles (the bank's and, with `pools`, the pools'; for 5 robots,
-    4-robot ones with a fifth robot added) one robot at a time.  The walk
-    depends on the bank shipped with the package; `bank_seeds=False` searches
-    from random positions only (the daily puzzle does, so that a new release
-    changes no day).
-
-    `draw_from_pools=False` uses the pools only to start walks (a pack does, for
-    the items its plan could not fill from them).
-
+    With `pools` (and `draw_from_pools`), a fitting pool puzzle is drawn first
+    (4 robots, any target, standard vortex rule); a pack passes False, using
+    pools only to start walks.  From LONG moves on, the search walks from
+    verified long puzzles (the bank's and the pools'; for 5 robots, 4-robot ones
+    with a fifth robot added) one robot at a time; `bank_seeds=False` searches
+    from random positions only (the daily puzzle does: a release changes no day).
     Raises NoPuzzleFound when `max_evaluations` placements or `time_budget`
     seconds pass without a fitting puzzle, or `cancel` is set; `time_budget`
     bounds every solve."""
@@ -85,9 +80,36 @@ def generate(
     rng = random.Random(f"ricochet-generate:{seed}:{lo}:{hi}:{board if isinstance(board, str) else id(board)}:"
                         f"{robots}:{target}:{rules.ricochet}:{rules.vortex_sightline}:{min_robots_moved}")
     plain = target == "any" and not rules.vortex_sightline and not min_robots_moved and isinstance(board, str)
+    known = _known(lo, hi, board, robots, target, rules, min_robots_moved, rng,
+                   pools if draw_from_pools and plain else None, seed)
+    if known is not None:
+        return known
+    deadline = time.monotonic() + time_budget if time_budget else math.inf
+    evaluations = 0
+    if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
+        starts = _walk_starts(lo, hi, board, robots, rules, pools)
+        found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
+                                        cancel, threads=FIVE_ROBOT_THREADS if robots == 5 else 1)
+        if found is not None:
+            return found
+    search = _Search(board, robots, target, rules, lo, hi, min_robots_moved, rng, deadline, cancel)
+    found, evaluations = search.run(evaluations, max_evaluations)
+    if found is not None:
+        return found
+    if cancel is not None and cancel.is_set():
+        raise NoPuzzleFound("cancelled")
+    raise NoPuzzleFound(f"no puzzle of optimal length {lo}..{hi} found within {evaluations} placements"
+                        + (f" and {time_budget:g} s" if time_budget else "")
+                        + "; long lengths come from pools and the bank, or ask for a pack (POST /v1/packs)")
+
+
+def _known(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules, min_robots_moved: int,
+           rng: random.Random, pools: Library | None, seed: int | str) -> Generated | None:
+    """A proven puzzle drawn from `pools` or the bank, when one fits; None to search.
+    Raises NoPuzzleFound for lengths only pools and the bank hold, when they hold none."""
     # Pools hold lengths from MIN_LENGTH on: a range reaching below is searched, so
     # that its short lengths (and the grades they bring) stay as likely as before.
-    if pools is not None and draw_from_pools and plain and robots == 4 and lo >= POOL_MIN_LENGTH:
+    if pools is not None and robots == 4 and lo >= POOL_MIN_LENGTH:
         drawn = draw(pools, lo, hi, board=board, robots=robots, ricochet=rules.ricochet,
                      rng=random.Random(f"pool:{seed}:{lo}:{hi}:{board}:{rules.ricochet}"))
         if drawn is not None:
@@ -101,56 +123,79 @@ def generate(
         raise NoPuzzleFound(f"no puzzle of {lo}..{hi} moves is known for {robots} robots on {board} boards "
                             f"(the longest banked is {longest}); from {BANK_FROM} moves on they come only from "
                             "pools and the bank")
-    deadline = time.monotonic() + time_budget if time_budget else math.inf
-    evaluations = 0
-    if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
-        starts = _walk_starts(lo, hi, board, robots, rules, pools)
-        found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
-                                        cancel, threads=FIVE_ROBOT_THREADS if robots == 5 else 1)
-        if found is not None:
-            return found
-    colours = ROBOT_COLOURS[:robots]
-    restart_every = 60 + 20 * hi
-    live = (lambda: time.monotonic() < deadline) if cancel is None else \
-        (lambda: time.monotonic() < deadline and not cancel.is_set())
-    while evaluations < max_evaluations and live():
-        b = _pick_board(board, rng)
-        free = b.start_cells()
-        goals = _goals(b, target, robots)
-        placement = dict(zip(colours, rng.sample(free, robots)))
-        if lo >= LONG:
-            # Long optima are rare: climb on one target, keeping robot moves that
-            # do not shorten its optimum.
-            start = Puzzle.create(b, placement, rng.choice(goals), rules)
-            met = 0
-            for p, answer in walk(start, rng, steps=restart_every - 1, include_start=True, floor=-1, ceiling=hi,
-                                  want=lo, climb=True, depth=hi, deadline=deadline, cancel=cancel):
-                met += 1
-                evaluations += 1
-                if answer is not None and (found := _fits(p, answer, lo, hi, rules, min_robots_moved)) is not None:
-                    return found
-            if met == restart_every:
-                mutate(dict(placement), free, colours, rng)  # the draw a climb makes after its last step
-            continue
+    return None
+
+
+@dataclass
+class _Search:
+    """The search from random placements: restarts of a hill climb toward longer
+    optima (for long lengths, a climb on one target through the walk)."""
+
+    board: str | Board
+    robots: int
+    target: str
+    rules: Rules
+    lo: int
+    hi: int
+    min_robots_moved: int
+    rng: random.Random
+    deadline: float
+    cancel: Cancel | None
+
+    def live(self) -> bool:
+        return time.monotonic() < self.deadline and not (self.cancel is not None and self.cancel.is_set())
+
+    def run(self, evaluations: int, max_evaluations: int) -> tuple[Generated | None, int]:
+        """A fitting puzzle (or None) and the placements evaluated so far."""
+        colours = ROBOT_COLOURS[:self.robots]
+        restart_every = 60 + 20 * self.hi
+        while evaluations < max_evaluations and self.live():
+            b = _pick_board(self.board, self.rng)
+            free = b.start_cells()
+            goals = _goals(b, self.target, self.robots)
+            placement = dict(zip(colours, self.rng.sample(free, self.robots)))
+            climb = self._climb if self.lo >= LONG else self._evaluate
+            found, evaluations = climb(b, free, goals, colours, placement, restart_every, evaluations)
+            if found is not None:
+                return found, evaluations
+        return None, evaluations
+
+    def _climb(self, b: Board, free: list[Any], goals: list[Any], colours: tuple[str, ...],
+               placement: dict[str, Any], restart_every: int, evaluations: int) -> tuple[Generated | None, int]:
+        # Long optima are rare: climb on one target, keeping robot moves that
+        # do not shorten its optimum.
+        start = Puzzle.create(b, placement, self.rng.choice(goals), self.rules)
+        met = 0
+        for p, answer in walk(start, self.rng, steps=restart_every - 1, include_start=True, floor=-1,
+                              ceiling=self.hi, want=self.lo, climb=True, depth=self.hi, deadline=self.deadline,
+                              cancel=self.cancel):
+            met += 1
+            evaluations += 1
+            if answer is not None and \
+                    (found := _fits(p, answer, self.lo, self.hi, self.rules, self.min_robots_moved)) is not None:
+                return found, evaluations
+        if met == restart_every:
+            mutate(dict(placement), free, colours, self.rng)  # the draw a climb makes after its last step
+        return None, evaluations
+
+    def _evaluate(self, b: Board, free: list[Any], goals: list[Any], colours: tuple[str, ...],
+                  placement: dict[str, Any], restart_every: int, evaluations: int) -> tuple[Generated | None, int]:
         best_score = -1
         for _ in range(restart_every):
-            if not live():
+            if not self.live():
                 break
             evaluations += 1
-            found, score = _evaluate(b, placement, goals, rules, lo, hi, min_robots_moved, rng, deadline)
+            found, score = _evaluate(b, placement, goals, self.rules, self.lo, self.hi, self.min_robots_moved,
+                                     self.rng, self.deadline)
             if found is not None:
-                return found
+                return found, evaluations
             # Hill-climb toward longer optima: keep a move unless it made things worse.
-            if score >= best_score or rng.random() < 0.05:
+            if score >= best_score or self.rng.random() < 0.05:
                 best_score, current = score, dict(placement)
             else:
                 placement = dict(current)
-            mutate(placement, free, colours, rng)
-    if cancel is not None and cancel.is_set():
-        raise NoPuzzleFound("cancelled")
-    raise NoPuzzleFound(f"no puzzle of optimal length {lo}..{hi} found within {evaluations} placements"
-                        + (f" and {time_budget:g} s" if time_budget else "")
-                        + "; long lengths come from pools and the bank, or ask for a pack (POST /v1/packs)")
+            mutate(placement, free, colours, self.rng)
+        return None, evaluations
 
 
 def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,

@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InvalidInput
 from ..puzzle import Puzzle, Rules
 from ..solve import Cancel
 from . import bank
@@ -156,11 +157,33 @@ def searched_item(request: dict[str, Any], index: int, length: int, library: Lib
     return g.to_json()
 
 
-def _search(job: tuple[dict[str, Any], int, int, int]) -> tuple[int, dict[str, Any] | str]:
-    request, index, length, attempt = job
+Search = Callable[..., dict[str, Any]]
+
+
+def settle(request: dict[str, Any], index: int, length: int, library: Library | None,
+           claim: Callable[[str, int], bool], cancel: Cancel | None = None,
+           search: Search | None = None) -> dict[str, Any] | str:
+    """Item `index` of a pack, searched for: the item, or why none could be made.
+    `claim(variety_key, index)` says whether the item is new to the pack (the
+    API's store, or the CLI's dict); a repeat is searched again, up to
+    CLASH_RETRIES times.  `search` stands in for searched_item (the same
+    arguments), for a caller that already holds a first try."""
+    search = search or searched_item
     try:
-        return index, searched_item(request, index, length, Library([packaged()]), attempt=attempt)
-    except NoPuzzleFound as e:
+        for attempt in range(CLASH_RETRIES + 1):
+            item = search(request, index, length, library, cancel, attempt)
+            if claim(variety_key(item), index):
+                return item
+        raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
+    except (InvalidInput, NoPuzzleFound) as e:
+        return f"no puzzle of {length} moves: {e}"
+
+
+def _first_try(job: tuple[dict[str, Any], int, int]) -> tuple[int, dict[str, Any] | str]:
+    request, index, length = job
+    try:
+        return index, searched_item(request, index, length, Library([packaged()]))
+    except (InvalidInput, NoPuzzleFound) as e:
         return index, f"no puzzle of {length} moves: {e}"
 
 
@@ -168,43 +191,46 @@ def make(request: dict[str, Any], *, processes: int = 1,
          progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """A whole pack without a server, from the starter pools: (index, item) in
     index order, or (index, reason) for an item that could not be made.  The
-    same items as the API's pack for the same request, whichever clashes the
-    API's workers happened to settle first: here an item that repeats an earlier
-    one (by index) is searched again."""
+    same items as the API's pack for the same request where no two searches
+    clash; where they do, here an item that repeats an earlier one (by index)
+    is searched again.  First tries run on `processes` processes; clashes are
+    settled in index order, as `settle` does for the API's workers."""
     library = Library([packaged()])
     planned = plan_for(request, library)
     items: dict[int, dict[str, Any] | str] = {p.index: p.generated().to_json() for p in planned if p.drawn}
     # As in the API: drawn items claim their keys first, searched ones in index order.
     claimed = {variety_key(item): index for index, item in items.items()}
-    attempts = {p.index: 0 for p in planned if not p.drawn}
-    todo = sorted(attempts)
     if progress:
         progress(len(items))
-    executor = ProcessPoolExecutor(processes) if processes > 1 and todo else None
-    search = executor.map if executor is not None else map
-    try:
-        while todo:
-            jobs = [(request, i, planned[i].length, attempts[i]) for i in todo]
-            for index, item in search(_search, jobs):
-                items[index] = item
-                if progress:
-                    progress(1)
-            again = []
-            for index in todo:
-                item = items[index]
-                if isinstance(item, str):
-                    continue
-                key = variety_key(item)
-                if claimed.setdefault(key, index) == index:
-                    continue
-                attempts[index] += 1
-                if attempts[index] > CLASH_RETRIES:
-                    items[index] = f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)"
-                else:
-                    again.append(index)
-            todo = again
-    finally:
-        if executor is not None:
-            executor.shutdown()
+    todo = [(request, p.index, p.length) for p in planned if not p.drawn]
+    lengths = {index: length for _, index, length in todo}
+    with ProcessPoolExecutor(processes) if processes > 1 and todo else _Inline() as executor:
+        for index, tried in executor.map(_first_try, todo):  # in index order, searched ahead in parallel
+            items[index] = tried if isinstance(tried, str) else \
+                settle(request, index, lengths[index], library, lambda key, i: claimed.setdefault(key, i) == i,
+                       search=_then_search(tried))
+            if progress:
+                progress(1)
     for index in range(request["count"]):
         yield index, items[index]
+
+
+def _then_search(tried: dict[str, Any]) -> Search:
+    """searched_item, whose first try is already made."""
+    def search(request: dict[str, Any], index: int, length: int, library: Library | None,
+               cancel: Cancel | None, attempt: int) -> dict[str, Any]:
+        return tried if attempt == 0 else searched_item(request, index, length, library, cancel, attempt)
+
+    return search
+
+
+class _Inline:
+    """An executor that maps in this process."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        return None
+
+    map = staticmethod(map)
