@@ -129,3 +129,24 @@ def test_five_robot_puzzles_are_proven_on_two_threads_and_keep_their_seed():
     assert made[0].solution.moves == made[1].solution.moves
     p = made[0].puzzle
     assert len(p.robots) == 5 and solve(p).length == 15 and check(p, made[0].solution.moves).solved
+
+
+@pytest.mark.parametrize("bank_seeds", [True, False])
+def test_long_puzzles_are_found_by_the_walk(monkeypatch, bank_seeds):
+    """Every long search walks through solver.production.walk.walk: the long
+    puzzle generate returns is one the walk reached (from the bank's puzzles, or
+    climbing from a random placement), not one a loop of its own moved to."""
+    from solver.production import generate as generating
+
+    walked: set[str] = set()
+    real_walk = generating.walk
+
+    def counting(*args, **kwargs):
+        for p, answer in real_walk(*args, **kwargs):
+            walked.add(p.code())
+            yield p, answer
+
+    monkeypatch.setattr(generating, "walk", counting)
+    g = generating.generate(generating.LONG + 1, seed=f"walked-{bank_seeds}", bank_seeds=bank_seeds,
+                            time_budget=120)
+    assert g.puzzle.code() in walked

@@ -123,16 +123,6 @@ def test_the_layers_point_one_way():
             assert "workers.tasks" not in targets, f"{module} reaches into the task module"
 
 
-def test_the_walk_loop_is_written_once():
-    """Every long search walks through solver.production.walk.walk: no other
-    module moves robots one at a time on its own."""
-    for path in (ROOT / "solver").rglob("*.py"):
-        if path.name == "walk.py":
-            continue
-        text = path.read_text(encoding="utf-8")
-        assert "def _mutate" not in text and "def mutate" not in text, path
-
-
 def test_only_the_stores_touch_redis():
     """No module of service/, application/ or solver/ imports redis or calls Redis commands
     itself: storage is the stores' (workers/stores/), and their keys with it."""

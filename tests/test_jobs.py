@@ -60,15 +60,25 @@ def test_readyz_needs_redis_and_a_worker(redis_url, celery_worker):
     assert down.status_code == 503
 
 
+def _sample(text: str, line_start: str) -> float:
+    """The value of the Prometheus sample whose line starts so (0 when absent)."""
+    return next((float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(line_start)), 0.0)
+
+
 def test_metrics_count_requests_and_cache_hits(redis_url):
+    """The counters move by what this test does (they are the process's: earlier
+    tests may have left counts, so the test reads them before and after)."""
     client = create_app({"REDIS_URL": redis_url}).test_client()
+    solved = 'ricochet_http_requests_total{endpoint="/v1/solve",method="POST",status="200"}'
+    hits = 'ricochet_solve_cache_total{result="hit"}'
+    before = client.get("/metrics").data.decode()
     body = {**HARD, "target": {"colour": "green", "symbol": "triangle"}}
     client.post("/v1/solve", json=body)
-    client.post("/v1/solve", json=body)
-    text = client.get("/metrics").data.decode()
-    assert 'ricochet_http_requests_total{endpoint="/v1/solve",method="POST",status="200"}' in text
-    assert 'ricochet_solve_cache_total{result="hit"}' in text
-    assert "ricochet_queue_depth" in text and "ricochet_solve_seconds_bucket" in text
+    assert client.post("/v1/solve", json=body).headers["X-Cache"] == "hit"
+    after = client.get("/metrics").data.decode()
+    assert _sample(after, solved) == _sample(before, solved) + 2
+    assert _sample(after, hits) >= _sample(before, hits) + 1
+    assert "ricochet_queue_depth" in after and "ricochet_solve_seconds_bucket" in after
 
 
 def test_a_solve_over_its_budget_ends_clearly_and_frees_the_worker(redis_url, celery_worker):

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -263,7 +264,7 @@ def test_redis_restarted_mid_pack(tmp_path):
         assert down.status_code == 503 and down.mimetype == "application/problem+json"
         assert int(down.headers["Retry-After"]) > 0
         assert client.get("/readyz").status_code == 503
-        time.sleep(8)  # the worker meets the outage mid-chunk
+        _meet_the_worker(redis.port)  # the worker meets the outage mid-chunk
         redis.start()
         job = wait_for_job(client, location, timeout=300)
         # The workers' writes wait the outage out (a patient store): nothing is lost.
@@ -275,6 +276,15 @@ def test_redis_restarted_mid_pack(tmp_path):
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=30)
         redis.stop()
+
+
+def _meet_the_worker(port: int) -> None:
+    """Wait, while Redis is down, for the worker to try it: listen on Redis's port
+    until the worker's retried command connects, then free the port."""
+    with socket.create_server(("127.0.0.1", port)) as listener:
+        listener.settimeout(60)
+        connection, _ = listener.accept()
+        connection.close()
 
 
 def test_a_full_queue_refuses_new_work_with_retry_after(redis_url):
