@@ -83,6 +83,11 @@ def main() -> None:
         cells = [f"{100 * result[f'{r}-{c}'].get(str(n), 0) / args.positions:.3f}" for r, c in CONFIGS]
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     (docs / "distribution.md").write_text("\n".join(lines) + "\n")
+    plot(result, lengths, args.positions, docs / "distribution.png")
+
+
+def plot(result: dict[str, dict[str, int]], lengths: list[int], positions: int, into: Path) -> None:
+    """The table as a bar chart (log scale), when matplotlib is installed."""
     try:
         import matplotlib
 
@@ -94,15 +99,15 @@ def main() -> None:
     fig, ax = plt.subplots(figsize=(9, 5))
     width = 0.2
     for i, (r, c) in enumerate(CONFIGS):
-        ys = [100 * result[f"{r}-{c}"].get(str(n), 0) / args.positions for n in lengths]
+        ys = [100 * result[f"{r}-{c}"].get(str(n), 0) / positions for n in lengths]
         ax.bar([n + (i - 1.5) * width for n in lengths], ys, width, label=f"{r} robots, ricochet {c}")
     ax.set_xlabel("optimal length (moves)")
     ax.set_ylabel("% of random fair positions")
     ax.set_yscale("log")
-    ax.set_title(f"Optimal lengths of {args.positions:,} random positions per configuration")
+    ax.set_title(f"Optimal lengths of {positions:,} random positions per configuration")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(docs / "distribution.png", dpi=110)
+    fig.savefig(into, dpi=110)
 
 
 if __name__ == "__main__":

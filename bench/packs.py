@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -89,11 +91,6 @@ def _http(method: str, url: str, body: dict | None = None) -> tuple[int, dict, d
 def pool_packs(five_robots: bool) -> None:
     """`ricochet serve` as a fresh install runs it (private Redis, one worker), then
     packs of long puzzles through HTTP, timed from the POST to the last puzzle."""
-    import socket
-    import statistics
-
-    from solver.production.packs import variety_key
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -105,52 +102,66 @@ def pool_packs(five_robots: bool) -> None:
                                   "--instance", tmp], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    if _http("GET", base + "/readyz")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError("ricochet serve did not become ready")
-                time.sleep(0.5)
+            _ready(base)
             print(f"{'pack':>18} {'seconds':>8} {'made':>5} {'failed':>6} {'pairs':>6} {'distinct':>8}")
             for count, lo, hi in POOL_PACKS:
-                started = time.perf_counter()
-                status, headers, job = _http("POST", base + "/v1/packs",
-                                             {"count": count, "min_length": lo, "max_length": hi, "seed": "bench"})
-                if status != 202:
-                    print(f"{count} x {lo}-{hi}: {status} {job.get('detail')}")
-                    continue
-                while job["state"] in ("pending", "running"):
-                    time.sleep(0.2)
-                    job = _http("GET", base + headers["Location"])[2]
-                took = time.perf_counter() - started
-                pack = _http("GET", f"{base}/v1/packs/{job['id']}")[2] if job["state"] == "succeeded" else {}
-                puzzles = pack.get("puzzles", [])
-                pairs = len({(p["board"]["spec"] if isinstance(p["board"], dict) else p["board"],
-                              str(p["target"])) for p in puzzles})
-                distinct = len({variety_key(p) for p in puzzles})
-                label = f"{count} x {lo}" if lo == hi else f"{count} x {lo}-{hi}"
-                print(f"{label:>18} {took:>8.1f} {len(puzzles):>5} {len(pack.get('failed', [])):>6} {pairs:>6} "
-                      f"{distinct:>8}", flush=True)
+                _one_pack(base, count, lo, hi)
         finally:
             os.killpg(serve.pid, signal.SIGTERM)
             serve.wait(timeout=60)
     if five_robots:
-        from solver.production.generate import generate
-        from solver.production.pools import Library, packaged
+        _five_robots()
 
-        library = Library([packaged()])
-        print(f"\n{'5 robots':>8} {'seconds per puzzle, seeds 0..' + str(FIVE_ROBOT_SEEDS - 1):>32} {'median':>7}")
-        for n in range(16, 21):
-            times = []
-            for seed in range(FIVE_ROBOT_SEEDS):
-                t0 = time.perf_counter()
-                generate(n, robots=5, seed=seed, pools=library)
-                times.append(time.perf_counter() - t0)
-            print(f"{n:>8} {' '.join(f'{t:6.1f}' for t in times):>32} {statistics.median(times):>7.1f}", flush=True)
+
+def _ready(base: str) -> None:
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if _http("GET", base + "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("ricochet serve did not become ready")
+        time.sleep(0.5)
+
+
+def _one_pack(base: str, count: int, lo: int, hi: int) -> None:
+    from solver.production.packs import variety_key
+
+    started = time.perf_counter()
+    status, headers, job = _http("POST", base + "/v1/packs",
+                                 {"count": count, "min_length": lo, "max_length": hi, "seed": "bench"})
+    if status != 202:
+        print(f"{count} x {lo}-{hi}: {status} {job.get('detail')}")
+        return
+    while job["state"] in ("pending", "running"):
+        time.sleep(0.2)
+        job = _http("GET", base + headers["Location"])[2]
+    took = time.perf_counter() - started
+    pack = _http("GET", f"{base}/v1/packs/{job['id']}")[2] if job["state"] == "succeeded" else {}
+    puzzles = pack.get("puzzles", [])
+    pairs = len({(p["board"]["spec"] if isinstance(p["board"], dict) else p["board"], str(p["target"]))
+                 for p in puzzles})
+    distinct = len({variety_key(p) for p in puzzles})
+    label = f"{count} x {lo}" if lo == hi else f"{count} x {lo}-{hi}"
+    print(f"{label:>18} {took:>8.1f} {len(puzzles):>5} {len(pack.get('failed', [])):>6} {pairs:>6} "
+          f"{distinct:>8}", flush=True)
+
+
+def _five_robots() -> None:
+    from solver.production.generate import generate
+    from solver.production.pools import Library, packaged
+
+    library = Library([packaged()])
+    print(f"\n{'5 robots':>8} {'seconds per puzzle, seeds 0..' + str(FIVE_ROBOT_SEEDS - 1):>32} {'median':>7}")
+    for n in range(16, 21):
+        times = []
+        for seed in range(FIVE_ROBOT_SEEDS):
+            t0 = time.perf_counter()
+            generate(n, robots=5, seed=seed, pools=library)
+            times.append(time.perf_counter() - t0)
+        print(f"{n:>8} {' '.join(f'{t:6.1f}' for t in times):>32} {statistics.median(times):>7.1f}", flush=True)
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,12 +129,6 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     game = json.loads(call("POST", base + "/v1/games", {"players": ["ann", "bob"], "seed": "soak"})[1])
     gid, tokens = game["game"]["id"], game["tokens"]
 
-    def processes() -> dict[int, str]:
-        found = {pid: name for name, pid in roots.items()}
-        for name, pid in roots.items():
-            found.update({child: f"{name}: {cmd}" for child, cmd in stack_pids(pid).items()})
-        return found
-
     stats: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     statuses: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
@@ -156,25 +151,7 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     def client(k: int) -> None:
         rng = random.Random(k)
         while time.monotonic() < stop:
-            roll = rng.random()
-            if roll < 0.35:
-                timed("daily", "GET", "/v1/daily")
-            elif roll < 0.6:
-                timed("verify", "POST", "/v1/verify", {"puzzle": puzzle, "moves": solution["moves"]})
-            elif roll < 0.75:
-                timed("random", "GET", f"/v1/puzzles/random?length={rng.randint(4, 14)}&seed={rng.random()}")
-            elif roll < 0.9:
-                robots = {c: [rng.randrange(16), rng.randrange(16)] for c in ("red", "green", "blue", "yellow")}
-                body = {**puzzle, "robots": robots}
-                timed("solve", "POST", "/v1/solve", body)
-            elif roll < 0.97:
-                timed("game", "GET", f"/v1/games/{gid}?since=0")
-                name = rng.choice(["ann", "bob"])
-                timed("bid", "POST", f"/v1/games/{gid}/bids", {"moves": rng.randint(5, 30)},
-                      {"Authorization": f"Bearer {tokens[name]}"})
-            else:
-                timed("pack", "POST", "/v1/packs", {"count": 5, "min_length": rng.randint(8, 18),
-                                                    "max_length": 20, "seed": str(rng.random())})
+            _one_request(rng, timed, puzzle, solution, gid, tokens)
 
     def watcher() -> None:
         while time.monotonic() < stop:
@@ -185,11 +162,47 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     for t in threads:
         t.start()
     time.sleep(args.warmup)  # caches and pools loaded: memory from here on
-    start_procs = processes()
+    start_procs = _processes(roots)
     start_rss = {pid: rss_kib(pid) for pid in start_procs}
     for t in threads:
         t.join()
-    end_procs = processes()
+    end_procs = _processes(roots)
+    _report(stats, errors, statuses, start_procs, start_rss, end_procs)
+
+
+def _one_request(rng: random.Random, timed: Callable[..., None], puzzle: dict, solution: dict, gid: str,
+                 tokens: dict[str, str]) -> None:
+    """One request of a soak client's mix, drawn by `rng`."""
+    roll = rng.random()
+    if roll < 0.35:
+        timed("daily", "GET", "/v1/daily")
+    elif roll < 0.6:
+        timed("verify", "POST", "/v1/verify", {"puzzle": puzzle, "moves": solution["moves"]})
+    elif roll < 0.75:
+        timed("random", "GET", f"/v1/puzzles/random?length={rng.randint(4, 14)}&seed={rng.random()}")
+    elif roll < 0.9:
+        robots = {c: [rng.randrange(16), rng.randrange(16)] for c in ("red", "green", "blue", "yellow")}
+        body = {**puzzle, "robots": robots}
+        timed("solve", "POST", "/v1/solve", body)
+    elif roll < 0.97:
+        timed("game", "GET", f"/v1/games/{gid}?since=0")
+        name = rng.choice(["ann", "bob"])
+        timed("bid", "POST", f"/v1/games/{gid}/bids", {"moves": rng.randint(5, 30)},
+              {"Authorization": f"Bearer {tokens[name]}"})
+    else:
+        timed("pack", "POST", "/v1/packs", {"count": 5, "min_length": rng.randint(8, 18),
+                                            "max_length": 20, "seed": str(rng.random())})
+
+
+def _processes(roots: dict[str, int]) -> dict[int, str]:
+    found = {pid: name for name, pid in roots.items()}
+    for name, pid in roots.items():
+        found.update({child: f"{name}: {cmd}" for child, cmd in stack_pids(pid).items()})
+    return found
+
+
+def _report(stats: dict[str, list[float]], errors: dict[str, int], statuses: dict[str, dict[int, int]],
+            start_procs: dict[int, str], start_rss: dict[int, int], end_procs: dict[int, str]) -> None:
     print(f"{'route':>8} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p99 ms':>8}  statuses")
     for route in sorted(stats):
         times = sorted(stats[route])
@@ -203,6 +216,7 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     restarted = set(start_procs) ^ set(end_procs)
     print(f"\nprocesses started or gone during the run: {len(restarted)}  (5xx and failed connections: "
           f"{sum(errors.values())})")
+
 
 
 if __name__ == "__main__":
