@@ -7,10 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from solver import daily
-from solver.interop import driftingdroids_id
-from solver.puzzle import Puzzle, moves_from_json
-from solver.solution import hint
+from solver.formats.driftingdroids import driftingdroids_id
+from solver.model.puzzle import Puzzle, moves_from_json
+from solver.play import daily
+from solver.search.solution import hint
 
 from . import Context
 from .problems import Problem

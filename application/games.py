@@ -1,4 +1,4 @@
-"""Multiplayer games: the server is referee and clock (solver/game.py).  Every
+"""Multiplayer games: the server is referee and clock (solver/play/game.py).  Every
 change is one atomic update of the stored game that settles the timers first;
 a new round's optimum is searched outside any transaction and recorded after."""
 
@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from solver.errors import InvalidInput
-from solver.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
-from solver.solve import solve
+from solver.play.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
+from solver.search.solve import solve
 from workers.stores import Stores
 
 from . import Context

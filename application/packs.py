@@ -8,11 +8,12 @@ import json
 import uuid
 from typing import Any
 
-from solver.interop import driftingdroids_id
+from solver.formats.driftingdroids import driftingdroids_id
+from solver.model.board import BoardKind
+from solver.model.puzzle import Puzzle
 from solver.production import bank
 from solver.production.generate import MAX_LENGTH
 from solver.production.pools import Library
-from solver.puzzle import Puzzle
 
 from . import Context, jobs
 from .problems import Problem
@@ -27,9 +28,9 @@ def longest_held(library: Library, board: str, robots: int, ricochet: str) -> in
     longest = SEARCH_REACHES
     for pool in library.pools(board, robots, ricochet):
         longest = max(longest, max(pool.lengths(), default=0))
-    if board in ("random-2013", "random-1999"):
-        edition = "1999" if board == "random-1999" else "2013"
-        longest = max([longest] + [e["length"] for e in bank.matching(1, MAX_LENGTH, robots, ricochet, edition)])
+    kind = BoardKind.of(board)
+    if kind is not None and kind.banked:
+        longest = max([longest] + [e["length"] for e in bank.matching(1, MAX_LENGTH, robots, ricochet, kind.edition)])
     return longest
 
 

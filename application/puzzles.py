@@ -8,11 +8,11 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+from solver.model.puzzle import Puzzle
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated
-from solver.puzzle import Puzzle
-from solver.solution import Solution, hint
+from solver.search.solution import Solution, hint
 
 from . import Context
 from .problems import Problem

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from solver.puzzle import Move, Puzzle
-from solver.rules import check
+from solver.model.moves import check
+from solver.model.puzzle import Move, Puzzle
 from workers.answers import Source
 
 from . import Context, jobs

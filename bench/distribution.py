@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.board import all_boards, real_board  # noqa: E402
-from solver.geometry import ROBOT_COLOURS  # noqa: E402
-from solver.puzzle import Goal, Puzzle, Rules  # noqa: E402
-from solver.solve import solve_many  # noqa: E402
+from solver.model.board import all_boards, real_board  # noqa: E402
+from solver.model.geometry import ROBOT_COLOURS  # noqa: E402
+from solver.model.puzzle import Goal, Puzzle, Rules  # noqa: E402
+from solver.search.solve import solve_many  # noqa: E402
 
 CONFIGS = [(4, "turn"), (4, "none"), (5, "turn"), (5, "none")]
 

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.board import real_board  # noqa: E402
-from solver.puzzle import Goal, Puzzle  # noqa: E402
-from solver.solve import exhaustive  # noqa: E402
+from solver.model.board import real_board  # noqa: E402
+from solver.model.puzzle import Goal, Puzzle  # noqa: E402
+from solver.search.solve import exhaustive  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "boards" / "quadrants.json"
 COLOURS = ("red", "green", "blue", "yellow")

@@ -6,7 +6,7 @@
 A fixed seeded set of random 4-robot puzzles on one board (a coloured target,
 ricochet rule off: the public solvers implement neither the rule nor the
 vortex), then the 24- and 25-move hardest known puzzles (shared/boards).  We
-are timed through the Python API (`solver.solve.solve`, the board's bounds
+are timed through the Python API (`solver.search.solve.solve`, the board's bounds
 already cached), so any call overhead counts against us.
 
 With --fogleman, fogleman/Ricochet's C search is timed on each puzzle too,
@@ -36,9 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.board import Board, real_board  # noqa: E402
-from solver.puzzle import Goal, Puzzle, Rules  # noqa: E402
-from solver.solve import solve  # noqa: E402
+from solver.model.board import Board, real_board  # noqa: E402
+from solver.model.puzzle import Goal, Puzzle, Rules  # noqa: E402
+from solver.search.solve import solve  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 BANDS = [(1, 3), (4, 6), (7, 9), (10, 12), (13, 99)]

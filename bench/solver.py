@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver.model.puzzle import Puzzle  # noqa: E402
 from solver.production import bank  # noqa: E402
-from solver.puzzle import Puzzle  # noqa: E402
-from solver.reference import reference_solve  # noqa: E402
-from solver.solve import solve  # noqa: E402
+from solver.search.reference import reference_solve  # noqa: E402
+from solver.search.solve import solve  # noqa: E402
 from tests.helpers import random_real_puzzle  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -103,7 +103,7 @@ def main() -> None:
     barrier = [random_real_puzzle(rng, 4, barriers=True) for _ in range(200 // scale)]
     # Boards are compiled once per process (a service sees the same boards again
     # and again); compile them out of the measurement and report the cost apart.
-    from solver.solve import compiled
+    from solver.search.solve import compiled
 
     gc.freeze()  # as a long-running worker would: the boards are permanent, keep the collector off them
     boards = {p.board for p in four + five + barrier}

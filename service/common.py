@@ -10,9 +10,9 @@ from flask import current_app, request
 from application import Context, jobs
 from application.solving import Queued
 from solver.errors import InvalidInput
-from solver.interop import from_driftingdroids_id
+from solver.formats.driftingdroids import from_driftingdroids_id
+from solver.model.puzzle import Puzzle, Rules
 from solver.production.pools import Library, packaged
-from solver.puzzle import Puzzle, Rules
 from workers.answers import Answers
 from workers.schemas import load
 

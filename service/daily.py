@@ -14,9 +14,9 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, request
 
 from application import daily as days
-from solver import daily
-from solver.puzzle import Puzzle
-from solver.svg import puzzle_svg
+from solver.formats.svg import puzzle_svg
+from solver.model.puzzle import Puzzle
+from solver.play import daily
 
 from .common import context, hint_level
 from .declare import Reply, operation

@@ -1,4 +1,4 @@
-"""Multiplayer games over HTTP: the server is referee and clock (solver/game.py).
+"""Multiplayer games over HTTP: the server is referee and clock (solver/play/game.py).
 
 State lives in Redis (every API process agrees, an API restart loses nothing);
 every change bumps the game's version and appends an event.  Clients poll
@@ -35,7 +35,7 @@ class NewGame(Schema):
     class Meta:
         unknown = RAISE
 
-    # Names and options are checked by solver.game (with its own messages); the metadata documents them.
+    # Names and options are checked by solver.play.game (with its own messages); the metadata documents them.
     players = fields.List(fields.String(metadata={"minLength": 1, "maxLength": 40}), required=True,
                           validate=validate.Length(1, 16), metadata={"uniqueItems": True})
     board = fields.String(load_default="random", validate=validate.Length(max=200))

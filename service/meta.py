@@ -11,9 +11,9 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from solver import daily
 from solver.errors import InvalidInput
-from solver.puzzle import Puzzle
+from solver.model.puzzle import Puzzle
+from solver.play import daily
 
 from .caching import cached
 from .common import app_stores

@@ -9,8 +9,8 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from application import packs
-from solver.puzzle import Puzzle, moves_from_json
-from solver.svg import sheet_svg
+from solver.formats.svg import sheet_svg
+from solver.model.puzzle import Puzzle, moves_from_json
 from workers.schemas import PackRequest
 
 from .common import SVG, accepted, context, query_choice

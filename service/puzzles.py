@@ -8,11 +8,11 @@ from typing import Any
 from flask import Blueprint
 
 from application import puzzles
-from solver.board import EDITIONS, all_boards, real_board, sections
-from solver.geometry import DEFLECT
-from solver.interop import driftingdroids_id
-from solver.puzzle import Puzzle
-from solver.svg import board_svg, puzzle_svg
+from solver.formats.driftingdroids import driftingdroids_id
+from solver.formats.svg import board_svg, puzzle_svg
+from solver.model.board import EDITIONS, all_boards, real_board, sections
+from solver.model.geometry import DEFLECT
+from solver.model.puzzle import Puzzle
 
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation

@@ -1,10 +1,11 @@
 """Schemas (marshmallow) for API bodies and queries; puzzles themselves are
-checked by solver.puzzle, which names the bad field the same way."""
+checked by solver.model.puzzle, which names the bad field the same way."""
 
 from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from solver.model.board import BoardKind
 from solver.production.difficulty import GRADES
 from solver.production.generate import MAX_LENGTH
 
@@ -39,7 +40,7 @@ class RandomQuery(Schema):
                             error_messages={"invalid": "must be 4 or 5"})
     seed = fields.String(validate=validate.Length(1, 100, error="must be 1 to 100 characters"),
                          metadata={"description": "same seed, same puzzle"})
-    board = fields.String(load_default="random-2013", validate=validate.Length(max=200),
+    board = fields.String(load_default=BoardKind.RANDOM_2013.value, validate=validate.Length(max=200),
                           metadata={"description": "a board spec, random-2013 (default), random-1999 or "
                                                    "random-beginner"})
 

@@ -1,7 +1,7 @@
 """The shapes of what the API sends and takes, as marshmallow schemas: openapi.yaml's
 components are generated from them (service/contract.py), beside the request
 schemas that check bodies and queries (service/schemas.py, workers/schemas.py,
-service/games.py).  Puzzles, moves and answers are FORMATS.md's shapes; solver.puzzle
+service/games.py).  Puzzles, moves and answers are FORMATS.md's shapes; solver.model.puzzle
 checks them (with field-naming messages), so these describe them for clients.
 
 Two field options say what JSON Schema alone cannot infer from a field:
@@ -15,10 +15,10 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_dump, validate
 
-from solver.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
+from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
+from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
-from solver.puzzle import Ricochet
-from solver.solution import STATUSES
+from solver.search.solution import STATUSES
 from workers.stores import JOB_STATES
 
 from .errors import KINDS

@@ -8,7 +8,7 @@ from flask import Blueprint
 
 from application import solving
 from solver.errors import InvalidInput
-from solver.puzzle import Puzzle, moves_from_json
+from solver.model.puzzle import Puzzle, moves_from_json
 
 from .common import PUZZLE, accepted, context, puzzle_from
 from .declare import JOB_LINKS, Reply, operation

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from solver.board import Board
-from solver.puzzle import Goal, Move, Puzzle, Rules
-from solver.rules import IllegalMove, State
+from solver.model.board import Board
+from solver.model.moves import IllegalMove, State
+from solver.model.puzzle import Goal, Move, Puzzle, Rules
 
 
 def custom(width: int = 6, height: int = 6, **parts: Any) -> Board:
@@ -48,8 +48,8 @@ def illegal(p: Puzzle, text: str) -> str:
 
 import random  # noqa: E402
 
-from solver.board import all_boards, real_board  # noqa: E402
-from solver.geometry import ROBOT_COLOURS  # noqa: E402
+from solver.model.board import all_boards, real_board  # noqa: E402
+from solver.model.geometry import ROBOT_COLOURS  # noqa: E402
 
 _SPECS = {e: list(all_boards(e)) for e in ("1999", "2013")}
 _BARRIER_SPECS = [s for s in _SPECS["2013"] if "D" in s]

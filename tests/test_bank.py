@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from solver.geometry import ROBOT_COLOURS
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import check, round_of
+from solver.model.puzzle import Puzzle
 from solver.production import bank, maintain
 from solver.production.generate import BANK_FROM, generate
-from solver.puzzle import Puzzle
-from solver.rules import check, round_of
-from solver.solve import solve
+from solver.search.solve import solve
 
 ENTRIES = bank.entries()
 
@@ -139,7 +139,7 @@ def test_long_five_robot_puzzles_are_rated_without_counting_their_solutions(monk
     it is not attempted, so their report is the same on every machine; shorter
     5-robot puzzles are counted as before."""
     from solver.production import difficulty as rating
-    from solver.solve import solution_facts
+    from solver.search.solve import solution_facts
 
     counted = []
     monkeypatch.setattr(rating, "solution_facts", lambda *a, **k: counted.append(a) or solution_facts(*a, **k))

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from solver.board import Board, all_boards, quadrant_data, real_board, rotations, section_ids
 from solver.errors import InvalidInput
-from solver.geometry import SYMBOLS
+from solver.model.board import Board, all_boards, quadrant_data, real_board, rotations, section_ids
+from solver.model.geometry import SYMBOLS
 from tests.conftest import SHARED
 
 CENTRE = [(7, 7), (8, 7), (7, 8), (8, 8)]

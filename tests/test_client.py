@@ -10,7 +10,7 @@ from werkzeug.serving import make_server
 
 from ricochet_client import Client, InvalidInput, NotFound, Unprocessable, Unreachable
 from service.app import create_app
-from solver import daily
+from solver.play import daily
 
 
 @pytest.fixture(scope="module")

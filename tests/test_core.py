@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from solver.geometry import ROBOT_COLOURS
-from solver.puzzle import Move, Puzzle, Rules
-from solver.reference import reference_solve
-from solver.rules import check, replay
-from solver.solve import Cancel, solve, solve_many, upper_bound
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import check, replay
+from solver.model.puzzle import Move, Puzzle, Rules
+from solver.search.reference import reference_solve
+from solver.search.solve import Cancel, solve, solve_many, upper_bound
 from tests.helpers import custom, puzzle, random_custom_puzzle, random_real_puzzle
 
 
@@ -389,8 +389,8 @@ def test_a_table_refused_its_address_space_still_grows(hard):
     what it needs and grows into new arrays: the search still ends optimal."""
     script = f"""
 import resource
-from solver.puzzle import Puzzle
-from solver.solve import solve
+from solver.model.puzzle import Puzzle
+from solver.search.solve import solve
 puzzle = Puzzle.from_code({hard.code()!r})
 solve(puzzle, max_depth=3)  # everything the search needs is loaded and mapped
 size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
@@ -433,8 +433,8 @@ def test_searches_side_by_side_share_the_relaxed_finishs_table():
     use by whichever search asks, and kept with the board: four searches on one
     board, target and finisher colour, started at once on a board none has
     solved, fill it side by side and agree with the same searches one by one."""
-    from solver.board import real_board
-    from solver.puzzle import Goal
+    from solver.model.board import real_board
+    from solver.model.puzzle import Goal
 
     board = real_board("yellow-C,red-D,green-C,blue-D")  # used by no other test
     target = next(t for t in board.targets if t.colour == "green")
@@ -456,7 +456,7 @@ def test_searches_side_by_side_share_the_relaxed_finishs_table():
 
 def test_bad_arguments_are_value_errors():
     from solver import _core
-    from solver.solve import compiled
+    from solver.search.solve import compiled
 
     p = puzzle(custom(), {"red": (0, 0)}, (5, 5))
     layout = compiled(p.board)
@@ -497,7 +497,7 @@ def test_a_known_solution_spares_the_last_layer_and_stays_optimal(sample_puzzles
     """With `known`, only shorter solutions are searched for: an optimal known
     solution comes back as it is, a longer one gives way to the optimum, and
     moves that do not solve the puzzle are refused."""
-    from solver.puzzle import moves_from_json
+    from solver.model.puzzle import moves_from_json
 
     rows = [r for r in sample_puzzles if 6 <= r["optimal_length"] <= 12][:12]
     assert rows
@@ -517,7 +517,7 @@ def test_a_known_solution_spares_the_last_layer_and_stays_optimal(sample_puzzles
 
 def _there_and_back(p: Puzzle, before: list) -> list:
     """Two moves that leave the position as it was, if the robot that moved last can go and come back."""
-    from solver.puzzle import Move
+    from solver.model.puzzle import Move
 
     if not before:
         return []

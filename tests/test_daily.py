@@ -16,11 +16,11 @@ import pytest
 
 from service.app import create_app
 from service.daily import _SERVED as served_here
-from solver import daily
+from solver.model.moves import check
+from solver.model.puzzle import Puzzle, moves_from_json
+from solver.play import daily
 from solver.production.calendar import identity
-from solver.puzzle import Puzzle, moves_from_json
-from solver.rules import check
-from solver.solve import solve
+from solver.search.solve import solve
 from workers.app import make_celery
 from workers.stores import Stores
 
@@ -188,7 +188,7 @@ def test_driftingdroids_id_where_the_board_allows_it(client):
         p = Puzzle.from_json(d["puzzle"])
         assert (d["driftingdroids_id"] is None) == bool(p.board.barriers)
         if d["driftingdroids_id"]:
-            from solver.interop import from_driftingdroids_id
+            from solver.formats.driftingdroids import from_driftingdroids_id
 
             assert from_driftingdroids_id(d["driftingdroids_id"], p.rules) == p
 

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from solver.board import Board, real_board
-from solver.puzzle import Goal, Puzzle, Rules
-from solver.rules import check
-from solver.solve import exhaustive, solve
+from solver.model.board import Board, real_board
+from solver.model.moves import check
+from solver.model.puzzle import Goal, Puzzle, Rules
+from solver.search.solve import exhaustive, solve
 from tests.helpers import custom, random_custom_puzzle
 
 

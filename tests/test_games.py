@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from service.app import create_app
-from solver.board import real_board
-from solver.puzzle import Goal, Puzzle, Rules, moves_to_json
-from solver.solve import solve
+from solver.model.board import real_board
+from solver.model.puzzle import Goal, Puzzle, Rules, moves_to_json
+from solver.search.solve import solve
 
 
 class Clock:

@@ -9,11 +9,11 @@ import sys
 import pytest
 
 from solver.errors import InvalidInput
+from solver.model.moves import check, round_of
+from solver.model.puzzle import Puzzle, Rules
 from solver.production.generate import generate
-from solver.puzzle import Puzzle, Rules
-from solver.reference import reference_solve
-from solver.rules import check, round_of
-from solver.solve import solve
+from solver.search.reference import reference_solve
+from solver.search.solve import solve
 
 
 @pytest.mark.parametrize("length", range(2, 13))

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from solver.errors import InvalidInput
-from solver.interop import from_driftingdroids_id, to_driftingdroids_id
-from solver.puzzle import Puzzle
+from solver.formats.driftingdroids import from_driftingdroids_id, to_driftingdroids_id
+from solver.model.puzzle import Puzzle
 from tests.helpers import random_real_puzzle
 
 

@@ -122,7 +122,7 @@ def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
     UNSEEN = {**HARD, "rules": {"ricochet": "turn"}}  # a puzzle no other test solves  # noqa: N806
     client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01}).test_client()
     stores = Stores.from_url(redis_url)
-    from solver.puzzle import Puzzle
+    from solver.model.puzzle import Puzzle
 
     key = Puzzle.from_json(UNSEEN).content_hash()
     first = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
@@ -141,7 +141,7 @@ def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
 def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
     """The one piece the views and the solve task share: a search's end is
     remembered (settled: kept; out of time: its bound, for that budget)."""
-    from solver.puzzle import Puzzle
+    from solver.model.puzzle import Puzzle
     from workers.answers import Answers
     from workers.stores import Stores
 

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from service.app import create_app
-from solver.puzzle import Puzzle
-from solver.solve import solve
+from solver.model.puzzle import Puzzle
+from solver.search.solve import solve
 from tests.helpers import pack_request, unpooled_board, wait_for_job
 from workers.embedded import EmbeddedRedis
 from workers.tasks import pack_item

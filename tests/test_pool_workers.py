@@ -28,7 +28,7 @@ def _analysis_worker(url: str) -> subprocess.Popen:
 
 
 def _chip(board: str) -> str:
-    from solver.board import real_board
+    from solver.model.board import real_board
 
     t = next(t for t in real_board(board).targets if t.colour == "red")
     return f"{t.colour}-{t.symbol}"
@@ -83,8 +83,8 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
 
 def test_pools_stored_in_redis_are_seen_beside_the_starter_set(tmp_path):
     """What a worker stores in Redis, every process's library sees, loaded whole."""
-    from solver.board import real_board
-    from solver.puzzle import Goal
+    from solver.model.board import real_board
+    from solver.model.puzzle import Goal
 
     board = real_board(BOARD)
     t = next(t for t in board.targets if t.colour == "red")

@@ -10,15 +10,15 @@ import random
 
 import pytest
 
-from solver.board import Board, real_board
-from solver.geometry import ROBOT_COLOURS
+from solver.model.board import Board, real_board
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import check, round_of
+from solver.model.puzzle import Goal, Puzzle, Rules
 from solver.production import pools
 from solver.production.difficulty import difficulty
 from solver.production.packs import plan, variety_key
-from solver.puzzle import Goal, Puzzle, Rules
-from solver.reference import reference_solve
-from solver.rules import check, round_of
-from solver.solve import analyse, solution_facts, solve
+from solver.search.reference import reference_solve
+from solver.search.solve import analyse, solution_facts, solve
 
 BARRIER_BOARD = "green-C,red-C,yellow-D,blue-B"
 
@@ -60,7 +60,7 @@ def test_an_analysis_that_stores_interchangeable_helpers_once_counts_every_posit
     """Helpers no barrier tells apart are stored once per set of cells; the
     counts per length are still those of every position (the bank's analysis
     stores every order)."""
-    from solver.solve import exhaustive
+    from solver.search.solve import exhaustive
 
     board = real_board(spec)
     goal = _goal(board, colour)

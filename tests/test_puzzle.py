@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.board import Board, all_boards, real_board
 from solver.errors import InvalidInput
-from solver.geometry import ROBOT_COLOURS, SYMBOLS
-from solver.puzzle import Goal, Move, Puzzle, Rules
+from solver.model.board import Board, all_boards, real_board
+from solver.model.geometry import ROBOT_COLOURS, SYMBOLS
+from solver.model.puzzle import Goal, Move, Puzzle, Rules
 
 SPECS = list(all_boards("2013"))
 BASE = {"board": "green-A,yellow-B,red-B,blue-B",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from itertools import product
 
-from solver.geometry import DIRECTIONS
-from solver.puzzle import Goal, Move, Puzzle, Rules
-from solver.rules import IllegalMove, State, round_of
-from solver.solve import reach, solution_facts, solve
+from solver.model.geometry import DIRECTIONS
+from solver.model.moves import IllegalMove, State, round_of
+from solver.model.puzzle import Goal, Move, Puzzle, Rules
+from solver.search.solve import reach, solution_facts, solve
 from tests.helpers import random_custom_puzzle, random_real_puzzle
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from solver.puzzle import Puzzle
-from solver.reference import reference_solve
-from solver.rules import check
+from solver.model.moves import check
+from solver.model.puzzle import Puzzle
+from solver.search.reference import reference_solve
 from tests.helpers import custom, puzzle
 
 
@@ -72,7 +72,7 @@ def test_sample_optima_within_reach(sample_puzzles):
 
 
 def test_sample_oracle_solutions_replay(sample_puzzles):
-    from solver.puzzle import moves_from_json
+    from solver.model.puzzle import moves_from_json
 
     for row in sample_puzzles:
         p = Puzzle.from_json(row)
@@ -91,7 +91,7 @@ def test_quadrant_test_puzzles_within_reach(quadrant_test_puzzles):
 
 
 def test_published_long_solutions_replay(quadrant_test_puzzles):
-    from solver.puzzle import Move
+    from solver.model.puzzle import Move
 
     for t in quadrant_test_puzzles:
         if "known_solution" not in t:

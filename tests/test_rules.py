@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from solver.board import real_board
-from solver.rules import TURNED, State, check, round_of
+from solver.model.board import real_board
+from solver.model.moves import TURNED, State, check, round_of
 from tests.helpers import after, custom, illegal, moves, puzzle
 
 # -- sliding -----------------------------------------------------------------------

@@ -14,9 +14,9 @@ RICOCHET = str(Path(sys.executable).parent / "ricochet")
 DRAW = """
 import hashlib, json, sys
 from service.pictures import png
-from solver.board import real_board
-from solver.puzzle import Puzzle
-from solver.svg import board_svg, puzzle_svg, sheet_svg
+from solver.model.board import real_board
+from solver.model.puzzle import Puzzle
+from solver.formats.svg import board_svg, puzzle_svg, sheet_svg
 rows = [json.loads(line) for line in open(sys.argv[1]).read().splitlines()]
 puzzles = [Puzzle.from_json(r) for r in rows]
 board = real_board("green-A,yellow-B,red-B,blue-B")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from service.app import create_app
-from solver.puzzle import Puzzle
+from solver.model.puzzle import Puzzle
 
 
 @pytest.fixture()

@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from service.app import create_app
-from solver import daily
-from solver.interop import from_driftingdroids_id, to_driftingdroids_id
-from solver.puzzle import Puzzle
+from solver.formats.driftingdroids import from_driftingdroids_id, to_driftingdroids_id
+from solver.model.puzzle import Puzzle
+from solver.play import daily
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BOARD_1999 = "green-A,yellow-B,red-B,blue-B"

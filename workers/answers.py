@@ -15,9 +15,9 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from solver.puzzle import Puzzle
-from solver.solution import Solution
-from solver.solve import DEFAULT_MAX_DEPTH, Cancel, solve
+from solver.model.puzzle import Puzzle
+from solver.search.solution import Solution
+from solver.search.solve import DEFAULT_MAX_DEPTH, Cancel, solve
 
 from .stores import Stores
 

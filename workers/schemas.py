@@ -8,10 +8,11 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from solver.errors import InvalidInput
+from solver.model.board import BoardKind
 
 MAX_PACK = 1000
 MAX_PACK_LENGTH = 30  # what pools and the bank hold decides what a pack can have (API: 422 beyond)
-BOARD_KINDS = ("random-2013", "random-beginner", "random-1999")
+BOARD_KINDS = tuple(BoardKind)
 MAX_SEED = 100
 MAX_TIME_BUDGET = 600.0  # seconds a queued solve may search
 
@@ -57,7 +58,7 @@ class PackRequest(Schema):
         "description": "beyond 20 moves, up to the longest the pools and the bank hold (else 422)"})
     seed = Seed(load_default=0, metadata={
         "description": "same seed, same puzzles, in the same order (for a given pool set)"})
-    board = fields.String(load_default="random-2013", validate=validate.Length(max=200), metadata={
+    board = fields.String(load_default=BoardKind.RANDOM_2013.value, validate=validate.Length(max=200), metadata={
                           "description": "a real board spec, random-2013 (default), random-1999, random-beginner"},
                           error_messages={"invalid": "must be a board spec or random-2013, random-1999, "
                                                      "random-beginner"})
@@ -76,7 +77,7 @@ class PackRequest(Schema):
         board = data.get("board")
         if board in BOARD_KINDS:
             return
-        from solver.board import real_board
+        from solver.model.board import real_board
 
         try:
             real_board(board)

@@ -13,13 +13,13 @@ from typing import Any
 
 from celery.signals import task_received
 
-from solver.board import all_boards, real_board
-from solver.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.errors import InvalidInput
+from solver.model.board import all_boards, real_board
+from solver.model.puzzle import Puzzle
+from solver.play.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.production import packs, pools
 from solver.production.packs import plan_for, variety_key
-from solver.puzzle import Puzzle
-from solver.solve import Cancel
+from solver.search.solve import Cancel
 
 from .answers import Answers
 from .app import ANALYSIS_QUEUE, celery_app, settings

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from solver.board import Board, all_boards
 from solver.errors import InvalidInput
-from solver.puzzle import Puzzle
-from solver.render import LEGEND, ascii_board, ascii_puzzle
-from solver.svg import board_svg, puzzle_svg
+from solver.formats.ascii import LEGEND, ascii_board, ascii_puzzle
+from solver.formats.svg import board_svg, puzzle_svg
+from solver.model.board import Board, all_boards
+from solver.model.puzzle import Puzzle
 
 from .common import EXIT_OK, InputError, documents
 

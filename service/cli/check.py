@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from solver.errors import InvalidInput
-from solver.puzzle import Puzzle, moves_from_json
-from solver.rules import check
+from solver.model.moves import check
+from solver.model.puzzle import Puzzle, moves_from_json
 
 from .common import each
 

@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-from solver.board import Board
 from solver.errors import InvalidInput
-from solver.puzzle import Goal
+from solver.model.board import Board
+from solver.model.puzzle import Goal
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 

@@ -8,7 +8,7 @@ import json
 import sys
 
 from application.daily import shown
-from solver import daily
+from solver.play import daily
 
 from .common import EXIT_OK, InputError
 

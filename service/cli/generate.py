@@ -6,9 +6,10 @@ import argparse
 import json
 
 from solver.errors import InvalidInput
+from solver.model.board import BoardKind
+from solver.model.puzzle import Rules
 from solver.production.generate import NoPuzzleFound, generate
 from solver.production.pools import Library, packaged
-from solver.puzzle import Rules
 
 from .common import EXIT_OK, InputError, progress_bar
 
@@ -20,7 +21,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-length", type=int, help="longest optimal length wanted")
     p.add_argument("--count", type=int, default=1, help="puzzles to print (1 to 100000, default 1)")
     p.add_argument("--seed", default="0", help="same seed and options, same puzzles (default 0)")
-    p.add_argument("--board", default="random-2013",
+    p.add_argument("--board", default=BoardKind.RANDOM_2013.value,
                    help="a board spec, random-2013, random-1999 or random-beginner (no barrier sections)")
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
     p.add_argument("--target", default="any", help="a colour, vortex or any (default)")

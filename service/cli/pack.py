@@ -7,6 +7,7 @@ import json
 import sys
 
 from solver.errors import InvalidInput
+from solver.model.board import BoardKind
 
 from .common import EXIT_FAILED, EXIT_OK, InputError, progress_bar
 
@@ -19,7 +20,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-length", type=int, help="shortest optimal length")
     p.add_argument("--max-length", type=int, help="longest optimal length")
     p.add_argument("--seed", default="0", help="same seed and fields, same pack (default 0)")
-    p.add_argument("--board", default="random-2013",
+    p.add_argument("--board", default=BoardKind.RANDOM_2013.value,
                    help="a board spec, random-2013 (default), random-1999 or random-beginner")
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from solver.puzzle import Puzzle
+from solver.model.puzzle import Puzzle
 
 from .common import InputError, each
 
@@ -31,10 +31,10 @@ def run(args: argparse.Namespace) -> int:
     def judge(doc: Any) -> dict[str, Any]:
         puzzle = Puzzle.from_json(doc)
         if args.reference:
-            from solver.reference import reference_solve
+            from solver.search.reference import reference_solve
 
             return reference_solve(puzzle, max_depth=args.max_depth).to_json()
-        from solver.solve import solution_facts, solve
+        from solver.search.solve import solution_facts, solve
 
         answer = solve(puzzle, max_depth=args.max_depth, time_budget=args.time_budget)
         out = answer.to_json()

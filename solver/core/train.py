@@ -37,10 +37,10 @@ def load_core(path: str) -> None:
 def main() -> None:
     load_core(sys.argv[1])
     sys.path.insert(0, str(ROOT))
-    from solver.board import Board, random_board_spec, real_board
-    from solver.geometry import ROBOT_COLOURS
-    from solver.puzzle import Goal, Puzzle, Rules
-    from solver.solve import solve
+    from solver.model.board import Board, random_board_spec, real_board
+    from solver.model.geometry import ROBOT_COLOURS
+    from solver.model.puzzle import Goal, Puzzle, Rules
+    from solver.search.solve import solve
 
     rng = random.Random(20261125)
 

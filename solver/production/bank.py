@@ -14,12 +14,12 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ..board import Board, Cell
-from ..geometry import ROBOT_COLOURS
-from ..puzzle import Move, Puzzle
-from ..rules import round_of
-from ..solution import Solution
-from .generated import Generated
+from solver.model.board import Board, Cell
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import round_of
+from solver.model.puzzle import Move, Puzzle
+from solver.production.generated import Generated
+from solver.search.solution import Solution
 
 BANK = Path(__file__).parent / "data" / "bank.jsonl"
 
@@ -80,7 +80,7 @@ def _most_walled(board: Board, cells: list[Cell]) -> list[Cell]:
 
 def _crossed(p: Puzzle, solution: list[Move]) -> set[int]:
     """Every cell a robot enters while the solution is played."""
-    from ..rules import State, try_slide
+    from solver.model.moves import State, try_slide
 
     board, state, crossed = p.board, State.start(p), set()
     colours = p.colours

@@ -1,7 +1,7 @@
 """Building the daily calendar: one proven puzzle per day, never the same twice.
 
 A maintainer runs this once per schedule version; the result is frozen into
-the package (`solver/data/daily/`) and `solver.daily` only reads it.  Freezing
+the package (`solver/data/daily/`) and `solver.play.daily` only reads it.  Freezing
 is what keeps a published day fixed: the generator, the bank and the pools may
 all change between releases, the calendar file does not.
 
@@ -29,11 +29,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..daily import SCHEDULE
-from ..puzzle import Puzzle
-from .generate import generate
-from .generated import Generated
-from .pools import Library, Pool, packaged
+from solver.model.board import BoardKind
+from solver.model.puzzle import Puzzle
+from solver.play.daily import SCHEDULE
+from solver.production.generate import generate
+from solver.production.generated import Generated
+from solver.production.pools import Library, Pool, packaged
 
 FROM_POOLS = 15  # days asking for at least this many moves draw on the pools (searching them takes minutes)
 
@@ -52,7 +53,7 @@ def _searched(job: tuple[str, int, int, int, int]) -> dict[str, Any]:
     date, lo, hi, version, attempt = job
     day = dt.date.fromisoformat(date)
     seed = f"daily:v{version}:{date}" + (f":{attempt}" if attempt else "")
-    g = generate(min_length=lo, max_length=hi, board="random-2013", robots=4, seed=seed, bank_seeds=False)
+    g = generate(min_length=lo, max_length=hi, board=BoardKind.RANDOM_2013, robots=4, seed=seed, bank_seeds=False)
     return {**line(day, g, "search"), "attempt": attempt}
 
 
@@ -63,7 +64,7 @@ class _FromPools:
         # rows of lo..hi moves (the lengths of every day drawn from pools)
         self.rows: dict[int, list[tuple[Pool, int]]] = {}
         self.used: dict[str, int] = {}
-        for pool in library.pools("random-2013", 4, "turn"):
+        for pool in library.pools(BoardKind.RANDOM_2013, 4, "turn"):
             for n, rows in pool.lengths().items():
                 if lo <= n <= hi:
                     self.rows.setdefault(n, []).extend((pool, r) for r in rows)

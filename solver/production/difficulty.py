@@ -15,9 +15,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..puzzle import Puzzle
-from ..solution import Solution
-from ..solve import Analysis, solution_facts
+from solver.model.puzzle import Puzzle
+from solver.search.solution import Solution
+from solver.search.solve import Analysis, solution_facts
 
 GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
 GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts

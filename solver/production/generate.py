@@ -20,24 +20,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..board import Board, random_board_spec, real_board
-from ..errors import InvalidInput
-from ..geometry import ROBOT_COLOURS
-from ..puzzle import Goal, Move, Puzzle, Rules
-from ..rules import check, round_of
-from ..solution import Solution
-from ..solve import Cancel, solve
-from . import bank
-from .difficulty import difficulty
-from .generated import Generated, NoPuzzleFound
-from .pools import MIN_LENGTH as POOL_MIN_LENGTH
-from .pools import Library, draw
-from .walk import mutate, walk
+from solver.errors import InvalidInput
+from solver.model.board import Board, BoardKind, random_board_spec, real_board
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import check, round_of
+from solver.model.puzzle import Goal, Move, Puzzle, Rules
+from solver.production import bank
+from solver.production.difficulty import difficulty
+from solver.production.generated import Generated, NoPuzzleFound
+from solver.production.pools import MIN_LENGTH as POOL_MIN_LENGTH
+from solver.production.pools import Library, draw
+from solver.production.walk import mutate, walk
+from solver.search.solution import Solution
+from solver.search.solve import Cancel, solve
 
 MAX_LENGTH = 30
 LONG = 12  # from this length on, climb on one target at a time
 BANK_FROM = 21  # from this length on, serve from the bank when it holds a match
-RANDOM_BOARDS = ("random-2013", "random-1999", "random-beginner")
 
 __all__ = ["BANK_FROM", "Generated", "MAX_LENGTH", "NoPuzzleFound", "generate"]
 
@@ -47,7 +46,7 @@ def generate(
     *,
     min_length: int | None = None,
     max_length: int | None = None,
-    board: str | Board = "random-2013",
+    board: str | Board = BoardKind.RANDOM_2013,
     robots: int = 4,
     target: str = "any",
     rules: Rules | None = None,
@@ -86,7 +85,7 @@ def generate(
         return known
     deadline = time.monotonic() + time_budget if time_budget else math.inf
     evaluations = 0
-    if lo >= LONG and bank_seeds and board in RANDOM_BOARDS and target == "any" and not rules.vortex_sightline:
+    if lo >= LONG and bank_seeds and BoardKind.of(board) is not None and target == "any" and not rules.vortex_sightline:
         starts = _walk_starts(lo, hi, board, robots, rules, pools)
         found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
                                         cancel, threads=FIVE_ROBOT_THREADS if robots == 5 else 1)
@@ -117,7 +116,7 @@ def _known(lo: int, hi: int, board: str | Board, robots: int, target: str, rules
     banked = _from_bank(lo, hi, board, robots, target, rules, min_robots_moved, rng)
     if banked is not None:
         return banked
-    if lo >= BANK_FROM and board in ("random-2013", "random-1999") and target == "any":
+    if lo >= BANK_FROM and _banked(board) and target == "any":
         known = bank.matching(1, MAX_LENGTH, robots, rules.ricochet, _edition(board))
         longest = max((e["length"] for e in known), default=None)
         raise NoPuzzleFound(f"no puzzle of {lo}..{hi} moves is known for {robots} robots on {board} boards "
@@ -201,7 +200,7 @@ class _Search:
 def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,
                min_robots_moved: int, rng: random.Random) -> Generated | None:
     """A verified long puzzle from the bank, chosen by the seed, when one fits."""
-    if lo < BANK_FROM or board not in ("random-2013", "random-1999") or target != "any" or min_robots_moved:
+    if lo < BANK_FROM or not _banked(board) or target != "any" or min_robots_moved:
         return None
     if rules.vortex_sightline:
         return None
@@ -251,7 +250,7 @@ def _walk_starts(lo: int, hi: int, board: str, robots: int, rules: Rules,
         return _Start(lambda rng: bank.with_fifth_robot(make(), rng, solution() if solution else None), True,
                       solution)
 
-    banked = board in ("random-2013", "random-1999")  # the bank holds no beginner boards apart
+    banked = _banked(board)
     starts = [known(code) for code in near(robots)] if banked else []
     if robots == 5 and banked:
         starts += [fifth(functools.partial(Puzzle.from_code, code), None) for code in near(4)]
@@ -334,16 +333,24 @@ def _length_range(length: int | None, min_length: int | None, max_length: int | 
     return min_length, max_length
 
 
+def _banked(board: str | Board) -> bool:
+    """Whether `board` is a kind of random board the bank holds long puzzles for."""
+    kind = BoardKind.of(board)
+    return kind is not None and kind.banked
+
+
 def _edition(board: str | Board) -> str:
     """The edition of a random-board request (random-beginner boards are 2013 ones)."""
-    return "1999" if board == "random-1999" else "2013"
+    kind = BoardKind.of(board)
+    return kind.edition if kind is not None else "2013"
 
 
 def _pick_board(board: str | Board, rng: random.Random) -> Board:
     if isinstance(board, Board):
         return board
-    if board in ("random-2013", "random-1999", "random-beginner"):
-        return real_board(random_board_spec(rng, _edition(board), barriers=board != "random-beginner"))
+    kind = BoardKind.of(board)
+    if kind is not None:
+        return real_board(random_board_spec(rng, kind.edition, barriers=kind.barriers))
     return real_board(board)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..interop import driftingdroids_id
-from ..puzzle import Puzzle
-from ..solution import Solution
+from solver.formats.driftingdroids import driftingdroids_id
+from solver.model.puzzle import Puzzle
+from solver.search.solution import Solution
 
 
 class NoPuzzleFound(Exception):

@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..board import Board, Cell, all_boards, real_board
-from ..geometry import ROBOT_COLOURS
-from ..puzzle import Goal, Move, Puzzle, Rules, moves_to_json
-from ..rules import check, round_of
-from ..solution import Solution
-from ..solve import exhaustive, solve_many, upper_bound
-from . import bank
-from .difficulty import difficulty
-from .walk import walk
+from solver.model.board import Board, Cell, all_boards, real_board
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import check, round_of
+from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_to_json
+from solver.production import bank
+from solver.production.difficulty import difficulty
+from solver.production.walk import walk
+from solver.search.solution import Solution
+from solver.search.solve import exhaustive, solve_many, upper_bound
 
 MAX_BANK_LENGTH = 40  # the climb never searches deeper than this
 BANK_STATE_BUDGET = 3 << 30  # bytes: deep 5-robot positions outgrow the solver's default 1 GiB
@@ -211,7 +211,7 @@ EXHAUSTIVE_LIMIT = 2_000_000
 def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, seed: str, seconds: float,
                       edition: str = "2013", threads: int = 2, per_length: int = 20) -> Iterator[dict[str, Any]]:
     """Yield bank entries for one board and goal from its retrograde analysis: the
-    optimal length of every position at once (solver.solve.exhaustive, under the
+    optimal length of every position at once (solver.search.solve.exhaustive, under the
     plain rule, a lower bound under the ricochet rule).  Fair positions of at least
     `min_length` moves are proven by the solver under the rules in force, longest
     first and one per plain-rule solution (positions that differ only where a robot

@@ -17,13 +17,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidInput
-from ..puzzle import Puzzle, Rules
-from ..solve import Cancel
-from . import bank
-from .generate import generate
-from .generated import Generated, NoPuzzleFound
-from .pools import Entry, Library, Pool, packaged
+from solver.errors import InvalidInput
+from solver.model.board import BoardKind
+from solver.model.puzzle import Puzzle, Rules
+from solver.production import bank
+from solver.production.generate import generate
+from solver.production.generated import Generated, NoPuzzleFound
+from solver.production.pools import Entry, Library, Pool, packaged
+from solver.search.solve import Cancel
 
 CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
 
@@ -92,7 +93,7 @@ def _sources(lo: int, hi: int, board: str, robots: int, ricochet: str,
             for n, rows in pool.lengths().items():
                 if lo <= n <= hi:
                     out.setdefault(n, {}).setdefault(pair, []).extend((pool, i, None) for i in rows)
-    if board in ("random-2013", "random-1999", "random-beginner") or "," in board:
+    if BoardKind.of(board) is not None or "," in board:
         for e in sorted(bank.entries(), key=lambda e: e["code"]):
             if not lo <= e["length"] <= hi or e["robots"] != robots or e["ricochet"] != ricochet:
                 continue

@@ -2,7 +2,7 @@
 
 A pool is one (board, target, robot count, ricochet option).  Its positions
 come from the retrograde analysis of the board and target
-(`solver.solve.analyse`: the plain-rule length of every position at once).
+(`solver.search.solve.analyse`: the plain-rule length of every position at once).
 While that table is in memory it is the solver's lower bound: exact under the
 plain rule, and a lower bound under the ricochet rule, which only takes
 finishing moves away.  So every position is proven under the rules in force
@@ -44,15 +44,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..board import Board, real_board
-from ..errors import InvalidInput
-from ..geometry import DIRECTIONS, ROBOT_COLOURS
-from ..puzzle import Goal, Move, Puzzle, Ricochet, Rules
-from ..rules import round_of
-from ..solution import Solution
-from ..solve import Analysis, analyse, solution_facts, solve
-from .difficulty import FACTS_CAP, rate
-from .generated import Generated
+from solver.errors import InvalidInput
+from solver.model.board import Board, BoardKind, real_board
+from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS
+from solver.model.moves import round_of
+from solver.model.puzzle import Goal, Move, Puzzle, Ricochet, Rules
+from solver.production.difficulty import FACTS_CAP, rate
+from solver.production.generated import Generated
+from solver.search.solution import Solution
+from solver.search.solve import Analysis, analyse, solution_facts, solve
 
 FORMAT = "ricochet-pool"
 VERSION = 1
@@ -282,11 +282,11 @@ class Entry:
         if self.robots != robots or self.ricochet != ricochet:
             return False
         sides = [part.rsplit("-", 1)[-1] for part in self.board.split(",")]
-        if board == "random-2013":
+        if board == BoardKind.RANDOM_2013:
             return True  # every real board is a 2013 board (the 1999 sides are its A and B)
-        if board == "random-beginner":
+        if board == BoardKind.RANDOM_BEGINNER:
             return "D" not in sides
-        if board == "random-1999":
+        if board == BoardKind.RANDOM_1999:
             return all(s in "AB" for s in sides)
         return self.board == board
 

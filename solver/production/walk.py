@@ -16,10 +16,10 @@ import random
 import time
 from collections.abc import Iterator
 
-from ..board import Cell
-from ..puzzle import Move, Puzzle
-from ..solution import Solution
-from ..solve import DEFAULT_STATE_BUDGET, Cancel, solve, upper_bound
+from solver.model.board import Cell
+from solver.model.puzzle import Move, Puzzle
+from solver.search.solution import Solution
+from solver.search.solve import DEFAULT_STATE_BUDGET, Cancel, solve, upper_bound
 
 SOLVE_BUDGET = 60.0  # seconds for one solve of the walk, or less when its deadline is nearer
 

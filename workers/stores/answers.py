@@ -51,9 +51,9 @@ class AnswerStore:
     def record_generated(self, item: dict[str, Any], ttl: int | None) -> None:
         """A generated puzzle's optimum, and its solution as the answer served for
         it (hints, a solve) unless one is kept already: one solution per puzzle."""
-        from solver.puzzle import Move, Puzzle
-        from solver.rules import round_of
-        from solver.solution import Solution
+        from solver.model.moves import round_of
+        from solver.model.puzzle import Move, Puzzle
+        from solver.search.solution import Solution
 
         p = Puzzle.from_json(item.get("puzzle") or {k: item[k] for k in ("board", "robots", "target", "rules")
                                                     if k in item})

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .board import Board
-from .puzzle import Puzzle
+from solver.model.board import Board
+from solver.model.puzzle import Puzzle
 
 _SYMBOL = {"circle": "c", "triangle": "t", "square": "s", "hexagon": "h"}
 _ROBOT = {"red": "R", "green": "G", "blue": "B", "yellow": "Y", "black": "K"}

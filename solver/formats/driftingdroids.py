@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-from .board import real_board, sections
-from .errors import InvalidInput
-from .geometry import ROBOT_COLOURS
-from .puzzle import Goal, Puzzle, Rules
+from solver.errors import InvalidInput
+from solver.model.board import real_board, sections
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.puzzle import Goal, Puzzle, Rules
 
 _DIGIT = {"green": 1, "blue": 2, "red": 3, "yellow": 4}
 _ID = re.compile(r"^([0-9A-Fa-f]{4})\+([45])([0-4Ff])\+((?:[0-9A-Fa-f]{2}){4,5})\+([0-9A-Fa-f]{2})$")

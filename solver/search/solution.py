@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .geometry import ROBOT_COLOURS
-from .puzzle import Move, Puzzle, moves_from_json, moves_to_json
-from .rules import Round, candidates
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import Round, candidates
+from solver.model.puzzle import Move, Puzzle, moves_from_json, moves_to_json
 
 STATUSES = ("optimal", "unsolvable", "depth_limit", "timeout", "state_limit", "cancelled")
 

@@ -39,12 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .puzzle import Puzzle
+from solver.model.puzzle import Puzzle
 
 SCHEDULE = {0: (5, 6), 1: (7, 8), 2: (9, 10), 3: (11, 12), 4: (13, 14), 5: (15, 16), 6: (17, 20)}
 FIRST_DAY = dt.date(2026, 1, 1)
 DAYS_AHEAD = 7  # how far ahead workers copy days into a deployment's store (never shown before their day)
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 @dataclass(frozen=True)

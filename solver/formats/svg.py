@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-from .board import Board
-from .geometry import DIRECTIONS
-from .puzzle import Move, Puzzle
-from .rules import try_slide
+from solver.model.board import Board
+from solver.model.geometry import DIRECTIONS
+from solver.model.moves import try_slide
+from solver.model.puzzle import Move, Puzzle
 
 CELL = 40
 MARGIN = 8

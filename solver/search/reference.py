@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from .geometry import DIRECTIONS
-from .puzzle import Move, Puzzle
-from .rules import TURNED, UNMOVED, next_status, round_of, try_slide
-from .solution import Solution
+from solver.model.geometry import DIRECTIONS
+from solver.model.moves import TURNED, UNMOVED, next_status, round_of, try_slide
+from solver.model.puzzle import Move, Puzzle
+from solver.search.solution import Solution
 
 
 def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000_000) -> Solution:

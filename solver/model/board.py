@@ -13,13 +13,14 @@ import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .errors import InvalidInput
-from .geometry import DIRECTIONS, DX, DY, ROBOT_COLOURS, SYMBOLS, VORTEX
+from solver.errors import InvalidInput
+from solver.model.geometry import DIRECTIONS, DX, DY, ROBOT_COLOURS, SYMBOLS, VORTEX
 
 Cell = tuple[int, int]
 
@@ -27,6 +28,34 @@ MIN_SIZE, MAX_SIZE = 4, 32
 REAL_SIZE = 16
 POSITIONS = ("NW", "NE", "SE", "SW")
 EDITIONS = ("1999", "2013")
+
+
+class BoardKind(StrEnum):
+    """A board asked for by kind rather than by spec: a random board of an edition
+    (the beginner kind: a 2013 board without diagonal barriers)."""
+
+    RANDOM_2013 = "random-2013"
+    RANDOM_1999 = "random-1999"
+    RANDOM_BEGINNER = "random-beginner"
+
+    @property
+    def edition(self) -> str:
+        return "1999" if self is BoardKind.RANDOM_1999 else "2013"
+
+    @property
+    def barriers(self) -> bool:
+        """Whether its boards may carry diagonal barriers."""
+        return self is not BoardKind.RANDOM_BEGINNER
+
+    @property
+    def banked(self) -> bool:
+        """Whether the bank of long puzzles holds puzzles of this kind (not beginner boards apart)."""
+        return self is not BoardKind.RANDOM_BEGINNER
+
+    @classmethod
+    def of(cls, board: object) -> BoardKind | None:
+        """The kind `board` names, or None for a spec or a board object."""
+        return cls(board) if isinstance(board, str) and board in cls._value2member_map_ else None
 
 
 @dataclass(frozen=True, order=True)
@@ -322,7 +351,7 @@ def _custom_diagonals(board_cells: _Checker, diagonals: Any, taken: set[Cell], f
 @functools.cache
 def quadrant_data() -> dict[str, Any]:
     """The packaged quadrants.json (read on first use, never at import)."""
-    return json.loads((Path(__file__).parent / "data" / "quadrants.json").read_text(encoding="utf-8"))
+    return json.loads((Path(__file__).resolve().parents[1] / "data" / "quadrants.json").read_text(encoding="utf-8"))
 
 
 @functools.cache

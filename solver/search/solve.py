@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
-from .board import Board, Cell
-from .geometry import DIRECTIONS, ROBOT_COLOURS
-from .puzzle import Goal, Move, Puzzle
-from .rules import Round, candidates, check, round_from_reach
-from .solution import Solution
+from solver import _core
+from solver.model.board import Board, Cell
+from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS
+from solver.model.moves import Round, candidates, check, round_from_reach
+from solver.model.puzzle import Goal, Move, Puzzle
+from solver.search.solution import Solution
 
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB

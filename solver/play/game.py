@@ -16,11 +16,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .board import Board, random_board_spec, real_board
-from .errors import InvalidInput
-from .geometry import ROBOT_COLOURS
-from .puzzle import Goal, Move, Puzzle, Rules, moves_from_json, moves_to_json
-from .rules import check, replay, round_of
+from solver.errors import InvalidInput
+from solver.model.board import Board, random_board_spec, real_board
+from solver.model.geometry import ROBOT_COLOURS
+from solver.model.moves import check, replay, round_of
+from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_from_json, moves_to_json
 
 CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
 MAX_PLAYERS = 16

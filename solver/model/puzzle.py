@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .board import Board, Cell, _Checker, sections
-from .errors import InvalidInput
-from .geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
+from solver.errors import InvalidInput
+from solver.model.board import Board, Cell, _Checker, sections
+from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 
 
 class Ricochet(StrEnum):

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .board import Board, Cell
-from .geometry import DEFLECT, DIRECTIONS, axis
-from .puzzle import Move, Puzzle
+from solver.model.board import Board, Cell
+from solver.model.geometry import DEFLECT, DIRECTIONS, axis
+from solver.model.puzzle import Move, Puzzle
 
 # Ricochet status of a robot: not moved yet, last move vertical, last move
 # horizontal, or has turned (consecutive perpendicular moves, or a deflection).

@@ -1,0 +1,2 @@
+"""Play: a whole game at the table (rounds, bids, the sand timer, scores) and the
+daily puzzle's frozen calendar."""
