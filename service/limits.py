@@ -20,6 +20,8 @@ from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
+from workers.stores.quotas import RATE_LIMIT_PREFIX
+
 from .declare import operations_of
 from .errors import problem_response
 
@@ -49,7 +51,7 @@ def register(app: Flask) -> Limiter:
         on_breach=breached,
         swallow_errors=True,
         enabled=config["RATE_LIMITS_ENABLED"],
-        key_prefix="ricochet:ratelimit",
+        key_prefix=RATE_LIMIT_PREFIX,
     )
     return limiter
 

@@ -131,3 +131,4 @@ def test_only_the_stores_touch_redis():
             text = path.read_text(encoding="utf-8")
             assert not re.search(r"^\s*(import redis|from redis)", text, re.M), path
             assert not re.search(r"\.redis\.\w+\(", text), f"{path} calls Redis itself"
+            assert not re.search(r"[\"']ricochet:[a-z]", text), f"{path} names a Redis key"

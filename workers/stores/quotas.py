@@ -1,4 +1,6 @@
-"""Work charged to each client an hour: `ricochet:quota:<kind>:<client>:<hour>`."""
+"""Work charged to each client an hour: `ricochet:quota:<kind>:<client>:<hour>`;
+and the prefix of the rate limiter's counters (flask-limiter keeps them itself,
+under this prefix, in the same Redis)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import time
 from .base import Client
 
 WINDOW = 3600  # seconds
+RATE_LIMIT_PREFIX = "ricochet:ratelimit"
 
 
 class QuotaStore:
