@@ -67,8 +67,8 @@ def _player(gid: str) -> str:
     return play.player(context(), gid, header[7:] if header.startswith("Bearer ") else "")
 
 
-def _since(value: str | None, what: str = "since") -> int:
-    since = count_in(value or "0", 9)
+def _since(value: str, what: str = "since") -> int:
+    since = count_in(value, 9)
     if since is None:
         raise Problem("invalid-input", f"{what} must be a version number (0 to 999999999)", field="since")
     return since
@@ -101,7 +101,7 @@ def create_game(body: dict[str, Any]) -> Any:
            summary="The game's public state, and with ?since=VERSION the events after that version",
            replies={200: Reply("The game", GameView)})
 def get_game(game_id: str) -> Any:
-    since = _since(request.args.get("since"))
+    since = _since(request.args.get("since", "0"))
     ctx = context()
     state, _ = play.change(ctx, game_id, lambda game: None, _now())  # looking settles the timers that ran out
     return play.view(ctx, state, since)
@@ -145,7 +145,7 @@ EVENT_STREAM = {"text/event-stream": {"schema": {
                                "and `data` the GameEvent as JSON", media=EVENT_STREAM)})
 def events(game_id: str) -> Response:
     """Server-sent events: each game event once, in order, from `since` or Last-Event-ID."""
-    start = _since(request.headers.get("Last-Event-ID") or request.args.get("since"), "since (or Last-Event-ID)")
+    start = _since(request.headers.get("Last-Event-ID") or request.args.get("since", "0"), "since (or Last-Event-ID)")
     config = current_app.config
     events = play.follow(context(), game_id, start, config["CLOCK"], config["GAME_SSE_SECONDS"])
     # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most

@@ -222,6 +222,9 @@ def test_tokens_guard_the_players(redis_url):
     r = t.client.post(url, json={"moves": "five"}, headers=t.auth("ann"))
     assert r.status_code == 400 and r.json["field"] == "moves"
     assert t.client.get("/v1/games/nope").status_code == 404
+    for since in ("", "-1", "x", "1e3"):  # left out is 0; given, it is a version number
+        r = t.client.get(f"/v1/games/{t.id}?since={since}")
+        assert r.status_code == 400 and r.json["field"] == "since", since
     bad = t.client.post("/v1/games", json={"players": ["a", "a"]})
     assert bad.status_code == 400 and bad.json["field"] == "players"
     bad = t.client.post("/v1/games", json={"players": ["a", "b"], "options": {"timer_seconds": 0}})
