@@ -20,7 +20,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from application import games as play
 from solver.errors import InvalidInput
-from workers.schemas import Seed
+from workers.schemas import Seed, text
 
 from .common import context
 from .declare import Reply, operation
@@ -36,7 +36,7 @@ class NewGame(Schema):
         unknown = RAISE
 
     # Names and options are checked by solver.play.game (with its own messages); the metadata documents them.
-    players = fields.List(fields.String(metadata={"minLength": 1, "maxLength": 40}), required=True,
+    players = fields.List(fields.String(validate=text, metadata={"minLength": 1, "maxLength": 40}), required=True,
                           validate=validate.Length(1, 16), metadata={"uniqueItems": True})
     board = fields.String(load_default="random", validate=validate.Length(max=200))
     options = fields.Dict(load_default=dict, metadata={"shape": GameOptions})

@@ -8,6 +8,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from solver.model.board import BoardKind
 from solver.production.difficulty import GRADES
 from solver.production.generate import MAX_LENGTH
+from workers.schemas import text
 
 from .shapes import Move
 
@@ -38,7 +39,7 @@ class RandomQuery(Schema):
     grade = fields.String(validate=validate.OneOf(GRADES, error=f"must be one of {', '.join(GRADES)}"))
     robots = fields.Integer(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"),
                             error_messages={"invalid": "must be 4 or 5"})
-    seed = fields.String(validate=validate.Length(1, 100, error="must be 1 to 100 characters"),
+    seed = fields.String(validate=[validate.Length(1, 100, error="must be 1 to 100 characters"), text],
                          metadata={"description": "same seed, same puzzle"})
     board = fields.String(load_default=BoardKind.RANDOM_2013.value, validate=validate.Length(max=200),
                           metadata={"description": "a board spec, random-2013 (default), random-1999 or "

@@ -3,6 +3,7 @@ task payloads are checked by the same schema before any work starts."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
@@ -28,6 +29,23 @@ class StrictInt(fields.Integer):
     default_error_messages = {"invalid": "must be an integer"}
 
 
+# Text no field of the API takes: lone surrogates (not Unicode text: Redis and every
+# encoder downstream refuse them) and C0 control characters and DEL (tab, newline
+# and carriage return are whitespace).  Free-text fields (seeds, names) check it;
+# fields with a closed set of values (colours, directions, specs, codes) refuse
+# anything else anyway.
+NOT_TEXT = re.compile(r"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def text(value: str) -> str:
+    """A marshmallow validator: `value` is Unicode text without control characters."""
+    bad = NOT_TEXT.search(value) if isinstance(value, str) else None
+    if bad is not None:
+        what = "a lone surrogate" if 0xD800 <= ord(bad.group()) <= 0xDFFF else "a control character"
+        raise ValidationError(f"holds {what} (U+{ord(bad.group()):04X}); send Unicode text")
+    return value
+
+
 class Seed(fields.Field):
     """An integer or a string of at most MAX_SEED characters."""
 
@@ -38,7 +56,7 @@ class Seed(fields.Field):
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int | str:
         if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > MAX_SEED:
             raise ValidationError(f"must be an integer or a string of at most {MAX_SEED} characters")
-        return value
+        return text(value) if isinstance(value, str) else value
 
 
 def _range(lo: int, hi: int) -> validate.Range:
