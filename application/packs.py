@@ -19,6 +19,7 @@ from . import Context, jobs
 from .problems import Problem
 from .solving import Queued
 
+SHORTEST = 2  # a round solved in one move is void (RULES.md)
 SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -40,6 +41,9 @@ def submit(ctx: Context, request: dict[str, Any], idempotency_key: str | None = 
     request, 422.  A refused request (out of range, queue full, over quota)
     records nothing, so its retry is a new request."""
     stores = ctx.required_stores()
+    if request["min_length"] < SHORTEST:
+        raise Problem("out-of-range", f"no fair puzzle has fewer than {SHORTEST} moves (a round solved in one move "
+                      f"is void): ask for min_length from {SHORTEST}", field="min_length")
     longest = longest_held(ctx.pools, request["board"], request["robots"], request["ricochet"])
     if request["min_length"] > longest:
         raise Problem("out-of-range", f"the longest puzzles held for {request['robots']} robots on "

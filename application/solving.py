@@ -7,7 +7,7 @@ from typing import Any
 
 from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle
-from workers.answers import Source
+from workers.answers import Source, ran_out
 
 from . import Context, jobs
 from .problems import Problem
@@ -28,12 +28,16 @@ class Queued:
 def solve(ctx: Context, p: Puzzle) -> Solved | Queued:
     """The answer within the request's budget, or, when the search needs longer
     and there is a queue, a job that searches for the job budget.  Identical work
-    in flight (same puzzle, same budget) shares one job, charged once."""
+    in flight (same puzzle, same budget) shares one job, charged once; a job's
+    search that ran out lately (of time or memory) is answered as it ended."""
     answer, source = ctx.answers.lookup(p)
     if answer["status"] != "timeout" or ctx.stores is None:
         return Solved(answer, source)
-    jobs.admit(ctx, "ricochet")
     budget = ctx.job_budget
+    ended = ctx.stores.answers.unsettled(p.content_hash(), budget)
+    if ended is not None:  # a job's search ran out lately: it would again, and be charged again
+        return Solved(ran_out(p, *ended), "unsettled")
+    jobs.admit(ctx, "ricochet")
     job, fresh = ctx.stores.jobs.shared("solve", f"{p.content_hash()}:{budget:g}", {"puzzle": p.to_json()},
                                        ttl=budget + 60)
     if not fresh:

@@ -127,7 +127,7 @@ def test_a_search_that_ran_out_of_time_is_not_repeated(redis_url):
     key = Puzzle.from_json(UNSEEN).content_hash()
     first = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
     assert first.status_code == 200 and first.json["optimality"] == "unknown"
-    assert stores.answers.unsettled(key, 0.01) is not None
+    assert stores.answers.unsettled(key, 0.01)[1] == "timeout"
     again = client.post("/v1/verify", json={"puzzle": UNSEEN, "moves": []})
     assert again.json == first.json
     code = Puzzle.from_json(UNSEEN).code()
@@ -162,3 +162,26 @@ def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
     assert source == "store" and kept["moves"] == answer["moves"]
     assert short.settled(quick).moves == Answers(None, 1.0).settled(quick).moves
     assert short.optimum(quick) == (answer["length"], True)
+
+
+def test_a_job_whose_search_ran_out_is_not_queued_again(redis_url, celery_worker):
+    """A queued search that ran out of its budget (time, or memory: state_limit)
+    is remembered for that budget: asked again, the solve answers how it ended,
+    at once, instead of running (and charging) the same search again."""
+    from solver.model.puzzle import Puzzle
+    from workers.stores import Stores
+
+    unseen = {**HARD, "robots": {**HARD["robots"], "yellow": [3, 3]}}  # a puzzle no other test solves
+    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01, "JOB_TIME_BUDGET": 0.2}).test_client()
+    first = client.post("/v1/solve", json=unseen)
+    assert first.status_code == 202
+    job = wait_for_job(client, first.headers["Location"], 60)
+    assert job["state"] == "failed" and job["result"]["status"] == "timeout", job
+    again = client.post("/v1/solve", json=unseen)
+    assert again.status_code == 200 and again.json["status"] == "timeout", again.json
+    assert again.json["lower_bound"] == job["result"]["lower_bound"]
+    # Out of memory is remembered the same way (a search that takes 860 MiB is not run twice).
+    other = {**unseen, "robots": {**unseen["robots"], "yellow": [3, 4]}}
+    Stores.from_url(redis_url).answers.save_unsettled(Puzzle.from_json(other).content_hash(), 0.2, 14, "state_limit")
+    ended = client.post("/v1/solve", json=other)
+    assert ended.status_code == 200 and ended.json["status"] == "state_limit" and ended.json["lower_bound"] == 14

@@ -109,6 +109,14 @@ def test_lengths_no_pool_holds_are_refused_at_once(redis_url):
     assert r.status_code == 422 and r.json["field"] == "min_length" and "longest" in r.json["detail"]
 
 
+def test_lengths_below_a_fair_puzzle_are_refused_at_once(redis_url):
+    """A one-move round is void: a pack that could hold one is refused at POST,
+    not accepted and failed item by item later."""
+    r = create_app({"REDIS_URL": redis_url}).test_client().post(
+        "/v1/packs", json={"count": 5, "min_length": 1, "max_length": 3})
+    assert r.status_code == 422 and r.json["field"] == "min_length" and "from 2" in r.json["detail"]
+
+
 def test_long_packs_come_from_pools_at_once_and_spread_over_them(redis_url, celery_worker):
     """Lengths beyond 20 from the starter set's pools, no two puzzles alike."""
     from solver.production.packs import variety_key

@@ -3,8 +3,8 @@ a settled answer kept in the store, else one search within a budget (its end
 remembered either way), else, for the caller to queue, a longer search as a job.
 
 A settled answer (optimal or unsolvable) is kept for SOLVE_TTL.  A search that
-ran out of its budget is remembered for an hour with the bound it proved, so
-nobody repeats the same search meanwhile: the answer then says `timeout` at
+ran out of its budget (of time or memory) is remembered for an hour with the
+bound it proved, so nobody repeats the same search meanwhile: the answer then says `timeout` at
 once, and a longer budget (a job's) is what can settle it.
 """
 
@@ -22,6 +22,7 @@ from solver.search.solve import DEFAULT_MAX_DEPTH, Cancel, solve
 from .stores import Stores
 
 SETTLED = ("optimal", "unsolvable")
+RAN_OUT = ("timeout", "state_limit")  # remembered with the bound they proved, per budget
 
 Source = Literal["store", "unsettled", "search"]
 
@@ -47,9 +48,9 @@ class Answers:
             kept = self.stores.answers.get(key)
             if kept is not None:
                 return kept, "store"
-            bound = self.stores.answers.unsettled(key, self.budget)
-            if bound is not None:
-                return ran_out(p, bound), "unsettled"
+            ended = self.stores.answers.unsettled(key, self.budget)
+            if ended is not None:
+                return ran_out(p, *ended), "unsettled"
         return self.search(p).to_json() | {"code": p.code()}, "search"
 
     def search(self, p: Puzzle, *, cancel: Cancel | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> Solution:
@@ -66,8 +67,8 @@ class Answers:
         key = p.content_hash()
         if answer.status in SETTLED:
             self.stores.answers.save(key, answer.to_json() | {"code": p.code()})
-        elif answer.status == "timeout":
-            self.stores.answers.save_unsettled(key, self.budget, answer.lower_bound)
+        elif answer.status in RAN_OUT:
+            self.stores.answers.save_unsettled(key, self.budget, answer.lower_bound, answer.status)
 
     def adopt(self, p: Puzzle, answer: Solution) -> Solution:
         """The settled answer served for p from now on: one already kept, else
@@ -98,8 +99,8 @@ class Answers:
         return answer["length"], answer["status"] in SETTLED
 
 
-def ran_out(p: Puzzle, lower_bound: int) -> dict[str, Any]:
-    """The answer of a search that ran out of time having proved `lower_bound`."""
-    return {"length": None, "moves": [], "status": "timeout", "lower_bound": lower_bound,
+def ran_out(p: Puzzle, lower_bound: int, status: str = "timeout") -> dict[str, Any]:
+    """The answer of a search that ran out (of time, or of memory: `status`) having proved `lower_bound`."""
+    return {"length": None, "moves": [], "status": status, "lower_bound": lower_bound,
             "message": f"no solution in {lower_bound - 1} moves or fewer", "code": p.code()}
 

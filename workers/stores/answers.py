@@ -27,14 +27,18 @@ class AnswerStore:
         if answer.get("status") in ("optimal", "unsolvable"):
             self.redis.set(f"solve:{puzzle_hash}", dump("answer", answer), ex=SOLVE_TTL, nx=unless_kept)
 
-    def unsettled(self, puzzle_hash: str, budget: float) -> int | None:
-        """The lower bound a search within `budget` seconds proved when it ran out
-        of time, if one did lately: the same search is not repeated."""
+    def unsettled(self, puzzle_hash: str, budget: float) -> tuple[int, str] | None:
+        """How a search within `budget` seconds ended when it ran out (of time,
+        "timeout", or of its memory, "state_limit"), if one did lately, and the
+        lower bound it proved: the same search is not repeated."""
         raw = self.redis.get(f"unsettled:{puzzle_hash}:{budget:g}")
-        return int(raw) if raw is not None else None
+        if raw is None:
+            return None
+        bound, _, status = raw.decode().partition(":")  # a bare bound: written before the status was
+        return int(bound), status or "timeout"
 
-    def save_unsettled(self, puzzle_hash: str, budget: float, lower_bound: int) -> None:
-        self.redis.set(f"unsettled:{puzzle_hash}:{budget:g}", lower_bound, ex=UNSETTLED_TTL)
+    def save_unsettled(self, puzzle_hash: str, budget: float, lower_bound: int, status: str = "timeout") -> None:
+        self.redis.set(f"unsettled:{puzzle_hash}:{budget:g}", f"{lower_bound}:{status}", ex=UNSETTLED_TTL)
 
     def optimum(self, puzzle_hash: str) -> int | None:
         """A puzzle's proven optimal length, when known: from a solved answer, or
