@@ -13,7 +13,8 @@ KINDS: dict[str, tuple[int, str, str]] = {
                       "the API takes. `field` names it, `errors` lists every bad field, `detail` says what to send."),
     "invalid-json": (400, "Invalid JSON", "The body is not a JSON document, or nests deeper than any request "
                      "needs. Send Content-Type: application/json and one document."),
-    "unauthorized": (401, "Unauthorized", "The request needs a player token: Authorization: Bearer <token>."),
+    "unauthorized": (401, "Unauthorized", "The request needs a player token (Authorization: Bearer <token>), "
+                     "or sent an X-API-Key the service did not issue or has revoked."),
     "forbidden": (403, "Forbidden", "The token given does not allow this."),
     "not-found": (404, "Not found", "Nothing is at this address: no such route, or the resource (job, pack, "
                   "game, day) does not exist or has expired."),

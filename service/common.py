@@ -18,7 +18,7 @@ from workers.schemas import load
 
 from .declare import Body
 from .errors import Problem
-from .limits import client_id
+from .limits import client_id, key_quotas
 from .metrics import SOLVE_SECONDS
 from .schemas import HintQuery
 
@@ -89,7 +89,7 @@ def context() -> Context:
     return Context(stores=app_stores(), pools=pools(), answers=answers(),
                    send=(lambda task, args: celery.send_task(task, args=args)) if celery is not None else None,
                    client=client_id(), job_budget=config["JOB_TIME_BUDGET"],
-                   quotas=config["QUOTAS"] if config["RATE_LIMITS_ENABLED"] else {},
+                   quotas={**config["QUOTAS"], **key_quotas()} if config["RATE_LIMITS_ENABLED"] else {},
                    max_queued=config["MAX_QUEUED"])
 
 

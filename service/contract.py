@@ -102,7 +102,11 @@ TAGS = [
     {"name": "games", "description": "Multiplayer games: rounds, bids, solutions shown, scores, live events"},
     {"name": "service", "description": "The play page, documentation, problem types and health"},
 ]
-SECURITY = {"player": {"type": "http", "scheme": "bearer", "description": "The player's token from POST /v1/games"}}
+SECURITY = {"player": {"type": "http", "scheme": "bearer", "description": "The player's token from POST /v1/games"},
+            "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key",
+                       "description": "A key the operator issued (`ricochet keys create`): the client its limits and "
+                                      "quotas count, instead of its address. Optional; a key not issued, or "
+                                      "revoked, is 401."}}
 
 
 def build(app: Flask | None = None) -> dict[str, Any]:
@@ -134,12 +138,14 @@ def build(app: Flask | None = None) -> dict[str, Any]:
         spec.components.security_scheme(name, scheme)
     for path, operations in _operations(app):
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
+    document = spec.to_dict()
+    document["security"] = [{}, {"apiKey": []}]  # anonymous (by address), or an issued key
+    return document
 
 
 def render(document: dict[str, Any]) -> str:
     """The document as YAML, `openapi` first (clients sniff it) and then the rest in reading order."""
-    order = ("openapi", "info", "servers", "tags", "paths", "components")
+    order = ("openapi", "info", "servers", "tags", "security", "paths", "components")
     ordered = {k: document[k] for k in order if k in document} | document
     head, rest = yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110).split("\n", 1)
     return f"{head}\n{GENERATED}{rest}"
@@ -173,6 +179,7 @@ def _shared(path: str, operation: dict[str, Any]) -> dict[str, Any]:
     large (413) one; a path parameter not described otherwise is a plain string."""
     responses = operation.setdefault("responses", {})
     if path.startswith("/v1/"):
+        responses.setdefault("401", "Problem")  # an X-API-Key not issued here
         responses.setdefault("429", "TooManyRequests")
     if "requestBody" in operation:
         responses.setdefault("400", "Problem")

@@ -1,7 +1,11 @@
 """Rate limits and work quotas per client (counted in Redis when there is one).
 
-A client is its API key when it sends one (`X-API-Key`), else its address (the
-socket's, or behind RICOCHET_TRUSTED_PROXIES proxies the forwarded one).
+A client is its API key when it sends one (`X-API-Key`, issued with `ricochet
+keys create`), else its address (the socket's, or behind
+RICOCHET_TRUSTED_PROXIES proxies the forwarded one).  A key the service did not
+issue, or revoked, is refused with 401 before anything else: an invented key is
+no way around an address's limits.  Keys are looked up in the store and kept
+in the process for KEY_CACHE_SECONDS (a revoked key is refused within that).
 
 Every /v1 route has its own counter per client.  Routes that search
 (declared `searches=True`: solve, difficulty, random puzzles, new packs) get the tighter SEARCH limit;
@@ -13,21 +17,27 @@ go through unlimited rather than failing.
 
 from __future__ import annotations
 
-import hashlib
 import time
+from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
+from workers.stores.keys import digest
 from workers.stores.quotas import RATE_LIMIT_PREFIX
 
 from .declare import operations_of
-from .errors import problem_response
+from .errors import Problem, problem_response
+
+KEY_CACHE_SECONDS = 30.0
+KEY_CACHE_SIZE = 1024  # keys remembered per process (a record is a few hundred bytes)
 
 
 def register(app: Flask) -> Limiter:
     config = app.config
+    # Before the limiter's own check: an unknown key is 401, never a client of its own.
+    app.before_request(_identify)
 
     def limit_for_route() -> str:
         return config["RATE_LIMIT_SEARCH"] if searches() else config["RATE_LIMIT_DEFAULT"]
@@ -57,11 +67,43 @@ def register(app: Flask) -> Limiter:
 
 
 def client_id() -> str:
-    """Who is asking: a hash of the API key sent, else the client's address."""
-    key = request.headers.get("X-API-Key")
-    if key:
-        return "key:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+    """Who is asking: the name of the issued key sent, else the client's address."""
+    record = g.get("api_key")
+    if record is not None:
+        return "key:" + record["name"]
     return "addr:" + (get_remote_address() or "unknown")
+
+
+def key_quotas() -> dict[str, int]:
+    """The quotas of the issued key sent, where it has its own."""
+    record = g.get("api_key")
+    return dict(record["quotas"]) if record is not None else {}
+
+
+_known: dict[str, tuple[float, dict[str, Any]]] = {}
+
+
+def _identify() -> None:
+    """Check the X-API-Key sent (if any) against the keys issued: 401 unless known."""
+    key = request.headers.get("X-API-Key")
+    if key is None or not request.path.startswith("/v1/"):
+        return
+    hashed = digest(key)
+    now = time.monotonic()
+    cached = _known.get(hashed)
+    if cached is not None and cached[0] > now:
+        g.api_key = cached[1]
+        return
+    stores = current_app.extensions.get("stores")
+    record = stores.keys.find(key) if stores is not None and 0 < len(key) <= 200 else None
+    if record is None:
+        raise Problem("unauthorized", "this X-API-Key was not issued here, or was revoked: send a key the "
+                      "operator issued (ricochet keys create), or none to be limited by your address",
+                      headers={"WWW-Authenticate": 'ApiKey header="X-API-Key"'}, field="X-API-Key")
+    if len(_known) >= KEY_CACHE_SIZE:
+        _known.clear()
+    _known[hashed] = (now + KEY_CACHE_SECONDS, record)
+    g.api_key = record
 
 
 def searches() -> bool:

@@ -122,3 +122,13 @@ def pack_request(body: dict) -> dict:
     from workers.schemas import PackRequest, load
 
     return load(PackRequest(), body)
+
+
+def issued_key(redis_url: str, quotas: dict | None = None) -> dict:
+    """An X-API-Key header with a key issued in this Redis (a fresh name each call)."""
+    import uuid
+
+    from workers.stores import Stores
+
+    key, _ = Stores.from_url(redis_url).keys.create(f"test-{uuid.uuid4().hex[:12]}", quotas)
+    return {"X-API-Key": key}

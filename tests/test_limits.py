@@ -48,3 +48,34 @@ def test_oversized_body_is_413_problem():
     r = client.post("/v1/solve", data=b"{" + b" " * (2 << 20) + b"}", content_type="application/json")
     assert r.status_code == 413 and r.mimetype == "application/problem+json"
     assert "larger than the limit of 1024 KiB (1 MiB)" in r.json["detail"]
+
+
+def test_only_issued_keys_are_clients(redis_url, tmp_path):
+    """`ricochet keys create` issues a key (printed once, stored hashed); it is
+    its own client.  Invented keys are all 401, so they are no way around an
+    address's limits; a revoked key is refused too."""
+    import os
+    import subprocess
+    import sys
+
+    from workers.stores import Stores
+
+    env = {**os.environ, "REDIS_URL": redis_url}
+    ricochet = [sys.executable, "-m", "service.cli"]
+    made = subprocess.run([*ricochet, "keys", "create", "limits-test", "--quota-pack", "70"], env=env,
+                          capture_output=True, text=True, check=True)
+    key = made.stdout.strip()
+    assert key.startswith("rr_") and "shown only now" in made.stderr
+    assert key not in str(Stores.from_url(redis_url).redis.keys("*"))  # only its hash is kept
+    listed = subprocess.run([*ricochet, "keys", "list"], env=env, capture_output=True, text=True, check=True)
+    assert '"name": "limits-test"' in listed.stdout and '"pack": 70' in listed.stdout and key not in listed.stdout
+    client = create_app({"REDIS_URL": redis_url, "RATE_LIMIT_DEFAULT": "5 per minute"}).test_client()
+    assert client.get("/v1/boards", headers={"X-API-Key": key}).status_code == 200
+    invented = [client.get("/v1/boards", headers={"X-API-Key": f"made-up-{i}"}) for i in range(30)]
+    assert all(r.status_code == 401 and r.json["field"] == "X-API-Key" for r in invented)
+    assert [client.get("/v1/boards").status_code for _ in range(6)][-1] == 429  # the address's own limit holds
+    subprocess.run([*ricochet, "keys", "revoke", "limits-test"], env=env, check=True, capture_output=True)
+    from service import limits
+
+    limits._known.clear()  # what KEY_CACHE_SECONDS does in time: the record is looked up again
+    assert client.get("/v1/boards", headers={"X-API-Key": key}).status_code == 401

@@ -16,7 +16,7 @@ import pytest
 from service.app import create_app
 from solver.model.puzzle import Puzzle
 from solver.search.solve import solve
-from tests.helpers import pack_request, unpooled_board, wait_for_job
+from tests.helpers import issued_key, pack_request, unpooled_board, wait_for_job
 from workers.embedded import EmbeddedRedis
 from workers.tasks import pack_item
 
@@ -78,7 +78,7 @@ def test_a_refused_request_leaves_its_idempotency_key_free(redis_url, celery_wor
     room, is a new request under the same key (not a 409 or 422 for a day)."""
     body = {"count": 2, "min_length": 4, "max_length": 4, "seed": "refused"}
     tight = create_app({"REDIS_URL": redis_url, "QUOTAS": {"solve": 100, "pack": 1}}).test_client()
-    headers = {"Idempotency-Key": "retry-me", "X-API-Key": "refused-client"}
+    headers = {"Idempotency-Key": "retry-me", **issued_key(redis_url)}
     refused = tight.post("/v1/packs", json=body, headers=headers)
     assert refused.status_code == 429 and refused.json["type"] == "/problems/quota-exceeded"
     roomy = create_app({"REDIS_URL": redis_url}).test_client()
@@ -307,15 +307,17 @@ def test_queued_work_is_charged_to_each_clients_hourly_quota(redis_url):
     Retry-After, and the headers say what is left.  An API key is its own client."""
     client = create_app({"REDIS_URL": redis_url, "QUOTAS": {"solve": 3600, "pack": 50}}).test_client()
     body = {"count": 10, "min_length": 3, "max_length": 5, "seed": "quota"}
-    key = {"X-API-Key": "quota-test-1"}
+    key = issued_key(redis_url)
     first = client.post("/v1/packs", json=body, headers=key)
     assert first.status_code == 202 and first.headers["X-Quota-Limit"] == "50"
     assert first.headers["X-Quota-Remaining"] == "0" and int(first.headers["X-Quota-Reset"]) > 0
     over = client.post("/v1/packs", json={**body, "count": 1}, headers=key)
     assert over.status_code == 429 and int(over.headers["Retry-After"]) > 0 and over.json["quota"] == "pack"
     assert "quota of 50 puzzle-moves" in over.json["detail"]
-    other = client.post("/v1/packs", json=body, headers={"X-API-Key": "quota-test-2"})
+    other = client.post("/v1/packs", json=body, headers=issued_key(redis_url))
     assert other.status_code == 202
+    roomy = client.post("/v1/packs", json=body, headers=issued_key(redis_url, {"pack": 500}))  # a key's own quota
+    assert roomy.status_code == 202 and roomy.headers["X-Quota-Limit"] == "500"
 
 
 def test_a_received_chunk_beats_before_it_starts(redis_url, monkeypatch):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import bank, board, check, daily, generate, pack, pool, serve, solve, worker
+from . import bank, board, check, daily, generate, keys, pack, pool, serve, solve, worker
 from .common import EXIT_INPUT, EXIT_OK, InputError, version
 
-SUBCOMMANDS = (board, check, solve, generate, daily, pack, pool, serve, worker, bank)
+SUBCOMMANDS = (board, check, solve, generate, daily, pack, pool, serve, worker, bank, keys)
 
 
 def build_parser() -> argparse.ArgumentParser:

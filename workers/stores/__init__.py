@@ -13,6 +13,7 @@ from .base import UNREACHABLE, Client, Unavailable, connect
 from .days import DayStore
 from .games import GameStore
 from .jobs import JOB_STATES, JobStore
+from .keys import KeyStore
 from .packs import PackStore
 from .pools import PoolStore
 from .quotas import QuotaStore
@@ -32,6 +33,7 @@ class Stores:
         self.games = GameStore(client)
         self.pools = PoolStore(client)
         self.quotas = QuotaStore(client)
+        self.keys = KeyStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False) -> Stores:

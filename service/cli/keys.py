@@ -1,0 +1,72 @@
+"""`ricochet keys`: issue, list and revoke API keys (REDIS_URL names the Redis the
+service uses).  A client sends its key as `X-API-Key`; an unknown or revoked key
+is refused with 401, and a client without a key is its address."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from typing import Any
+
+from .common import EXIT_FAILED, EXIT_OK, InputError
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("keys", help="issue, list and revoke API keys (REDIS_URL names the Redis)")
+    actions = p.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="issue a key: printed once, stored only as a hash")
+    create.add_argument("name", help="who the key is for (unique; 1-64 of A-Z a-z 0-9 . _ -)")
+    create.add_argument("--quota-solve", type=int, metavar="SECONDS",
+                        help="worker-seconds of queued solves an hour (default: RICOCHET_QUOTA_SOLVE_SECONDS)")
+    create.add_argument("--quota-pack", type=int, metavar="MOVES",
+                        help="puzzle-moves of packs an hour (default: RICOCHET_QUOTA_PACK_MOVES)")
+    create.set_defaults(run=run_create)
+    listing = actions.add_parser("list", help="the keys issued: names, when, quotas (never the keys)")
+    listing.set_defaults(run=run_list)
+    revoke = actions.add_parser("revoke", help="revoke a key by name (refused within 30 s everywhere)")
+    revoke.add_argument("name", help="the name it was issued under")
+    revoke.set_defaults(run=run_revoke)
+
+
+def _keys() -> Any:  # the key store, imported late: the other commands need no Redis
+    from workers.settings import settings_or_exit
+    from workers.stores import Stores
+
+    url = settings_or_exit().redis_url
+    if not url:
+        raise InputError("keys live in the service's Redis: set REDIS_URL")
+    return Stores.from_url(url).keys
+
+
+def run_create(args: argparse.Namespace) -> int:
+    name = args.name
+    if not (1 <= len(name) <= 64 and all(c.isascii() and (c.isalnum() or c in "._-") for c in name)):
+        raise InputError("a key's name is 1 to 64 of A-Z a-z 0-9 . _ -")
+    quotas = {kind: value for kind, value in (("solve", args.quota_solve), ("pack", args.quota_pack))
+              if value is not None}
+    if any(v < 0 for v in quotas.values()):
+        raise InputError("quotas are whole numbers from 0")
+    try:
+        key, _ = _keys().create(name, quotas)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    print(key)
+    print(f"ricochet: key {name!r} issued; it is shown only now (clients send it as X-API-Key)", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_list(args: argparse.Namespace) -> int:
+    for record in _keys().all():
+        created = dt.datetime.fromtimestamp(record["created"], dt.UTC).isoformat(timespec="seconds")
+        print(json.dumps({"name": record["name"], "created": created, "quotas": record["quotas"]}))
+    return EXIT_OK
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    if not _keys().revoke(args.name):
+        print(f"ricochet: no key named {args.name!r}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"ricochet: key {args.name!r} revoked", file=sys.stderr)
+    return EXIT_OK
