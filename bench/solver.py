@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -77,10 +79,29 @@ def run_set(name: str, puzzles: list[Puzzle]) -> list[tuple[Puzzle, float, int |
     return rows
 
 
-def threads_side_by_side(puzzles: list[Puzzle]) -> None:
+def hardest() -> list[Puzzle]:
+    """The hardest known puzzles (24 and 25 moves), under both ricochet options."""
+    tests = json.loads((SHARED / "boards" / "quadrants.json").read_text())["test_puzzles"]
+    return [Puzzle.from_json({**t, "rules": {"ricochet": r}}) for t in tests if t["optimal_moves"] >= 24
+            for r in ("none", "turn")]
+
+
+def threads_side_by_side(puzzles: list[Puzzle], busy: int = 0) -> None:
     """Each deep puzzle solved on one thread and on two (A*'s crew), in turn, so
-    that both see the same machine."""
-    print("\none thread against two (solve(..., threads=2)), seconds, same run:")
+    that both see the same machine; with `busy` other processes spinning (one
+    per core: every core busy), the crew must not cost more than it gives."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    try:
+        _threads_side_by_side(puzzles, busy)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def _threads_side_by_side(puzzles: list[Puzzle], busy: int) -> None:
+    where = f"with {busy} other busy process(es)" if busy else "with the cores free"
+    print(f"\none thread against two (solve(..., threads=2)) {where}, seconds, same run:")
     print(f"  {'puzzle':>24} {'moves':>5} {'1 thread':>9} {'2 threads':>9} {'ratio':>6}")
     for p in puzzles:
         times = {}
@@ -95,7 +116,14 @@ def threads_side_by_side(puzzles: list[Puzzle]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="smaller sets, no hard set")
+    parser.add_argument("--threads-only", action="store_true",
+                        help="only one thread against two on the 24- and 25-move puzzles, with the cores free and "
+                             "with every core busy with another process")
     args = parser.parse_args()
+    if args.threads_only:
+        for busy in range((os.cpu_count() or 1) + 1):
+            threads_side_by_side(hardest(), busy=busy)
+        return
     scale = 5 if args.quick else 1
     rng = random.Random(2026)
     four = [random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])) for _ in range(1000 // scale)]
@@ -125,6 +153,7 @@ def main() -> None:
             run_set(f"the longest 5-robot puzzle in the bank ({five_long['length']} moves)",
                     [Puzzle.from_code(five_long["code"])])
         threads_side_by_side(hard + ([Puzzle.from_code(five_long["code"])] if five_long else []))
+        threads_side_by_side(hardest(), busy=os.cpu_count() or 1)
 
     # Same-run baseline: the reference BFS on the short random puzzles it finishes quickly.
     short = [r for r in rows4 if r[2] is not None and r[2] <= 5][:100]

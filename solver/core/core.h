@@ -105,6 +105,7 @@ typedef struct {
     int stopped;                  /* ST_TIME / ST_STATES / ST_CANCELLED once a limit hit */
     int threads;                  /* A* may expand a full bucket on this many threads */
     size_t crew_from;             /* ... a bucket holding at least this many states */
+    int crew_yields;              /* ... unless the processors are taken (crew.c): then on one */
     uint64_t polls;
 } Limits;
 

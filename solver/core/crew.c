@@ -28,7 +28,10 @@
 #include "astar.h" /* first: Python.h sets the feature macros */
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 8
@@ -87,7 +90,44 @@ struct Crew {
     atomic_size_t next_part;   /* the next part of the task's slots */
     Growth *growth;            /* TASK_MOVE: the table's growth ... */
     size_t move_lo, move_hi;   /* ... and its step's old slots */
+    int64_t worked_ns, waited_ns; /* this thread's expansion, and its waits for the helpers */
+    int phases;
 };
+
+/* A crew pays only when its threads run side by side.  When the processors
+ * are taken (another busy process), a helper runs in turns with it, and every
+ * opening of the gate waits for the helper's next turn: two threads would be
+ * slower than one (and use twice the processor time).  So a crew starts only
+ * with a processor free for each helper (this process's affinity, less the
+ * other threads running now), and a crew whose leader waits at the gate
+ * longer than it works, over a number of chunks, hands the rest of the search
+ * to one thread (the helpers sleep at the gate until the search ends). */
+#define PROBE_PHASES 16
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Processors this process may run on, less the threads running elsewhere now. */
+static int processors_free(void) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+#endif
+    FILE *f = fopen("/proc/stat", "r");
+    long running = 1;
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "procs_running %ld", &running) == 1) break;
+        fclose(f);
+    }
+    long others = running - 1; /* this thread is running */
+    return (int)(cpus - (others > 0 ? others : 0));
+}
 
 enum { TASK_EXPAND, TASK_POPULATE, TASK_MOVE };
 
@@ -224,7 +264,11 @@ static void *helper(void *arg) {
 }
 
 Crew *crew_start(Astar *A, int threads) {
-    Crew *c = calloc(1, sizeof(Crew));
+    if (A->lim->crew_yields) {
+        int free_now = processors_free();
+        if (threads > free_now) threads = free_now;
+    }
+    Crew *c = threads > 1 ? calloc(1, sizeof(Crew)) : NULL;
     if (!c) { A->lim->threads = 1; return NULL; }
     c->A = A;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
@@ -335,15 +379,22 @@ void crew_chunk(Crew *c, KeyList *bucket, int f, int g, Result *res) {
         /* Room first, while no helper reads the table (without room in the
          * budget, pass 2's claims stop the search where it runs out). */
         int room = atomic_load(&k->goal_block) != SIZE_MAX || reserve(c, k) == 0;
-        if (room && atomic_load(&k->goal_block) == SIZE_MAX && bucket->len >= A->lim->crew_from &&
+        if (room && A->lim->threads > 1 && atomic_load(&k->goal_block) == SIZE_MAX &&
+            bucket->len >= A->lim->crew_from &&
             (g + 1 >= A->open.dim || BUCKET(&A->open, f, g + 1)->len == 0) && !limits_reached(A->lim)) {
             next = take_chunk(c, k == &c->chunk[0] ? &c->chunk[1] : &c->chunk[0], bucket, f, g);
             barrier_wait(&c->gate); /* the helpers start on it */
         }
         admit_blocks(c, k, res);
         if (!next) return;
+        int64_t t0 = now_ns();
         expand_blocks(c, next, ex);
+        int64_t t1 = now_ns();
         barrier_wait(&c->gate);
+        c->worked_ns += t1 - t0;
+        c->waited_ns += now_ns() - t1;
+        if (A->lim->crew_yields && ++c->phases >= PROBE_PHASES && c->waited_ns > c->worked_ns)
+            A->lim->threads = 1; /* see above */
         if (res->status >= 0) return; /* the search ended in k: next is moot */
         k = next;
     }

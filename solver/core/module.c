@@ -220,16 +220,18 @@ static PyObject *moves_list(const Prepared *S, const Result *res) {
 static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
                              "max_depth", "time_budget", "state_budget", "cancel", "strategy",
-                             "exact", "threads", "crew_from", "ida_nodes", NULL};
+                             "exact", "threads", "crew_from", "ida_nodes", "crew_yields", NULL};
     PyObject *capsule, *cells, *colours, *cancel = Py_None, *exact = Py_None;
     int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0, threads = 1;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
     long long ida_nodes = 500000; /* then A*: past this IDA*'s repeated iterations cost more than A*'s memory */
     Py_ssize_t crew_from = 1024;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiOinL", kwlist, &capsule, &cells, &colours,
+    int crew_yields = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiOinLp", kwlist, &capsule, &cells, &colours,
                                      &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
-                                     &state_budget, &cancel, &strategy, &exact, &threads, &crew_from, &ida_nodes))
+                                     &state_budget, &cancel, &strategy, &exact, &threads, &crew_from, &ida_nodes,
+                                     &crew_yields))
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
@@ -250,6 +252,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     lim.state_budget = (size_t)state_budget;
     lim.threads = threads;
     lim.crew_from = (size_t)crew_from;
+    lim.crew_yields = crew_yields;
     double t0 = now_seconds();
     lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
     Result *res = calloc(1, sizeof(Result));
@@ -889,7 +892,7 @@ static PyMethodDef core_methods[] = {
      "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
     {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(layout, cells, colours, target, candidates, sightline, ricochet, max_depth, time_budget, state_budget, "
-     "cancel, strategy, exact, threads, crew_from, ida_nodes) -> (status, moves, lower_bound, states, nodes, seconds, "
+     "cancel, strategy, exact, threads, crew_from, ida_nodes, crew_yields) -> (status, moves, lower_bound, states, nodes, seconds, "
      "strategy, reach, eligible, lone_bound)"},
     {"reach", (PyCFunction)(void (*)(void))py_reach, METH_VARARGS | METH_KEYWORDS,
      "reach(layout, cells, colours, ricochet, max_depth=10, ...) -> dict with depths per robot and cell"},

@@ -49,6 +49,7 @@ def compiled(board: Board) -> Any:
                                bool(board.openings))
 
 
+_IDA_NODES = 500_000  # the core's default: past it, IDA*'s repeated iterations cost more than A*'s memory
 _COLOUR_INDEX = {colour: i for i, colour in enumerate(ROBOT_COLOURS)}
 _STRATEGIES = {"auto": 0, "ida": 1, "astar": 2}
 
@@ -83,6 +84,7 @@ def solve(
     known: Sequence[Move] | None = None,
     threads: int = 1,
     crew_from: int = 1024,
+    crew_yields: bool = True,
 ) -> Solution:
     """An optimal solution of `puzzle`, or the reason the search stopped.
 
@@ -95,14 +97,19 @@ def solve(
     its last and largest layer: only shorter solutions are looked for, and
     where none exists `known` is optimal.  `threads` (1 to 8) expand A*'s
     buckets of `crew_from` states or more side by side (deep puzzles; tests
-    lower it to cover the path on small ones); the result (states, nodes,
-    moves) is the same on every run with the same settings."""
+    lower it to cover the path on small ones).  The crew yields to a busy
+    machine (`crew_yields`): it starts only with a processor free for each
+    thread, and hands the search to one thread when its helpers keep it
+    waiting, so two threads are never much slower than one; the length is the
+    same either way, the optimal solution found may differ.  With
+    `crew_yields=False` the result (states, nodes, moves) is the same on every
+    run with the same settings."""
     if known and len(known) - 1 < max_depth:
         if not check(puzzle, known).solved:
             raise ValueError("the known moves do not solve the puzzle")
         shorter = solve(puzzle, max_depth=len(known) - 1, time_budget=time_budget, state_budget=state_budget,
                         cancel=cancel, strategy=strategy, exact=exact, threads=threads,
-                        crew_from=crew_from)
+                        crew_from=crew_from, crew_yields=crew_yields)
         if shorter.status != "depth_limit":
             return shorter
         return Solution("optimal", list(known), len(known), shorter.round, shorter.stats)
@@ -113,7 +120,7 @@ def solve(
         layout, cells, colours, target, mask, rules.vortex_sightline and puzzle.goal.colour is None,
         rules.ricochet == "turn", max_depth, time_budget or 0.0, state_budget,
         cancel.buffer if cancel else None, _STRATEGIES[strategy],
-        _exact(exact, puzzle), threads, crew_from,
+        _exact(exact, puzzle), threads, crew_from, _IDA_NODES, crew_yields,
     )
     return _solution(puzzle, raw)
 
