@@ -13,6 +13,16 @@ from workers.settings import Settings
 from . import errors, limits, metrics
 
 
+def budgets(settings: Settings) -> None:
+    """The process's caches within their byte budgets (docs/operations.md lists them)."""
+    from solver.search.solve import compiled
+
+    from .pictures import png
+
+    compiled.budget = settings.board_cache_mb << 20
+    png.budget = settings.picture_cache_mb << 20
+
+
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
     """The API.  `settings` default to the environment's, checked (SettingsError
     names a bad variable); `config` overrides Flask config keys (tests)."""
@@ -35,6 +45,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
     )
     app.config.update(config or {})
+    budgets(settings)
     if app.config["TRUSTED_PROXIES"] > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 

@@ -49,3 +49,12 @@ QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
 
 settings = settings_or_exit()  # a bad variable stops the worker at its start, not a job
 celery_app = make_celery(settings=settings)
+
+
+def _budgets() -> None:
+    from solver.search.solve import compiled
+
+    compiled.budget = settings.board_cache_mb << 20
+
+
+_budgets()

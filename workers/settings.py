@@ -124,6 +124,10 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "Search threads of a queued solve."),
     Setting("RICOCHET_POOL_THREADS", "2", "a whole number from 1 to 8", _number(int, 1, 8),
             "Threads of a whole-board analysis (a pool build, about 4 GiB)."),
+    Setting("RICOCHET_BOARD_CACHE_MB", "64", "a whole number of MiB from 1 to 65536", _number(int, 1, 65536),
+            "Compiled boards each process keeps, in MiB (a board and its searches' tables: 30 KiB to 2 MiB)."),
+    Setting("RICOCHET_PICTURE_CACHE_MB", "16", "a whole number of MiB from 0 to 65536", _number(int, 0, 65536),
+            "PNG pictures each web process keeps, in MiB (0: none)."),
     Setting("RICOCHET_POOLS", "0", "a whole number from 0 to 10000", _number(int, 0, 10_000),
             "Pools per ricochet option the beat grows beyond the starter set, one analysis at a time."),
 )}
@@ -155,6 +159,8 @@ class Settings:
     job_threads: int = _field("RICOCHET_JOB_THREADS")
     pool_threads: int = _field("RICOCHET_POOL_THREADS")
     pools: int = _field("RICOCHET_POOLS")
+    board_cache_mb: int = _field("RICOCHET_BOARD_CACHE_MB")
+    picture_cache_mb: int = _field("RICOCHET_PICTURE_CACHE_MB")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -566,6 +566,7 @@ typedef struct {
     uint64_t **concern_cache;     /* [target * 5 + colour]: Setup's concern sets, likewise */
     uint64_t *rays;               /* Setup's rays, likewise */
     Stops **stops_cache;          /* [target * 5 + colour]: Setup's stops, likewise */
+    size_t bytes;                 /* what the layout holds, its caches included (under the GIL) */
 } Layout;
 
 /* relaxed.c: the finisher's relaxed finish. */

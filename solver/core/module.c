@@ -74,6 +74,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
     L->width = width;
     L->height = height;
     L->ncells = n;
+    L->bytes = sizeof(Layout) + (size_t)n * 5 * sizeof(uint8_t *);
     L->has_openings = has_openings;
     for (int d = 0; d < 4; d++) {
         for (int c = 0; c < n; c++) {
@@ -121,6 +122,14 @@ static Layout *get_layout(PyObject *capsule) {
         return NULL;
     }
     return PyCapsule_GetPointer(capsule, LAYOUT_NAME);
+}
+
+/* The bytes a compiled board holds now: its tables, and the bounds, concern
+ * sets and stops its searches have cached (they grow with the targets used). */
+static PyObject *py_layout_bytes(PyObject *self, PyObject *capsule) {
+    Layout *L = get_layout(capsule);
+    if (!L) return NULL;
+    return PyLong_FromSize_t(L->bytes);
 }
 
 /* Parse the common request arguments: cells and colours as sequences of ints. */
@@ -890,6 +899,8 @@ static PyObject *py_table_selftest(PyObject *self, PyObject *args) {
 static PyMethodDef core_methods[] = {
     {"compile_board", py_compile_board, METH_VARARGS,
      "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
+    {"layout_bytes", py_layout_bytes, METH_O,
+     "layout_bytes(layout) -> the bytes the compiled board holds now, its searches' caches included"},
     {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(layout, cells, colours, target, candidates, sightline, ricochet, max_depth, time_budget, state_budget, "
      "cancel, strategy, exact, threads, crew_from, ida_nodes, crew_yields) -> (status, moves, lower_bound, states, nodes, seconds, "

@@ -107,6 +107,7 @@ static const uint8_t *lower_bounds(Layout *L, int target, int colour) {
         if (!lb || fill_lower_bounds(L, target, colour, lb) != 0) { free(lb); return NULL; }
         fill_lowering(L, colour, lb, lb + L->ncells);
         *slot = lb;
+        L->bytes += 2 * (size_t)L->ncells;
     }
     return *slot;
 }
@@ -186,10 +187,20 @@ static uint64_t *fill_rays(const Setup *b) {
  * made on first use (under the GIL) and kept with the layout; -1 when memory
  * ran out. */
 static int concern_of(Layout *L, Setup *b, int r) {
-    if (!L->concern_cache && !(L->concern_cache = calloc((size_t)L->ncells * 5, sizeof(uint64_t *)))) return -1;
+    size_t n = (size_t)L->ncells, words = (n + 63) / 64;
+    if (!L->concern_cache) {
+        if (!(L->concern_cache = calloc(n * 5, sizeof(uint64_t *)))) return -1;
+        L->bytes += n * 5 * sizeof(uint64_t *);
+    }
     uint64_t **slot = &L->concern_cache[b->target * 5 + (L->has_barriers ? b->colour[r] : 0)];
-    if (!*slot && !(*slot = fill_concern(b, r))) return -1;
-    if (!L->rays && !(L->rays = fill_rays(b))) return -1;
+    if (!*slot) {
+        if (!(*slot = fill_concern(b, r))) return -1;
+        L->bytes += 2 * n * words * sizeof(uint64_t);
+    }
+    if (!L->rays) {
+        if (!(L->rays = fill_rays(b))) return -1;
+        L->bytes += n * words * sizeof(uint64_t);
+    }
     b->concern_words = (b->ncells + 63) / 64;
     b->concern = *slot;
     b->concern_spare = *slot + (size_t)b->ncells * (size_t)b->concern_words;
@@ -204,12 +215,19 @@ static int concern_of(Layout *L, Setup *b, int r) {
 static int stops_of(Layout *L, Setup *b) {
     int r = b->single_finisher;
     if (r < 0 || b->nrobots < 4) return 0;
-    if (!L->stops_cache && !(L->stops_cache = calloc((size_t)L->ncells * 5, sizeof(Stops *)))) return -1;
+    size_t n = (size_t)L->ncells, words = (n + 63) / 64;
+    if (!L->stops_cache) {
+        if (!(L->stops_cache = calloc(n * 5, sizeof(Stops *)))) return -1;
+        L->bytes += n * 5 * sizeof(Stops *);
+    }
     Stops **slot = &L->stops_cache[b->target * 5 + (L->has_barriers ? b->colour[r] : 0)];
     if (!*slot) {
         Stops *s = calloc(1, sizeof *s);
         if (!s || stops_build(s, b) != 0) { stops_free(s); return -1; }
         *slot = s;
+        L->bytes += sizeof *s + (n * 4 + 1) * sizeof *s->start + n * 4 +
+                    ((size_t)s->start[n * 4] + 1) * sizeof *s->stops +
+                    2 * (n * 4 + n * 4 * words * sizeof(uint64_t)); /* both rules' alone and alone_read */
     }
     b->stops = *slot;
     return 0;

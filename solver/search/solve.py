@@ -6,7 +6,9 @@ over threads.  Every limit ends a search cleanly and says which one did.
 
 from __future__ import annotations
 
-import functools
+import itertools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,8 +40,65 @@ class Cancel:
         return bool(self.buffer[0])
 
 
-@functools.lru_cache(maxsize=1024)
-def compiled(board: Board) -> Any:
+class CompiledBoards:
+    """Boards compiled for the C core, kept within a byte budget: what a compiled
+    board holds grows with its searches (lower bounds, concern sets and stops
+    per target: 30 KiB to 2 MiB a board), so the cache counts bytes, not boards,
+    and drops the least recently used board beyond the budget.  Safe across
+    threads."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._boards: OrderedDict[Board, tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, board: Board) -> Any:
+        with self._lock:
+            found = self._boards.get(board)
+            if found is not None:  # what its last searches cached counts from now on
+                layout, counted = found
+                size = _core.layout_bytes(layout)
+                self._boards[board] = (layout, size)
+                self._boards.move_to_end(board)
+                self._bytes += size - counted
+                self._trim()
+                return layout
+        layout = _compile(board)
+        with self._lock:
+            if board not in self._boards:
+                self._recount_recent()
+                size = _core.layout_bytes(layout)
+                self._boards[board] = (layout, size)
+                self._bytes += size
+                self._trim()
+        return layout
+
+    RECOUNTED = 32  # boards a miss counts again: the searches of the latest ones may have grown them since
+
+    def _recount_recent(self) -> None:
+        for board in itertools.islice(reversed(self._boards), self.RECOUNTED):
+            layout, counted = self._boards[board]
+            size = _core.layout_bytes(layout)
+            if size != counted:
+                self._boards[board] = (layout, size)
+                self._bytes += size - counted
+
+    def _trim(self) -> None:
+        while self._bytes > self.budget and len(self._boards) > 1:
+            _, (_, size) = self._boards.popitem(last=False)
+            self._bytes -= size
+
+    @property
+    def bytes(self) -> int:
+        """What the boards kept held when last counted."""
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._boards)
+
+
+def _compile(board: Board) -> Any:
     """The board's tables for the C core: step targets per direction, barriers per cell."""
     step = np.array(board.steps, dtype="<i2")
     barrier = np.zeros(board.cells, dtype=np.uint8)
@@ -47,6 +106,11 @@ def compiled(board: Board) -> Any:
         barrier[index] = (ROBOT_COLOURS.index(d.colour) + 1) | ((d.orientation == "\\") << 3)
     return _core.compile_board(board.width, board.height, step.tobytes(), barrier.tobytes(),
                                bool(board.openings))
+
+
+# The process's compiled boards.  A service sets the budget from its settings
+# (RICOCHET_BOARD_CACHE_MB); 64 MiB holds hundreds of real boards with their targets.
+compiled = CompiledBoards(64 << 20)
 
 
 _IDA_NODES = 500_000  # the core's default: past it, IDA*'s repeated iterations cost more than A*'s memory
