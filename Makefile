@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml setup.py $(wildcard solver/core/*.[ch])
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
+	command -v nginx >/dev/null || (apt-get update -qq && apt-get install -y -qq nginx)  # ricochet serve's front
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

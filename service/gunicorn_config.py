@@ -15,6 +15,12 @@ workers = settings.web_workers
 # move to the Celery workers.
 threads = settings.web_threads
 timeout = 30
+# Behind nginx (ricochet serve, the compose file) a request line or header may be
+# 8 KiB and the headers 32 KiB in all; nginx refuses more with problem+json, so
+# gunicorn must not refuse less (with its own HTML page).
+limit_request_line = 8190
+limit_request_field_size = 8190
+limit_request_fields = 32768
 graceful_timeout = 20
 accesslog = settings.access_log or None  # "" turns it off
 errorlog = "-"

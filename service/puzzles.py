@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, Response
 
 from application import puzzles
 from solver.formats.driftingdroids import driftingdroids_id
@@ -17,7 +17,7 @@ from solver.model.puzzle import Puzzle
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation
 from .pictures import PNG, picture
-from .schemas import RandomQuery
+from .schemas import PictureQuery, RandomQuery
 from .shapes import BoardObject, Boards, CodedHint, Difficulty, PuzzleByCode, RandomPuzzle
 
 bp = Blueprint("puzzles", __name__)
@@ -111,3 +111,12 @@ def rate(body: Puzzle) -> Any:
            replies={200: Reply("The puzzle with its solution and difficulty report", RandomPuzzle)})
 def random_puzzle(query: dict[str, Any]) -> Any:
     return puzzles.random_puzzle(context(), query)
+
+
+@operation(bp, "post /v1/pictures", "drawPuzzle", tag="puzzles", body=PUZZLE, query=PictureQuery, errors=(400,),
+           summary="A picture of any puzzle sent in the body (custom boards whose codes are too long for a URL)",
+           replies={200: Reply("The picture: SVG, or PNG with ?format=png", media=PICTURES)})
+def draw(body: Puzzle, query: dict[str, Any]) -> Response:
+    known = answers().settled(body) if query["solution"] else None
+    solution = known.moves if known is not None and known.status == "optimal" else None
+    return picture(puzzle_svg(body, solution), PNG if query["format"] == "png" else SVG, "private, max-age=3600")

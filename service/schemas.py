@@ -80,3 +80,15 @@ class HintQuery(Schema):
 
     level = fields.Integer(load_default=1, validate=validate.Range(1, 4, error="must be from 1 to 4"),
                            error_messages={"invalid": "must be an integer from 1 to 4"})
+
+
+class PictureQuery(Schema):
+    """POST /v1/pictures: which format, and whether to draw the solution."""
+
+    class Meta:
+        unknown = RAISE
+
+    format = fields.String(load_default="svg", validate=validate.OneOf(["svg", "png"], error="must be svg or png"))
+    solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
+                              metadata={"description": "draw an optimal solution, when one is known or found "
+                                                       "within the request's search budget"})

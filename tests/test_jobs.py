@@ -164,15 +164,19 @@ def test_answers_come_from_the_store_else_one_search_remembered(redis_url):
     assert short.optimum(quick) == (answer["length"], True)
 
 
-def test_a_job_whose_search_ran_out_is_not_queued_again(redis_url, celery_worker):
+def test_a_job_whose_search_ran_out_is_not_queued_again(redis_url, celery_worker, quadrant_test_puzzles):
     """A queued search that ran out of its budget (time, or memory: state_limit)
     is remembered for that budget: asked again, the solve answers how it ended,
     at once, instead of running (and charging) the same search again."""
     from solver.model.puzzle import Puzzle
     from workers.stores import Stores
 
-    unseen = {**HARD, "robots": {**HARD["robots"], "yellow": [3, 3]}}  # a puzzle no other test solves
-    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01, "JOB_TIME_BUDGET": 0.2}).test_client()
+    deepest = max(quadrant_test_puzzles, key=lambda t: t["optimal_moves"])  # 25 moves: about a second's search
+    robots = deepest["robots"]
+    colours = list(robots)
+    swapped = {**robots, colours[1]: robots[colours[2]], colours[2]: robots[colours[1]]}  # no other test's puzzle
+    unseen = {k: deepest[k] for k in ("board", "target")} | {"robots": swapped}
+    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.01, "JOB_TIME_BUDGET": 0.02}).test_client()
     first = client.post("/v1/solve", json=unseen)
     assert first.status_code == 202
     job = wait_for_job(client, first.headers["Location"], 60)
@@ -181,7 +185,7 @@ def test_a_job_whose_search_ran_out_is_not_queued_again(redis_url, celery_worker
     assert again.status_code == 200 and again.json["status"] == "timeout", again.json
     assert again.json["lower_bound"] == job["result"]["lower_bound"]
     # Out of memory is remembered the same way (a search that takes 860 MiB is not run twice).
-    other = {**unseen, "robots": {**unseen["robots"], "yellow": [3, 4]}}
-    Stores.from_url(redis_url).answers.save_unsettled(Puzzle.from_json(other).content_hash(), 0.2, 14, "state_limit")
+    other = {**unseen, "robots": {**swapped, colours[3]: robots[colours[0]], colours[0]: robots[colours[3]]}}
+    Stores.from_url(redis_url).answers.save_unsettled(Puzzle.from_json(other).content_hash(), 0.02, 14, "state_limit")
     ended = client.post("/v1/solve", json=other)
     assert ended.status_code == 200 and ended.json["status"] == "state_limit" and ended.json["lower_bound"] == 14

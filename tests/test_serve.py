@@ -1,11 +1,14 @@
-"""`ricochet serve`, the README's one command: gunicorn with the production
-settings, a private Redis and a worker, and long packs from the shipped pools."""
+"""`ricochet serve`, the README's one command: nginx in front of gunicorn with
+the production settings, a private Redis and a worker, and long packs from the
+shipped pools."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,6 +25,34 @@ def _get(url: str, body: dict | None = None) -> tuple[int, dict, dict]:
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
         return r.status, dict(r.headers), json.loads(r.read())
+
+
+def _slow_and_oversized_clients_get_nowhere(port: int) -> None:
+    """200 connections that send their headers a byte at a time hold no web
+    thread (the front buffers requests whole): /healthz still answers; oversized
+    request lines, headers and bodies get the API's problem+json."""
+    slow = []
+    for _ in range(200):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+        slow.append(s)
+    try:
+        for _ in range(5):  # more than gunicorn's threads: each would be held by a slow client without the front
+            assert _get(f"http://127.0.0.1:{port}/healthz")[0] == 200
+    finally:
+        for s in slow:
+            s.close()
+    for path, headers, body, status, kind in (
+            ("/v1/boards?x=" + "a" * 20_000, {}, None, 414, "uri-too-long"),
+            ("/v1/boards", {"X-Big": "a" * 20_000}, None, 431, "request-headers-too-large"),
+            ("/v1/solve", {"Content-Type": "application/json"}, b"[" * (2 << 20), 413, "too-large")):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST" if body else "GET", path, body=body, headers=headers)
+        r = conn.getresponse()
+        problem = json.loads(r.read())
+        assert r.status == status and r.getheader("Content-Type") == "application/problem+json", (path[:20], r.status)
+        assert problem["type"] == f"/problems/{kind}" and problem["status"] == status
+        conn.close()
 
 
 @pytest.mark.slow
@@ -45,7 +76,8 @@ def test_ricochet_serve_runs_gunicorn_redis_and_a_worker(tmp_path):
             assert time.monotonic() < deadline, "ricochet serve did not become ready"
             time.sleep(0.5)
         status, headers, daily = _get(base + "/v1/daily")
-        assert status == 200 and headers["Server"].startswith("gunicorn") and daily["optimal_length"] >= 5
+        assert status == 200 and headers["Server"] == "nginx" and daily["optimal_length"] >= 5  # the front
+        _slow_and_oversized_clients_get_nowhere(port)
         status, headers, job = _get(base + "/v1/packs", {"count": 30, "min_length": 20, "max_length": 22,
                                                           "seed": "serve"})
         assert status == 202
@@ -62,3 +94,19 @@ def test_ricochet_serve_runs_gunicorn_redis_and_a_worker(tmp_path):
     while left := subprocess.run(["pgrep", "-s", str(serve.pid)], capture_output=True, text=True).stdout.split():
         assert time.monotonic() < deadline, f"processes of the stack still running: {left}"
         time.sleep(0.2)
+
+
+def test_the_fronts_problems_are_the_apis():
+    """The problem+json nginx answers itself (service/front.conf.template) has the
+    type, title and status the API gives each kind."""
+    import re
+
+    from application.problems import KINDS
+
+    text = (Path(__file__).resolve().parents[1] / "service" / "front.conf.template").read_text()
+    bodies = re.findall(r"return (\d+) '(\{.*\})\\n';", text)
+    assert len(bodies) >= 5
+    for status, body in bodies:
+        problem = json.loads(body)
+        kind = problem["type"].removeprefix("/problems/")
+        assert (int(status), problem["status"], problem["title"]) == (KINDS[kind][0], KINDS[kind][0], KINDS[kind][1])

@@ -1,4 +1,6 @@
-"""`ricochet serve`: the API under gunicorn with the production settings; without
+"""`ricochet serve`: the API under gunicorn with the production settings, behind
+nginx when it is installed (it buffers requests whole, so slow clients cannot
+hold web threads, and answers oversized ones with problem+json); without
 REDIS_URL, a private Redis and one worker (that also runs the beat) beside it."""
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from workers.settings import settings_or_exit
 
-from . import worker
+from . import front, worker
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +31,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings_or_exit()  # a bad variable stops here, before anything starts
-    embedded = work = web = None
+    embedded = work = web = nginx = None
     signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack as Ctrl-C does
     env = dict(os.environ)
     try:
@@ -42,14 +44,28 @@ def run(args: argparse.Namespace) -> int:
                                     env=env)
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
         env.setdefault("RICOCHET_ACCESS_LOG", "")
+        bind = f"{args.host}:{args.port}"
+        if front.available():
+            from workers.embedded import free_port
+
+            bind = f"127.0.0.1:{free_port()}"
+            env.setdefault("RICOCHET_TRUSTED_PROXIES", "1")  # nginx sets X-Forwarded-For to the client's address
+            nginx = front.start(front.configure(Path(args.instance) / "front", f"{args.host}:{args.port}", bind))
+        else:
+            print("ricochet: nginx is not installed (make install installs it): gunicorn faces clients itself, "
+                  "and slow clients can hold its threads", file=sys.stderr)
         web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",
-                                "--bind", f"{args.host}:{args.port}", "service.app:create_app()"], env=env)
-        print(f"ricochet: serving on http://{args.host}:{args.port}/ with gunicorn (Ctrl-C stops)", file=sys.stderr)
+                                "--bind", bind, "service.app:create_app()"], env=env)
+        print(f"ricochet: serving on http://{args.host}:{args.port}/ with "
+              f"{'nginx and ' if nginx else ''}gunicorn (Ctrl-C stops)", file=sys.stderr)
         web.wait()
     except KeyboardInterrupt:
         pass
+    except RuntimeError as e:  # the front refused to start
+        print(f"ricochet: {e}", file=sys.stderr)
+        return 1
     finally:
-        for proc in (web, work):
+        for proc in (nginx, web, work):
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 try:
