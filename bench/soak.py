@@ -5,8 +5,10 @@
 Starts a private Redis, gunicorn with the production settings
 (service/gunicorn_config.py, 2 workers) and one Celery worker (as `ricochet
 serve` does), then runs mixed traffic from loopback only: the daily puzzle,
-verify, solve, random puzzles, small packs, and a game with bids and watchers
-streaming its events.  Every request loop is bounded by the time given.  It
+verify, solve, random puzzles, small packs, a game with bids and watchers
+streaming its events, and puzzles on distinct 32x32 custom boards (verified,
+solved and drawn: each board new to the process, the load that grew an
+unbounded board cache).  Every request loop is bounded by the time given.  It
 reports per route the requests, errors (5xx and connection failures), p50 and
 p99, and the RSS of every process of the stack after the warm-up and at the
 end, and whether any process of the stack was restarted.
@@ -184,6 +186,11 @@ def _one_request(rng: random.Random, timed: Callable[..., None], puzzle: dict, s
         robots = {c: [rng.randrange(16), rng.randrange(16)] for c in ("red", "green", "blue", "yellow")}
         body = {**puzzle, "robots": robots}
         timed("solve", "POST", "/v1/solve", body)
+    elif roll < 0.93:
+        custom = custom_puzzle(rng)
+        timed("custom", "POST", "/v1/verify", {"puzzle": custom, "moves": []})
+        timed("custom", "POST", "/v1/solve", custom)
+        timed("picture", "POST", "/v1/pictures?format=png", custom)
     elif roll < 0.97:
         timed("game", "GET", f"/v1/games/{gid}?since=0")
         name = rng.choice(["ann", "bob"])
@@ -192,6 +199,16 @@ def _one_request(rng: random.Random, timed: Callable[..., None], puzzle: dict, s
     else:
         timed("pack", "POST", "/v1/packs", {"count": 5, "min_length": rng.randint(8, 18),
                                             "max_length": 20, "seed": str(rng.random())})
+
+
+def custom_puzzle(rng: random.Random) -> dict:
+    """A puzzle on a 32x32 custom board no client sent before (random walls)."""
+    walls = [[rng.randrange(32), rng.randrange(32), rng.choice("NESW")] for _ in range(40)]
+    return {"board": {"width": 32, "height": 32, "walls": walls, "blocked": [], "diagonals": [],
+                      "targets": [{"cell": [rng.randrange(8, 24), rng.randrange(8, 24)], "colour": "red",
+                                   "symbol": "circle"}]},
+            "robots": {"red": [0, 0], "green": [31, 0], "blue": [0, 31], "yellow": [31, 31]},
+            "target": {"colour": "red", "symbol": "circle"}}
 
 
 def _processes(roots: dict[str, int]) -> dict[int, str]:

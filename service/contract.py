@@ -174,10 +174,14 @@ def _operations(app: Flask) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _shared(path: str, operation: dict[str, Any]) -> dict[str, Any]:
-    """What kinds of routes share, so that no docstring repeats it: every /v1 route
-    is rate limited (429); a route that takes a body refuses a bad (400) or too
-    large (413) one; a path parameter not described otherwise is a plain string."""
+    """What kinds of routes share, so that no declaration repeats it: every route
+    refuses an oversized request line (414) or headers (431); every /v1 route
+    refuses a key not issued (401) and is rate limited (429); a route that takes
+    a body refuses a bad (400) or too large (413) one; a path parameter not
+    described otherwise is a plain string."""
     responses = operation.setdefault("responses", {})
+    responses.setdefault("414", "Problem")  # a request line over 8 KiB (the front, or gunicorn)
+    responses.setdefault("431", "Problem")  # a header over 8 KiB, or headers over 32 KiB in all
     if path.startswith("/v1/"):
         responses.setdefault("401", "Problem")  # an X-API-Key not issued here
         responses.setdefault("429", "TooManyRequests")
