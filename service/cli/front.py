@@ -28,7 +28,7 @@ def configure(folder: Path, listen: str, upstream: str) -> Path:
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     server = Template(source.read_text(encoding="utf-8")).safe_substitute(
-        RICOCHET_FRONT_LISTEN=listen, RICOCHET_FRONT_UPSTREAM=upstream)
+        FRONT_LISTEN=listen, FRONT_UPSTREAM=upstream)
     (folder / "server.conf").write_text(server, encoding="utf-8")
     temp = folder / "temp"
     temp.mkdir(exist_ok=True)
