@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _stack import wait_ready  # noqa: E402
+
 from service.app import create_app  # noqa: E402
 from workers.app import make_celery  # noqa: E402
 from workers.embedded import EmbeddedRedis  # noqa: E402
@@ -102,7 +104,7 @@ def pool_packs(five_robots: bool) -> None:
                                   "--instance", tmp], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            _ready(base)
+            wait_ready(base)
             print(f"{'pack':>18} {'seconds':>8} {'made':>5} {'failed':>6} {'pairs':>6} {'distinct':>8}")
             for count, lo, hi in POOL_PACKS:
                 _one_pack(base, count, lo, hi)
@@ -111,19 +113,6 @@ def pool_packs(five_robots: bool) -> None:
             serve.wait(timeout=60)
     if five_robots:
         _five_robots()
-
-
-def _ready(base: str) -> None:
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if _http("GET", base + "/readyz")[0] == 200:
-                return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError("ricochet serve did not become ready")
-        time.sleep(0.5)
 
 
 def _one_pack(base: str, count: int, lo: int, hi: int) -> None:

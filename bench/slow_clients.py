@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from _stack import wait_ready
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -113,11 +115,7 @@ def main() -> None:
                                   "--instance", tmp], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            deadline = time.monotonic() + 90
-            while probe("127.0.0.1", port)[1] != 200:
-                if time.monotonic() > deadline:
-                    raise SystemExit("ricochet serve did not start")
-                time.sleep(0.5)
+            wait_ready(f"http://127.0.0.1:{port}", path="/healthz")
             run(f"http://127.0.0.1:{port}", args.connections, args.seconds)
         finally:
             os.killpg(serve.pid, signal.SIGTERM)

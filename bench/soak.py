@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _stack import wait_ready  # noqa: E402
+
 from workers.embedded import EmbeddedRedis, free_port  # noqa: E402
 
 DAILY_MOVES = None  # filled from the daily's solution at the start
@@ -106,16 +108,7 @@ def main() -> None:
                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   start_new_session=True)
         try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    if call("GET", base + "/readyz")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise SystemExit("the stack did not become ready")
-                time.sleep(0.5)
+            wait_ready(base)
             run(base, args, {"gunicorn": web.pid, "worker": worker.pid, "redis": redis.process.pid})
         finally:
             for proc in (web, worker):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHES = sorted(p.name for p in (ROOT / "bench").glob("*.py"))
+BENCHES = sorted(p.name for p in (ROOT / "bench").glob("*.py") if not p.name.startswith("_"))  # _x.py: helpers
 
 
 def _run(*args: str, cwd: Path = ROOT, timeout: float = 240) -> str:
