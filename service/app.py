@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 
+from workers import memory
 from workers.settings import Settings
 
 from . import errors, limits, metrics
@@ -21,6 +22,20 @@ def budgets(settings: Settings) -> None:
 
     compiled.budget = settings.board_cache_mb << 20
     png.budget = settings.picture_cache_mb << 20
+
+
+_TRIM_EVERY = 64  # requests between two returns of freed memory to the system
+_served = 0
+
+
+def _hand_back_memory(response: Any) -> Any:
+    """Now and then, give back to the system what searches freed (glibc keeps it
+    otherwise, and a worker's RSS grows to what its largest searches once took)."""
+    global _served
+    _served += 1
+    if _served % _TRIM_EVERY == 0:
+        memory.hand_back()
+    return response
 
 
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
@@ -59,6 +74,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
     errors.register(app)
     metrics.register(app)
+    app.after_request(_hand_back_memory)
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}},

@@ -54,7 +54,10 @@ celery_app = make_celery(settings=settings)
 def _budgets() -> None:
     from solver.search.solve import compiled
 
+    from .memory import limit_arenas
+
     compiled.budget = settings.board_cache_mb << 20
+    limit_arenas(2)
 
 
 _budgets()

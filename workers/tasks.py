@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from celery.signals import task_received
+from celery.signals import task_postrun, task_received
 
 from solver.errors import InvalidInput
 from solver.model.board import all_boards, real_board
@@ -21,6 +21,7 @@ from solver.production import packs, pools
 from solver.production.packs import plan_for, variety_key
 from solver.search.solve import Cancel
 
+from . import memory
 from .answers import Answers
 from .app import ANALYSIS_QUEUE, celery_app, settings
 from .schemas import SolveTask, load
@@ -291,6 +292,12 @@ def recover_chunks() -> list[str]:
         pack_chunk.delay(job_id, items)
         sent.append(f"{job_id}:{key}")
     return sent
+
+
+@task_postrun.connect
+def hand_back_memory(**_: Any) -> None:
+    """After each task, what its search freed goes back to the system (workers/memory.py)."""
+    memory.hand_back()
 
 
 @task_received.connect

@@ -55,8 +55,10 @@ http {{
 
 
 def start(config: Path) -> subprocess.Popen:
-    check = subprocess.run(["nginx", "-t", "-q", "-p", str(config.parent), "-c", str(config)],
+    # -e stderr: not the compiled-in log file, which a user without root cannot open
+    check = subprocess.run(["nginx", "-t", "-q", "-e", "stderr", "-p", str(config.parent), "-c", str(config)],
                            capture_output=True, text=True)
     if check.returncode != 0:
         raise RuntimeError(f"nginx refused its configuration: {check.stderr.strip()}")
-    return subprocess.Popen(["nginx", "-p", str(config.parent), "-c", str(config), "-g", "daemon off;"])
+    return subprocess.Popen(["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
+                             "-g", "daemon off;"])

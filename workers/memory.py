@@ -1,0 +1,35 @@
+"""Keeping a process near its working set: glibc gives each thread that allocates
+an arena of its own and keeps there what a search freed, so a long-running
+process's RSS creeps up to what its largest searches once took.  Fewer arenas,
+and what is free handed back now and then, keep it down (measured in
+docs/operations.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+
+M_ARENA_MAX = -8
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc
+        return None
+
+
+def limit_arenas(count: int = 2) -> None:
+    """At most `count` malloc arenas: call before the process starts its threads."""
+    libc = _libc()
+    if libc is not None:
+        with contextlib.suppress(AttributeError):
+            libc.mallopt(M_ARENA_MAX, count)
+
+
+def hand_back() -> None:
+    """Return the memory freed since to the system (milliseconds at most)."""
+    libc = _libc()
+    if libc is not None:
+        with contextlib.suppress(AttributeError):
+            libc.malloc_trim(0)
