@@ -7,7 +7,7 @@ from typing import Any
 
 from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle
-from workers.answers import Source, ran_out
+from workers.answers import RAN_OUT, Source, ran_out
 
 from . import Context, jobs
 from .problems import Problem
@@ -31,7 +31,7 @@ def solve(ctx: Context, p: Puzzle) -> Solved | Queued:
     in flight (same puzzle, same budget) shares one job, charged once; a job's
     search that ran out lately (of time or memory) is answered as it ended."""
     answer, source = ctx.answers.lookup(p)
-    if answer["status"] != "timeout" or ctx.stores is None:
+    if answer["status"] not in RAN_OUT or ctx.stores is None:  # out of the request's time or memory: a job
         return Solved(answer, source)
     budget = ctx.job_budget
     ended = ctx.stores.answers.unsettled(p.content_hash(), budget)

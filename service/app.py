@@ -46,6 +46,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.config.update(
         MAX_CONTENT_LENGTH=1 << 20,
         SOLVE_TIME_BUDGET=settings.solve_time_budget,
+        SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
         JOB_TIME_BUDGET=settings.job_time_budget,
         REDIS_URL=settings.redis_url,
         RATE_LIMIT_DEFAULT=settings.rate_limit,

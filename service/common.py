@@ -67,7 +67,9 @@ def app_stores() -> Any:
 
 def answers() -> Answers:
     """Answers within a request's search budget, kept in this app's store."""
-    return Answers(app_stores(), current_app.config["SOLVE_TIME_BUDGET"], SOLVE_SECONDS.time)
+    config = current_app.config
+    return Answers(app_stores(), config["SOLVE_TIME_BUDGET"], SOLVE_SECONDS.time,
+                   state_budget=config["SOLVE_STATE_BUDGET"])
 
 
 def pools() -> Library:

@@ -189,3 +189,21 @@ def test_a_job_whose_search_ran_out_is_not_queued_again(redis_url, celery_worker
     Stores.from_url(redis_url).answers.save_unsettled(Puzzle.from_json(other).content_hash(), 0.02, 14, "state_limit")
     ended = client.post("/v1/solve", json=other)
     assert ended.status_code == 200 and ended.json["status"] == "state_limit" and ended.json["lower_bound"] == 14
+
+
+def test_a_request_search_that_runs_out_of_memory_becomes_a_job(redis_url, quadrant_test_puzzles):
+    """A request's own search has a memory budget (RICOCHET_SOLVE_STATE_MB) as well
+    as a time budget: a puzzle that needs bigger tables is queued as a job (202),
+    as one that needs more time is, and the request's bound is remembered."""
+    deepest = max(quadrant_test_puzzles, key=lambda t: t["optimal_moves"])
+    robots = deepest["robots"]
+    colours = list(robots)
+    rotated = {c: robots[colours[(i + 1) % len(colours)]] for i, c in enumerate(colours)}  # no other test's puzzle
+    puzzle = {k: deepest[k] for k in ("board", "target")} | {"robots": rotated, "rules": {"ricochet": "none"}}
+    client = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 30.0,
+                         "SOLVE_STATE_BUDGET": 1 << 20}).test_client()
+    r = client.post("/v1/solve", json=puzzle)
+    assert r.status_code == 202 and r.headers["Location"].startswith("/v1/jobs/"), r.json
+    client.delete(r.headers["Location"])  # no worker here needs to run it
+    verdict = client.post("/v1/verify", json={"puzzle": puzzle, "moves": []}).json
+    assert verdict["optimality"] == "unknown" and verdict["optimal_length"] is None

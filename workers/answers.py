@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from solver.model.puzzle import Puzzle
 from solver.search.solution import Solution
-from solver.search.solve import DEFAULT_MAX_DEPTH, Cancel, solve
+from solver.search.solve import DEFAULT_MAX_DEPTH, DEFAULT_STATE_BUDGET, Cancel, solve
 
 from .stores import Stores
 
@@ -32,12 +32,15 @@ class Answers:
     """Answers to puzzles for one kind of caller: `budget` is the seconds one
     search may take (a request's, or a job's); `timer` wraps each search (the
     service's solver-time metric); `threads`, how many threads a deep search's
-    A* runs on (a job's may take more than one core)."""
+    A* runs on (a job's may take more than one core); `state_budget`, the bytes
+    its tables may take (a request's search is kept small: what needs more is
+    a job's)."""
 
     stores: Stores | None
     budget: float
     timer: Callable[[], AbstractContextManager[Any]] = nullcontext
     threads: int = 1
+    state_budget: int = DEFAULT_STATE_BUDGET
 
     def lookup(self, p: Puzzle) -> tuple[dict[str, Any], Source]:
         """The answer JSON (FORMATS.md, with the puzzle's code) and where it came
@@ -57,7 +60,8 @@ class Answers:
         """One search within the budget, remembered: a settled answer is kept, a
         run out of time is noted with its bound (a cancelled one is not)."""
         with self.timer():
-            answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel, threads=self.threads)
+            answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel, threads=self.threads,
+                           state_budget=self.state_budget)
         self.remember(p, answer)
         return answer
 
