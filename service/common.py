@@ -35,9 +35,12 @@ def query_choice(name: str, choices: tuple[str, ...], default: str | None = None
     return value
 
 
+HINT_QUERY = HintQuery()  # schemas are stateless: one instance serves every request
+
+
 def hint_level() -> int:
     """The `level` query of a hint (the shared HintLevel parameter), 1 to 4."""
-    return int(load(HintQuery(), request.args.to_dict())["level"])
+    return int(load(HINT_QUERY, request.args.to_dict())["level"])
 
 
 def puzzle_from(body: Any) -> Puzzle:

@@ -66,8 +66,12 @@ class Reply:
             out["links"] = dict(self.links)
         return out
 
+    @functools.cached_property
+    def _dumper(self) -> Schema | None:  # one instance: schemas are stateless, and making one costs 60 us
+        return self.shape() if self.shape is not None else None
+
     def render(self, data: Any, status: int) -> Response:
-        response = jsonify(self.shape().dump(data) if self.shape is not None else data)
+        response = jsonify(self._dumper.dump(data) if self._dumper is not None else data)
         response.status_code = status
         return cached(response) if self.cached else response
 
@@ -81,11 +85,15 @@ class Body:
     parse: Callable[[Any], Any] | None = None
     doc: Mapping[str, Any] | None = None
 
+    @functools.cached_property
+    def _loader(self) -> Schema | None:
+        return self.schema() if self.schema is not None else None
+
     def load(self, data: Any) -> Any:
         if self.parse is not None:
             return self.parse(data)
-        assert self.schema is not None
-        return load(self.schema(), data)
+        assert self._loader is not None
+        return load(self._loader, data)
 
     def openapi(self) -> dict[str, Any]:
         schema = self.doc if self.doc is not None else self.schema
@@ -106,6 +114,10 @@ class Operation:
     parameters: Sequence[Any] = ()
     security: Sequence[Mapping[str, Any]] | None = None
     searches: bool = False  # the tighter rate limit of the routes that search (service/limits.py)
+
+    @functools.cached_property
+    def query_loader(self) -> Schema | None:
+        return self.query() if self.query is not None else None
 
     def openapi(self) -> dict[str, Any]:
         out: dict[str, Any] = {"operationId": self.operation_id, "summary": self.summary, "tags": [self.tag]}
@@ -166,8 +178,8 @@ def operation(bp: Blueprint, route: str, operation_id: str, *, summary: str, tag
             declared = endpoint.operations[(method, request.url_rule.rule)]  # type: ignore[attr-defined,union-attr]
             if declared.body is not None:
                 path_args["body"] = declared.body.load(json_body())
-            if declared.query is not None:
-                path_args["query"] = load(declared.query(), request.args.to_dict())
+            if declared.query_loader is not None:
+                path_args["query"] = load(declared.query_loader, request.args.to_dict())
             return declared.respond(view(**path_args))
 
         endpoint.operations = {(op.method, op.path): op}  # type: ignore[attr-defined]
