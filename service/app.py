@@ -16,11 +16,9 @@ from . import errors, limits, metrics
 
 def budgets(settings: Settings) -> None:
     """The process's caches within their byte budgets (docs/operations.md lists them)."""
-    from solver.search.solve import compiled
-
     from .pictures import png
 
-    compiled.budget = settings.board_cache_mb << 20
+    memory.budget_caches(settings.board_cache_mb)
     png.budget = settings.picture_cache_mb << 20
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from celery import Celery
 
+from . import memory
 from .settings import Settings, settings_or_exit
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -51,13 +52,5 @@ settings = settings_or_exit()  # a bad variable stops the worker at its start, n
 celery_app = make_celery(settings=settings)
 
 
-def _budgets() -> None:
-    from solver.search.solve import compiled
-
-    from .memory import limit_arenas
-
-    compiled.budget = settings.board_cache_mb << 20
-    limit_arenas(2)
-
-
-_budgets()
+memory.budget_caches(settings.board_cache_mb)
+memory.limit_arenas(2)

@@ -19,6 +19,13 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
+def budget_caches(board_cache_mb: int) -> None:
+    """The process's compiled boards within their byte budget (RICOCHET_BOARD_CACHE_MB)."""
+    from solver.search.solve import compiled
+
+    compiled.budget = board_cache_mb << 20
+
+
 def limit_arenas(count: int = 2) -> None:
     """At most `count` malloc arenas: call before the process starts its threads."""
     libc = _libc()
