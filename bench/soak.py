@@ -3,15 +3,16 @@
     .venv/bin/python bench/soak.py [--seconds 600] [--clients 8] [--warmup 60]
 
 Starts a private Redis, gunicorn with the production settings
-(service/gunicorn_config.py, 2 workers) and one Celery worker (as `ricochet
-serve` does), then runs mixed traffic from loopback only: the daily puzzle,
+(service/gunicorn_config.py, the default number of processes) and a Celery
+worker of one process per core (as `ricochet serve` does), then runs mixed traffic from loopback only: the daily puzzle,
 verify, solve, random puzzles, small packs, a game with bids and watchers
 streaming its events, and puzzles on distinct 32x32 custom boards (verified,
 solved and drawn: each board new to the process, the load that grew an
 unbounded board cache).  Every request loop is bounded by the time given.  It
 reports per route the requests, errors (5xx and connection failures), p50 and
-p99, and the RSS of every process of the stack after the warm-up and at the
-end, and whether any process of the stack was restarted.
+p99, the RSS of every process of the stack after the warm-up and at the end,
+the peak PSS of each and of the whole stack (what it takes of the machine),
+and whether any process of the stack was restarted.
 """
 
 from __future__ import annotations
@@ -65,6 +66,16 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def stack_pids(root: int) -> dict[int, str]:
     """Every process under `root`, by command."""
     out = {}
@@ -93,17 +104,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--warmup", type=float, default=60, help="seconds of traffic before the start RSS is read")
+    parser.add_argument("--web-workers", type=int, default=None,
+                        help="gunicorn processes (default: the deployment's, RICOCHET_WEB_WORKERS's default)")
+    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1,
+                        help="worker processes (default: one per core, as `ricochet worker`)")
     args = parser.parse_args()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp) / "redis", persist=False) as redis:
-        env = {**os.environ, "REDIS_URL": redis.url, "RICOCHET_RATE_LIMITS": "off", "RICOCHET_ACCESS_LOG": "",
-               "RICOCHET_WEB_WORKERS": "2"}
+        env = {**os.environ, "REDIS_URL": redis.url, "RICOCHET_RATE_LIMITS": "off", "RICOCHET_ACCESS_LOG": ""}
+        if args.web_workers:
+            env["RICOCHET_WEB_WORKERS"] = str(args.web_workers)
         web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config", "--bind",
                                 f"127.0.0.1:{port}", "service.app:create_app()"], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel",
-                                   "error", "--concurrency", "1", "--without-gossip", "--without-mingle", "--beat",
+                                   "error", "--concurrency", str(args.concurrency), "--without-gossip",
+                                   "--without-mingle", "--beat",
                                    "--schedule", str(Path(tmp) / "beat"), "--queues", "ricochet,packs"],
                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   start_new_session=True)
@@ -159,10 +176,39 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     time.sleep(args.warmup)  # caches and pools loaded: memory from here on
     start_procs = _processes(roots)
     start_rss = {pid: rss_kib(pid) for pid in start_procs}
-    for t in threads:
-        t.join()
+    peaks = Peaks(roots)
+    while any(t.is_alive() for t in threads):
+        peaks.sample()
+        time.sleep(2)
     end_procs = _processes(roots)
     _report(stats, errors, statuses, start_procs, start_rss, end_procs)
+    peaks.report()
+
+
+class Peaks:
+    """The largest PSS (a process's own pages, plus its share of those it shares:
+    they add up to what the stack takes) of each process, and of the stack
+    without its Redis, sampled through the run."""
+
+    def __init__(self, roots: dict[str, int]) -> None:
+        self.roots = roots
+        self.each: dict[int, int] = defaultdict(int)
+        self.names: dict[int, str] = {}
+        self.stack = 0
+
+    def sample(self) -> None:
+        procs = _processes(self.roots)
+        self.names.update(procs)
+        now = {pid: pss_kib(pid) for pid in procs}
+        for pid, kib in now.items():
+            self.each[pid] = max(self.each[pid], kib)
+        self.stack = max(self.stack, sum(kib for pid, kib in now.items() if pid != self.roots["redis"]))
+
+    def report(self) -> None:
+        print(f"\n{'process':>60} {'peak PSS MiB':>13}")
+        for pid in sorted(self.each):
+            print(f"{self.names[pid][:60]:>60} {self.each[pid] / 1024:>13.1f}")
+        print(f"\npeak PSS of the stack (web and workers, without Redis): {self.stack / 1024:.0f} MiB")
 
 
 def _one_request(rng: random.Random, timed: Callable[..., None], puzzle: dict, solution: dict, gid: str,

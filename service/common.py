@@ -72,7 +72,7 @@ def answers() -> Answers:
     """Answers within a request's search budget, kept in this app's store."""
     config = current_app.config
     return Answers(app_stores(), config["SOLVE_TIME_BUDGET"], SOLVE_SECONDS.time,
-                   state_budget=config["SOLVE_STATE_BUDGET"])
+                   state_budget=config["SOLVE_STATE_BUDGET"], room=current_app.extensions["searches"])
 
 
 def pools() -> Library:

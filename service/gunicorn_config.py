@@ -32,6 +32,17 @@ errorlog = "-"
 memory.limit_arenas(2)
 
 
+# The app is made once, in the master, and warmed there (the pools, the daily
+# calendar) before the web processes fork: they share those pages (service.app.warm).
+preload_app = True
+
+
+def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn's hook signature
+    from service.app import warm
+
+    warm(server.app.wsgi())
+
+
 # Metrics from every worker process add up in one /metrics scrape.
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", "/tmp/ricochet-metrics")
 os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)

@@ -525,3 +525,18 @@ def _there_and_back(p: Puzzle, before: list) -> list:
     last = before[-1]
     back = {"N": "S", "S": "N", "E": "W", "W": "E"}[last.direction]
     return [Move(last.robot, back), Move(last.robot, last.direction)]
+
+
+def test_the_process_ceiling_bounds_every_search(hard):
+    """A worker's RICOCHET_JOB_STATE_MB: whatever budget a caller gives, a
+    search's tables stay within the process's ceiling."""
+    from solver.search.solve import ceiling
+
+    before = ceiling.state_bytes
+    ceiling.state_bytes = 2 << 20
+    try:
+        answer = solve(hard, state_budget=1 << 30)
+    finally:
+        ceiling.state_bytes = before
+    assert answer.status == "state_limit"
+    assert solve(hard, state_budget=1 << 30, max_depth=3).status == "depth_limit"

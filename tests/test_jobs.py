@@ -207,3 +207,33 @@ def test_a_request_search_that_runs_out_of_memory_becomes_a_job(redis_url, quadr
     client.delete(r.headers["Location"])  # no worker here needs to run it
     verdict = client.post("/v1/verify", json={"puzzle": puzzle, "moves": []}).json
     assert verdict["optimality"] == "unknown" and verdict["optimal_length"] is None
+
+
+def test_a_process_runs_few_request_searches_at_once(redis_url, quadrant_test_puzzles):
+    """A web process's searches share its room (two at once, each within
+    RICOCHET_SOLVE_STATE_MB): a request that finds none within its budget is
+    queued as a job, and nothing is remembered of a search that did not run."""
+    import threading
+
+    from solver.model.puzzle import Puzzle
+    from workers.stores import Stores
+
+    app = create_app({"REDIS_URL": redis_url, "SOLVE_TIME_BUDGET": 0.2})
+    room = app.extensions["searches"]
+    taken = [room.acquire(blocking=False) for _ in range(2)]
+    assert taken == [True, True] and not room.acquire(blocking=False)
+    deepest = max(quadrant_test_puzzles, key=lambda t: t["optimal_moves"])
+    robots = deepest["robots"]
+    colours = list(robots)
+    turned = {c: robots[colours[(i + 2) % len(colours)]] for i, c in enumerate(colours)}  # no other test's puzzle
+    puzzle = {k: deepest[k] for k in ("board", "target")} | {"robots": turned, "rules": {"ricochet": "none"}}
+    client = app.test_client()
+    r = client.post("/v1/solve", json=puzzle)
+    assert r.status_code == 202, r.json
+    client.delete(r.headers["Location"])
+    assert Stores.from_url(redis_url).answers.unsettled(Puzzle.from_json(puzzle).content_hash(), 0.2) is None
+    threading.Timer(0.05, room.release).start()  # room frees up within the budget: the search runs
+    quick = {**puzzle, "target": {"colour": "red", "symbol": "circle"}}
+    answered = client.post("/v1/solve", json=quick)
+    assert answered.status_code == 200 and answered.json["status"] == "optimal", answered.json
+    room.release()

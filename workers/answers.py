@@ -10,11 +10,13 @@ once, and a longer budget (a job's) is what can settle it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from solver.model.moves import Round, candidates
 from solver.model.puzzle import Puzzle
 from solver.search.solution import Solution
 from solver.search.solve import DEFAULT_MAX_DEPTH, DEFAULT_STATE_BUDGET, Cancel, solve
@@ -34,13 +36,16 @@ class Answers:
     service's solver-time metric); `threads`, how many threads a deep search's
     A* runs on (a job's may take more than one core); `state_budget`, the bytes
     its tables may take (a request's search is kept small: what needs more is
-    a job's)."""
+    a job's); `room`, shared by a process's requests, how many of their
+    searches run at once (a search waits for room up to its budget; with none
+    by then, it answers `timeout` unremembered, and the caller queues a job)."""
 
     stores: Stores | None
     budget: float
     timer: Callable[[], AbstractContextManager[Any]] = nullcontext
     threads: int = 1
     state_budget: int = DEFAULT_STATE_BUDGET
+    room: threading.Semaphore | None = None
 
     def lookup(self, p: Puzzle) -> tuple[dict[str, Any], Source]:
         """The answer JSON (FORMATS.md, with the puzzle's code) and where it came
@@ -59,9 +64,16 @@ class Answers:
     def search(self, p: Puzzle, *, cancel: Cancel | None = None, max_depth: int = DEFAULT_MAX_DEPTH) -> Solution:
         """One search within the budget, remembered: a settled answer is kept, a
         run out of time is noted with its bound (a cancelled one is not)."""
-        with self.timer():
-            answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel, threads=self.threads,
-                           state_budget=self.state_budget)
+        if self.room is not None and not self.room.acquire(timeout=self.budget):
+            # no room in this process for another search within the budget: nothing proved, nothing kept
+            return Solution("timeout", [], 1, Round(candidates(p), False, None))
+        try:
+            with self.timer():
+                answer = solve(p, time_budget=self.budget, max_depth=max_depth, cancel=cancel, threads=self.threads,
+                               state_budget=self.state_budget)
+        finally:
+            if self.room is not None:
+                self.room.release()
         self.remember(p, answer)
         return answer
 

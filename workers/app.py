@@ -52,5 +52,5 @@ settings = settings_or_exit()  # a bad variable stops the worker at its start, n
 celery_app = make_celery(settings=settings)
 
 
-memory.budget_caches(settings.board_cache_mb)
+memory.budget_caches(settings.board_cache_mb, settings.job_state_mb)
 memory.limit_arenas(2)

@@ -19,11 +19,13 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def budget_caches(board_cache_mb: int) -> None:
-    """The process's compiled boards within their byte budget (RICOCHET_BOARD_CACHE_MB)."""
-    from solver.search.solve import compiled
+def budget_caches(board_cache_mb: int, search_mb: int) -> None:
+    """The process's compiled boards within their byte budget (RICOCHET_BOARD_CACHE_MB),
+    and each of its searches' tables within `search_mb` (RICOCHET_JOB_STATE_MB)."""
+    from solver.search.solve import ceiling, compiled
 
     compiled.budget = board_cache_mb << 20
+    ceiling.state_bytes = search_mb << 20
 
 
 def limit_arenas(count: int = 2) -> None:

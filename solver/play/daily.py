@@ -98,6 +98,12 @@ def _calendar(version: Version) -> dict[str, dict[str, Any]]:
     return {d["date"]: d for d in map(json.loads, raw.decode().splitlines())}
 
 
+def load_calendars() -> None:
+    """Read every schedule version's calendar now (a server does, before it forks)."""
+    for version in VERSIONS:
+        _calendar(version)
+
+
 @functools.cache
 def last_day() -> dt.date:
     return max(dt.date.fromisoformat(d) for d in _calendar(VERSIONS[-1]))

@@ -27,6 +27,17 @@ DEFAULT_MAX_DEPTH = 64
 DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB
 
 
+class Ceiling:
+    """The most any one search of this process may take for its tables, whatever
+    budget its caller gives (a worker's is RICOCHET_JOB_STATE_MB)."""
+
+    def __init__(self, state_bytes: int) -> None:
+        self.state_bytes = state_bytes
+
+
+ceiling = Ceiling(DEFAULT_STATE_BUDGET)
+
+
 class Cancel:
     """A flag another thread sets to stop a running search."""
 
@@ -110,7 +121,7 @@ def _compile(board: Board) -> Any:
 
 # The process's compiled boards.  A service sets the budget from its settings
 # (RICOCHET_BOARD_CACHE_MB); 64 MiB holds hundreds of real boards with their targets.
-compiled = CompiledBoards(64 << 20)
+compiled = CompiledBoards(32 << 20)
 
 
 _IDA_NODES = 500_000  # the core's default: past it, IDA*'s repeated iterations cost more than A*'s memory
@@ -153,7 +164,7 @@ def solve(
     """An optimal solution of `puzzle`, or the reason the search stopped.
 
     `time_budget` is in seconds; `state_budget` bounds the search's tables in
-    bytes; `strategy` is `auto` (iterative deepening, handing deep puzzles to A*),
+    bytes (and so does the process's `ceiling`); `strategy` is `auto` (iterative deepening, handing deep puzzles to A*),
     `ida` or `astar` (for tests and benchmarks).  `exact`, an analysis of the
     puzzle's board and goal with its robots, is the search's lower bound: the
     proof then follows the table (under the ricochet rule too).  `known`, a
@@ -182,7 +193,7 @@ def solve(
     # Positional (the core's order): keywords cost a solve of a few moves a tenth of its time.
     raw = _core.solve(
         layout, cells, colours, target, mask, rules.vortex_sightline and puzzle.goal.colour is None,
-        rules.ricochet == "turn", max_depth, time_budget or 0.0, state_budget,
+        rules.ricochet == "turn", max_depth, time_budget or 0.0, min(state_budget, ceiling.state_bytes),
         cancel.buffer if cancel else None, _STRATEGIES[strategy],
         _exact(exact, puzzle), threads, crew_from, _IDA_NODES, crew_yields,
     )
