@@ -629,6 +629,12 @@ typedef struct {
     int fewest, fewest_mask;       /* fewest robots any optimal solution moves, and which (internal order) */
     int fewest_switches;
 } FactsSummary;
-int count_facts(const Setup *b, const Pos *start, int length, uint64_t cap, Limits *lim, FactsSummary *out);
+typedef struct {
+    uint8_t *moves;                /* limit x length moves, robot * 4 + direction (internal robot order) */
+    int limit, listed;
+    uint8_t path[MAX_DEPTH];
+} SolutionList;
+int count_facts(const Setup *b, const Pos *start, int length, uint64_t cap, Limits *lim, FactsSummary *out,
+                SolutionList *list);
 
 #endif

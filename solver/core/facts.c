@@ -42,7 +42,7 @@ static void count_dfs(Counter *c, int rem, Facts *out);
 typedef struct {
     uint64_t key;
     int16_t end;
-    uint8_t r, status, goal;
+    uint8_t r, d, status, goal;
 } Step;
 
 /* Every move from the counter's position that can lie on an optimal solution
@@ -76,13 +76,32 @@ static int facts_steps(Counter *c, int rem, Step *next) {
             if (rem == 1 ? !goal : goal || heuristic(b, &c->cur) > rem - 1) continue;
             uint64_t key = rem == 1 ? 0 : make_key(b, &c->cur);
             if (rem > 1) __builtin_prefetch(&c->memo[hash64(key) & c->mask], 1, 1);
-            next[count++] = (Step){key, (int16_t)end, (uint8_t)r, c->cur.status[r], (uint8_t)goal};
+            next[count++] = (Step){key, (int16_t)end, (uint8_t)r, (uint8_t)d, c->cur.status[r], (uint8_t)goal};
         }
         c->cur.pos[r] = (int16_t)start;
         c->cur.status[r] = old_status;
         c->occ[start] = 1;
     }
     return count;
+}
+
+/* Take a step (and take it back): the counter's position after it. */
+typedef struct { int16_t start; uint8_t status; } Undo;
+
+static Undo step_in(Counter *c, const Step *step) {
+    Undo undo = {c->cur.pos[step->r], c->cur.status[step->r]};
+    c->cur.pos[step->r] = step->end;
+    c->cur.status[step->r] = step->status;
+    c->occ[undo.start] = 0;
+    c->occ[step->end] = 1;
+    return undo;
+}
+
+static void step_out(Counter *c, const Step *step, Undo undo) {
+    c->occ[step->end] = 0;
+    c->occ[undo.start] = 1;
+    c->cur.pos[step->r] = undo.start;
+    c->cur.status[step->r] = undo.status;
 }
 
 /* The facts after one step with `rem` moves left before it: from the memo, or
@@ -110,17 +129,9 @@ static void facts_after(Counter *c, int rem, const Step *step, Facts *sub) {
         c->used++;
     }
     if (slot) { slot->rem = (uint8_t)(rem - 1); slot->done = 0; }
-    int r = step->r, start = c->cur.pos[r];
-    uint8_t old_status = c->cur.status[r];
-    c->cur.pos[r] = step->end;
-    c->cur.status[r] = step->status;
-    c->occ[start] = 0;
-    c->occ[step->end] = 1;
+    Undo undo = step_in(c, step);
     count_dfs(c, rem - 1, sub);
-    c->occ[step->end] = 0;
-    c->occ[start] = 1;
-    c->cur.pos[r] = (int16_t)start;
-    c->cur.status[r] = old_status;
+    step_out(c, step, undo);
     if (slot && !c->failed) { /* the table is not resized during a search: the slot stays put */
         sub->key = step->key;
         sub->rem = (uint8_t)(rem - 1);
@@ -157,12 +168,39 @@ static void count_dfs(Counter *c, int rem, Facts *out) {
     }
 }
 
+/* Every solution (up to the listing's limit), walked through the memo the count
+ * filled: a step is taken only when solutions of the moves left follow it, so the
+ * walk visits nothing but the solutions' own states. */
+static void list_dfs(Counter *c, int rem, int depth, SolutionList *out) {
+    if (c->failed || out->listed >= out->limit) return;
+    if (out_of_time(c->lim)) { c->failed = c->lim->stopped ? c->lim->stopped : ST_TIME; return; }
+    Step next[MAX_ROBOTS * 4];
+    int count = facts_steps(c, rem, next);
+    for (int i = 0; i < count && !c->failed && out->listed < out->limit; i++) {
+        Facts sub;
+        facts_after(c, rem, &next[i], &sub);
+        if (c->failed || sub.count == 0) continue;
+        out->path[depth] = (uint8_t)(next[i].r * 4 + next[i].d);
+        if (rem == 1) {
+            memcpy(out->moves + (size_t)out->listed * (size_t)(depth + 1), out->path, (size_t)(depth + 1));
+            out->listed++;
+            continue;
+        }
+        Undo undo = step_in(c, &next[i]);
+        list_dfs(c, rem - 1, depth + 1, out);
+        step_out(c, &next[i], undo);
+    }
+}
+
 /* Count the facts of every solution of exactly `length` moves from `start`.
  * The memo starts small and grows sixteenfold when it fills, up to the state
  * budget: a short puzzle then costs no huge allocation.  The largest table
- * keeps going unmemoised when full, so the answer is always exact.  Returns 0,
+ * keeps going unmemoised when full, so the answer is always exact.  With `list`,
+ * the solutions themselves follow (robot * 4 + direction per move, internal robot
+ * order), up to its limit.  Returns 0,
  * a limit's ST_* status, or -1 when memory ran out.  Runs without the GIL. */
-int count_facts(const Setup *b, const Pos *start, int length, uint64_t cap, Limits *lim, FactsSummary *out) {
+int count_facts(const Setup *b, const Pos *start, int length, uint64_t cap, Limits *lim, FactsSummary *out,
+                SolutionList *list) {
     Counter *c = calloc(1, sizeof(Counter));
     if (!c) return -1;
     size_t max_slots = 1024;
@@ -187,6 +225,12 @@ int count_facts(const Setup *b, const Pos *start, int length, uint64_t cap, Limi
         if (!(c->failed == ST_STATES && c->abort_when_full)) break;
         table_release(c->memo, slots * sizeof(Facts));
         slots = slots * 16 < max_slots ? slots * 16 : max_slots;
+    }
+    if (list && !c->failed && root.count) {
+        c->cur = *start;
+        memset(c->occ, 0, sizeof c->occ);
+        for (int r = 0; r < b->nrobots; r++) c->occ[start->pos[r]] = 1;
+        list_dfs(c, length, 0, list);
     }
     int failed = c->failed;
     out->solutions = root.count;

@@ -361,20 +361,20 @@ static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
-                             "length", "cap", "time_budget", "state_budget", "exact", NULL};
+                             "length", "cap", "time_budget", "state_budget", "exact", "list", NULL};
     PyObject *capsule, *cells, *colours, *exact = Py_None;
-    int target, candidates, sightline, ricochet, length;
+    int target, candidates, sightline, ricochet, length, list_limit = 0;
     long long cap = 1000000;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 28;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|LdnO", kwlist, &capsule, &cells, &colours, &target,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|LdnOi", kwlist, &capsule, &cells, &colours, &target,
                                      &candidates, &sightline, &ricochet, &length, &cap, &time_budget,
-                                     &state_budget, &exact))
+                                     &state_budget, &exact, &list_limit))
         return NULL;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
-    if (length < 1 || length > MAX_DEPTH - 1 || cap < 1) {
-        PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254 and cap positive");
+    if (length < 1 || length > MAX_DEPTH - 1 || cap < 1 || list_limit < 0 || list_limit > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254, cap positive and list from 0 to 10**6");
         return NULL;
     }
     if (check_limits(length, state_budget) != 0) return NULL;
@@ -389,21 +389,33 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     double t0 = now_seconds();
     lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
     FactsSummary facts;
+    SolutionList listing = {0};
+    listing.limit = list_limit;
+    if (list_limit > 0 && !(listing.moves = malloc((size_t)list_limit * (size_t)length))) {
+        free(S);
+        return PyErr_NoMemory();
+    }
     int failed;
     Py_BEGIN_ALLOW_THREADS
-    failed = count_facts(&S->board, &S->start, length, (uint64_t)cap, &lim, &facts);
+    failed = count_facts(&S->board, &S->start, length, (uint64_t)cap, &lim, &facts, list_limit ? &listing : NULL);
     Py_END_ALLOW_THREADS
     int ext_mask = 0;
     for (int r = 0; r < q.nrobots; r++)
         if ((facts.fewest_mask >> r) & 1) ext_mask |= 1 << S->perm[r];
+    /* The listed moves in the caller's robot order: robot * 4 + direction each. */
+    for (size_t i = 0; i < (size_t)listing.listed * (size_t)length; i++)
+        listing.moves[i] = (uint8_t)(S->perm[listing.moves[i] >> 2] * 4 + (listing.moves[i] & 3));
     free(S);
-    if (failed < 0) return PyErr_NoMemory();
-    if (failed) return Py_BuildValue("{s:s}", "status", STATUS_NAMES[failed]);
-    return Py_BuildValue("{s:s,s:K,s:O,s:i,s:i,s:i,s:K,s:d}", "status", "optimal",
+    PyObject *listed = PyBytes_FromStringAndSize((const char *)listing.moves, (Py_ssize_t)listing.listed * length);
+    free(listing.moves);
+    if (!listed) return NULL;
+    if (failed < 0) { Py_DECREF(listed); return PyErr_NoMemory(); }
+    if (failed) { Py_DECREF(listed); return Py_BuildValue("{s:s}", "status", STATUS_NAMES[failed]); }
+    return Py_BuildValue("{s:s,s:K,s:O,s:i,s:i,s:i,s:K,s:d,s:N}", "status", "optimal",
                          "solutions", (unsigned long long)facts.solutions, "capped", facts.capped ? Py_True : Py_False,
                          "fewest_robots", facts.solutions ? facts.fewest : -1, "fewest_robots_mask", ext_mask,
                          "fewest_switches", facts.fewest_switches, "nodes", (unsigned long long)facts.nodes,
-                         "seconds", now_seconds() - t0);
+                         "seconds", now_seconds() - t0, "listed", listed);
 }
 
 /* An upper bound on the optimal length, found cheaply: the active robot alone,

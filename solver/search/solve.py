@@ -316,6 +316,43 @@ def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_bu
 
 
 @dataclass(frozen=True)
+class Solutions:
+    """Every optimal solution of a puzzle, up to a limit: `listed` holds them (in
+    the order the search met them), `orderings` is how many there are in all
+    (up to the counting cap, `capped` past it); `complete` when every one is
+    listed.  Solutions that differ only in the order of independent moves are
+    one solution (`classes`, solver/search/orders.py folds them)."""
+
+    length: int
+    orderings: int
+    capped: bool
+    listed: list[list[Move]]
+
+    @property
+    def complete(self) -> bool:
+        return not self.capped and len(self.listed) == self.orderings
+
+
+def every_solution(puzzle: Puzzle, length: int, *, limit: int = 2000, time_budget: float | None = None,
+                   state_budget: int = 256 << 20) -> Solutions | None:
+    """The optimal solutions of `length` moves (the puzzle's optimum), up to
+    `limit` of them; None when the search ran out of its budgets."""
+    if length == 0:
+        return Solutions(0, 1, False, [[]])
+    layout, cells, colours, target, mask = _request(puzzle)
+    raw = _core.facts(layout, cells, colours, target, mask,
+                      puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
+                      puzzle.rules.ricochet == "turn", length, cap=1_000_000, time_budget=time_budget or 0.0,
+                      state_budget=min(state_budget, ceiling.state_bytes), list=limit)
+    if raw is None or raw["status"] != "optimal":
+        return None
+    names, data = puzzle.colours, raw["listed"]
+    listed = [[_MOVES[names[code >> 2]][code & 3] for code in data[i:i + length]]
+              for i in range(0, len(data), length)]
+    return Solutions(length, raw["solutions"], raw["capped"], listed)
+
+
+@dataclass(frozen=True)
 class Exhaustive:
     """The optimal length of every position of one board and goal under the plain
     rule (ricochet none; never longer than under the ricochet rule).
