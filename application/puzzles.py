@@ -12,9 +12,10 @@ from solver.model.puzzle import Puzzle
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated
+from solver.search.orders import distinct
 from solver.search.solution import Solution, hint
 
-from . import Context
+from . import Context, ratings
 from .problems import Problem
 
 RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
@@ -64,7 +65,7 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
     served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
     if served.moves != g.solution.moves:
         g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served, time_budget=ctx.answers.budget))
-    return {**g.to_json(), "seed": seed}
+    return {**g.to_json(), "seed": seed, **ratings.describe(ctx, g.puzzle, g.solution.moves)}
 
 
 def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:
@@ -79,3 +80,21 @@ def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Gen
         if g.difficulty["grade"] == grade:
             return g
     raise Problem("no-puzzle-found", f"no {grade} puzzle found for this seed; try another seed")
+
+
+SOLUTIONS_LIMIT = 500  # distinct solutions a response lists at most
+
+
+def solutions(ctx: Context, p: Puzzle, limit: int) -> dict[str, Any]:
+    """GET /v1/puzzles/{code}/solutions: the distinct optimal solutions (solutions
+    that differ only in the order of independent moves are one), up to `limit`."""
+    known = ctx.answers.settled(p)
+    if known is not None and known.status == "unsolvable":
+        raise Problem("unsolvable", "the puzzle has no solution")
+    if known is None:
+        raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request may "
+                      "search): POST /v1/solve queues the search, and the solutions can be listed once it is solved")
+    shown = distinct(p, len(known.moves), limit=limit, time_budget=ctx.answers.budget)
+    if shown is None:
+        raise Problem("needs-a-job", "listing this puzzle's solutions takes longer than a request may search")
+    return {"code": p.code(), "length": len(known.moves), **shown}

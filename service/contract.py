@@ -99,6 +99,7 @@ TAGS = [
     {"name": "daily", "description": "The daily puzzle, its solution, hint and archive"},
     {"name": "packs", "description": "Packs of puzzles made in the background"},
     {"name": "jobs", "description": "Following and cancelling queued work"},
+    {"name": "players", "description": "Players rated from their attempts (POST /v1/verify with `player`)"},
     {"name": "games", "description": "Multiplayer games: rounds, bids, solutions shown, scores, live events"},
     {"name": "service", "description": "The play page, documentation, problem types and health"},
 ]

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from application import puzzles
+from application import puzzles, ratings
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.formats.svg import board_svg, puzzle_svg
 from solver.model.board import EDITIONS, all_boards, real_board, sections
@@ -17,8 +17,8 @@ from solver.model.puzzle import Puzzle
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation
 from .pictures import PNG, picture
-from .schemas import PictureQuery, RandomQuery
-from .shapes import BoardObject, Boards, CodedHint, Difficulty, PuzzleByCode, RandomPuzzle
+from .schemas import NextQuery, PictureQuery, RandomQuery, SolutionsQuery, VoteRequest
+from .shapes import BoardObject, Boards, CodedHint, Difficulty, NextPuzzle, PuzzleByCode, RandomPuzzle, Solutions, Vote
 
 bp = Blueprint("puzzles", __name__)
 
@@ -111,6 +111,31 @@ def rate(body: Puzzle) -> Any:
            replies={200: Reply("The puzzle with its solution and difficulty report", RandomPuzzle)})
 def random_puzzle(query: dict[str, Any]) -> Any:
     return puzzles.random_puzzle(context(), query)
+
+
+@operation(bp, "get /v1/puzzles/next", "nextPuzzle", tag="players", query=NextQuery, searches=True,
+           summary="A puzzle the player has not seen, near their rating, with its solution",
+           errors=(400, 422, 503), replies={200: Reply("The puzzle, in GET /v1/puzzles/random's shape", NextPuzzle)})
+def next_puzzle(query: dict[str, Any]) -> Any:
+    return ratings.next_puzzle(context(), query["player"], query["difficulty"], query.get("theme"))
+
+
+@operation(bp, "get /v1/puzzles/<code>/solutions", "puzzleSolutions", tag="puzzles", query=SolutionsQuery,
+           searches=True, errors=(400, 422), summary="Every distinct optimal solution of a puzzle",
+           parameters=[{"name": "code", "in": "path", "required": True, "description": "a puzzle code",
+                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"}}],
+           replies={200: Reply("How many there are, and the first `limit`", Solutions)})
+def solutions(code: str, query: dict[str, Any]) -> Any:
+    return puzzles.solutions(context(), Puzzle.from_code(code), query["limit"])
+
+
+@operation(bp, "post /v1/puzzles/<code>/vote", "votePuzzle", tag="players", body=VoteRequest, errors=(400, 503),
+           summary="A player's vote on a puzzle (a later vote replaces theirs): its popularity",
+           parameters=[{"name": "code", "in": "path", "required": True, "description": "a puzzle code",
+                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"}}],
+           replies={200: Reply("The puzzle's popularity after the vote", Vote)})
+def vote(code: str, body: dict[str, Any]) -> Any:
+    return ratings.vote(context(), Puzzle.from_code(code), body["player"], body["up"])
 
 
 @operation(bp, "post /v1/pictures", "drawPuzzle", tag="puzzles", body=PUZZLE, query=PictureQuery, errors=(400,),

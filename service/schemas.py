@@ -5,16 +5,28 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from application.puzzles import SOLUTIONS_LIMIT
+from application.ratings import OFFSETS
 from solver.model.board import BoardKind
 from solver.production.difficulty import GRADES
 from solver.production.generate import MAX_LENGTH
+from solver.production.themes import THEMES
 from workers.schemas import text
 
 from .shapes import Move
 
+PLAYER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+PLAYER_RULE = "must be 1 to 64 letters, digits, '_' or '-' (the app's own id for its player)"
+
+
+def player_field(**kwargs: object) -> fields.String:
+    return fields.String(validate=validate.Regexp(PLAYER_PATTERN, error=PLAYER_RULE), metadata={
+        "description": "the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent "
+                       "(without a key, the public scope)"}, **kwargs)
+
 
 class VerifyRequest(Schema):
-    """POST /v1/verify: {"puzzle": {...} or {"code": ...}, "moves": [...]}."""
+    """POST /v1/verify: {"puzzle": {...} or {"code": ...}, "moves": [...], "player"?: id}."""
 
     class Meta:
         unknown = RAISE
@@ -24,6 +36,52 @@ class VerifyRequest(Schema):
     moves = fields.List(fields.Raw(metadata={"shape": Move}), required=True, validate=validate.Length(max=1000),
                         error_messages={"invalid": "must be a list of moves like {{\"robot\": \"red\", "
                                                    "\"direction\": \"N\"}}"})
+    player = player_field()
+
+
+class JsonBoolean(fields.Boolean):
+    """A JSON true or false, nothing else (marshmallow's takes 1, "yes", "on", ...)."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class VoteRequest(Schema):
+    """POST /v1/puzzles/{code}/vote: {"player": id, "up": true or false}."""
+
+    class Meta:
+        unknown = RAISE
+
+    player = player_field(required=True)
+    up = JsonBoolean(required=True, error_messages={"invalid": "must be true or false"})
+
+
+class NextQuery(Schema):
+    """GET /v1/puzzles/next: whose next puzzle, how hard, and of which theme."""
+
+    class Meta:
+        unknown = RAISE
+
+    player = player_field(required=True)
+    difficulty = fields.String(load_default="normal", validate=validate.OneOf(
+        list(OFFSETS), error=f"must be one of {', '.join(OFFSETS)}"), metadata={
+        "description": "the rating looked for: the player's, 600 or 300 below (easiest, easier) or above (harder, "
+                       "hardest)"})
+    theme = fields.String(validate=validate.OneOf(list(THEMES), error="must be one of the themes in "
+                                                  "docs/ratings.md: " + ", ".join(THEMES)))
+
+
+class SolutionsQuery(Schema):
+    """GET /v1/puzzles/{code}/solutions: how many to list."""
+
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, SOLUTIONS_LIMIT, error="must be from 1 to "
+                                                                     f"{SOLUTIONS_LIMIT}"),
+                           error_messages={"invalid": "must be a whole number"})
 
 
 class RandomQuery(Schema):

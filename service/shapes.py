@@ -18,6 +18,7 @@ from marshmallow import EXCLUDE, RAISE, Schema, fields, post_dump, validate
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
+from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
 from workers.stores import JOB_STATES
 
@@ -162,6 +163,30 @@ class Answer(Shape):
     stats = fields.Dict()
 
 
+class PlayerRating(Shape):
+    value = fields.Float(required=True, metadata={"description": "Glicko-2 rating (1500 for a new player)"})
+    deviation = fields.Float(required=True, metadata={"description": "how uncertain the rating is (RD)"})
+
+
+class PuzzleRating(PlayerRating):
+    plays = fields.Integer(required=True, metadata={"description": "players' first attempts"})
+    wins = fields.Integer(required=True, metadata={"description": "first attempts that reached the optimum"})
+
+
+class RatingChange(PlayerRating):
+    change = fields.Float(required=True, metadata={"description": "how far this attempt moved the rating"})
+
+
+class AttemptResult(Shape):
+    rated = fields.Boolean(required=True, metadata={
+        "description": "whether this attempt moved the ratings: only a player's first at a puzzle does, and "
+                       "only once the puzzle's optimum is proven"})
+    won = fields.Boolean(metadata={"description": "the answer reached the target in the optimal number of moves"})
+    reason = fields.String(metadata={"description": "why the attempt could not be rated"})
+    player = fields.Nested(RatingChange)
+    puzzle = fields.Nested(PuzzleRating)
+
+
 class Verdict(Shape):
     legal = fields.Boolean(required=True)
     solved = fields.Boolean(required=True)
@@ -179,6 +204,32 @@ class Verdict(Shape):
         "description": "unknown when the optimum was not found within the request's search budget (then optimal "
                        "is false); POST /v1/solve searches longer, and verify knows the optimum afterwards.  Daily "
                        "puzzles and pack puzzles are known at once."})
+    attempt = fields.Nested(AttemptResult, metadata={"description": "with `player` in the request: the attempt "
+                                                                    "recorded and the ratings after it"})
+
+
+class DailyStreak(Shape):
+    streak = fields.Integer(required=True, metadata={"description": "days in a row up to today or yesterday on "
+                                                                     "which the player solved the daily puzzle "
+                                                                     "optimally"})
+    best_streak = fields.Integer(required=True)
+    last_solved = date(allow_none=True)
+
+
+class Player(Shape):
+    id = fields.String(required=True)
+    scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
+    rating = fields.Nested(PlayerRating, required=True)
+    attempts = fields.Integer(required=True)
+    wins = fields.Integer(required=True, metadata={"description": "first attempts solved optimally"})
+    daily = fields.Nested(DailyStreak, required=True)
+
+
+class Vote(Shape):
+    code = fields.String(required=True)
+    popularity = fields.Integer(required=True, metadata={"description": "-100 (all down) to 100 (all up)"})
+    up = fields.Integer(required=True)
+    down = fields.Integer(required=True)
 
 
 class Difficulty(Shape):
@@ -255,7 +306,19 @@ class PuzzleByCode(Known):
     hash = fields.String(required=True)
 
 
-class Made(Known):
+class Rated(Shape):
+    """What play and the solver make of a puzzle (docs/ratings.md)."""
+
+    rating = fields.Nested(PuzzleRating, metadata={
+        "description": "Glicko-2, from players' first attempts (POST /v1/verify with `player`); before any, the "
+                       "prior from its optimal length and robots moved"})
+    popularity = fields.Integer(metadata={"description": "-100 (all votes down) to 100 (all up), 0 without votes "
+                                                         "(POST /v1/puzzles/{code}/vote)"})
+    themes = fields.List(fields.String(validate=validate.OneOf(list(THEMES))), metadata={
+        "description": "what the puzzle asks of its solver, from its optimal solutions (docs/ratings.md)"})
+
+
+class Made(Known, Rated):
     """A generated puzzle: its optimal solution and difficulty report."""
 
     optimal_length = fields.Integer(required=True)
@@ -265,6 +328,27 @@ class Made(Known):
 
 class RandomPuzzle(Made):
     seed = fields.String(required=True)
+
+
+class NextPuzzle(RandomPuzzle):
+    aim = fields.Float(required=True, metadata={"description": "the rating looked for: the player's plus the "
+                                                                "difficulty's offset"})
+
+
+class Solutions(Shape):
+    code = fields.String(required=True)
+    length = fields.Integer(required=True, metadata={"description": "the optimal length"})
+    count = fields.Integer(required=True, metadata={
+        "description": "distinct optimal solutions: solutions that differ only in the order of independent moves "
+                       "(moves of different robots that, taken the other way round, leave every robot where it "
+                       "was) count as one"})
+    complete = fields.Boolean(required=True, metadata={
+        "description": "every ordering was listed, so `count` is exact; false: `count` is of the first 2,000 "
+                       "orderings"})
+    orderings = fields.Integer(required=True, metadata={"description": "optimal solutions counting every order "
+                                                                       "apart (up to 1,000,000)"})
+    solutions = fields.List(moves(), required=True, metadata={"description": "one solution of each class, up to "
+                                                                             "`limit`"})
 
 
 class PackItem(Made):

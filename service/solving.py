@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from application import solving
+from application import ratings, solving
 from solver.errors import InvalidInput
 from solver.model.puzzle import Puzzle, moves_from_json
 
@@ -36,11 +36,15 @@ def solve_puzzle(body: Puzzle) -> Any:
 
 
 @operation(bp, "post /v1/verify", "verify", tag="solving", summary="Judge a player's moves, and whether they are "
-           "optimal", body=VerifyRequest, errors=(400,), replies={
+           "optimal; with `player`, rate the attempt", body=VerifyRequest, errors=(400, 503), replies={
                200: Reply("The `ricochet check` verdict plus `optimal` and `optimal_length`", Verdict)})
 def verify(body: dict[str, Any]) -> Any:
     try:
         p = puzzle_from(body["puzzle"])
     except InvalidInput as e:
         raise e.within("puzzle") from None
-    return solving.verify(context(), p, moves_from_json(body["moves"]))
+    ctx = context()
+    verdict = solving.verify(ctx, p, moves_from_json(body["moves"]))
+    if "player" in body:
+        verdict["attempt"] = ratings.attempt(ctx, p, verdict, body["player"])
+    return verdict

@@ -17,6 +17,7 @@ from .keys import KeyStore
 from .packs import PackStore
 from .pools import PoolStore
 from .quotas import QuotaStore
+from .ratings import RatingStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
 
@@ -34,6 +35,7 @@ class Stores:
         self.pools = PoolStore(client)
         self.quotas = QuotaStore(client)
         self.keys = KeyStore(client)
+        self.ratings = RatingStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False) -> Stores:

@@ -2,7 +2,7 @@
 out of time, and the optimal lengths recorded for generated puzzles.
 
 Keys: `solve:<hash>` (an answer), `unsettled:<hash>:<budget>` (a bound),
-`optimum:<hash>` (a length)."""
+`optimum:<hash>` (a length), `themes:<hash>` (a puzzle's themes, comma-separated)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,13 @@ class AnswerStore:
 
     def save_unsettled(self, puzzle_hash: str, budget: float, lower_bound: int, status: str = "timeout") -> None:
         self.redis.set(f"unsettled:{puzzle_hash}:{budget:g}", f"{lower_bound}:{status}", ex=UNSETTLED_TTL)
+
+    def themes(self, puzzle_hash: str) -> list[str] | None:
+        raw = self.redis.get(f"themes:{puzzle_hash}")
+        return None if raw is None else [t for t in raw.decode().split(",") if t]
+
+    def save_themes(self, puzzle_hash: str, themes: list[str]) -> None:
+        self.redis.set(f"themes:{puzzle_hash}", ",".join(themes), ex=SOLVE_TTL)
 
     def optimum(self, puzzle_hash: str) -> int | None:
         """A puzzle's proven optimal length, when known: from a solved answer, or

@@ -1,0 +1,107 @@
+"""Themes: what a puzzle asks of its solver, read off its optimal solutions.
+
+A theme about "every optimal solution" is given only when every one was
+listed (solver.search.orders.LISTED orderings at most, within the budget): a
+puzzle with more is not claimed to have it.  docs/ratings.md lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from solver.model.geometry import DIRECTIONS
+from solver.model.moves import IllegalMove, State, slide
+from solver.model.puzzle import Move, Puzzle, Rules
+from solver.search.orders import LISTED, classes
+from solver.search.solve import every_solution, solve
+
+THEMES: dict[str, str] = {
+    "solo": "an optimal solution moves the active robot alone",
+    "one-helper": "the fewest robots an optimal solution moves besides the one that finishes: one",
+    "two-helpers": "the fewest robots moved besides the finisher: two",
+    "three-helpers": "the fewest robots moved besides the finisher: three or more",
+    "blocker-moved-again": "every optimal solution moves a helper, then the finisher, then that helper again",
+    "diagonal": "every optimal solution bounces off a diagonal barrier",
+    "vortex": "the target is the vortex: any robot may finish",
+    "ricochet-rule": "the ricochet rule decides: without it the puzzle takes fewer moves",
+    "turn-at-the-end": "every optimal solution's last move turns the finisher (90 degrees or a bounce)",
+    "unique": "one optimal solution, up to the order of independent moves",
+    "many-ways": "ten or more optimal solutions, up to the order of independent moves",
+    "short": "4 moves or fewer",
+    "long": "12 to 17 moves",
+    "very-long": "18 moves or more",
+}
+
+
+def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0) -> list[str]:
+    """The puzzle's themes (sorted), given one optimal solution `moves`."""
+    length = len(moves)
+    found = set(_by_length(length))
+    if p.goal.colour is None:
+        found.add("vortex")
+    if p.rules.ricochet == "turn" and length:
+        plain = solve(Puzzle.create(p.board, dict(p.robots), p.goal, Rules("none", p.rules.vortex_sightline)),
+                      max_depth=length - 1, time_budget=time_budget)
+        if plain.status == "optimal":
+            found.add("ricochet-rule")
+    listed = every_solution(p, length, limit=LISTED, time_budget=time_budget) if length else None
+    if listed is None or not listed.complete:
+        return sorted(found | _helpers([list(moves)], complete=False))
+    found |= _helpers(listed.listed, complete=True)
+    grouped = classes(p, listed.listed)
+    found |= {"unique"} if len(grouped) == 1 else {"many-ways"} if len(grouped) >= 10 else set()
+    walks = [_walk(p, s) for s in listed.listed]
+    if all(w[0] for w in walks):
+        found.add("diagonal")
+    if all(w[1] for w in walks):
+        found.add("turn-at-the-end")
+    if all(_blocker_moved_again(s) for s in listed.listed):
+        found.add("blocker-moved-again")
+    return sorted(found)
+
+
+def _by_length(length: int) -> list[str]:
+    return ["short"] if length <= 4 else ["long"] if 12 <= length <= 17 else ["very-long"] if length >= 18 else []
+
+
+def _helpers(solutions: list[list[Move]], complete: bool) -> set[str]:
+    """solo / one-helper / ...: from the fewest robots moved (of one solution,
+    when not every one is known: then only solo, which one solution proves)."""
+    fewest = min(len({m.robot for m in s}) for s in solutions) if solutions else 0
+    if fewest == 1:
+        return {"solo"}
+    if not complete or fewest == 0:
+        return set()
+    return {2: {"one-helper"}, 3: {"two-helpers"}}.get(fewest, {"three-helpers"})
+
+
+def _walk(p: Puzzle, moves: Sequence[Move]) -> tuple[bool, bool]:
+    """Whether a move of the solution bounces off a barrier, and whether its last
+    move turns the finisher (perpendicular to its move before, or bounced)."""
+    state = State.start(p)
+    bounced = last_bounced = False
+    for m in moves:
+        r = p.colours.index(m.robot)
+        try:
+            _, last_bounced = slide(p.board, state.cells[:r] + state.cells[r + 1:], m.robot, state.cells[r],
+                                    DIRECTIONS.index(m.direction))
+            state = state.apply(m)
+        except IllegalMove:  # not a solution: nothing to say
+            return False, False
+        bounced |= last_bounced
+    finisher = moves[-1].robot if moves else None
+    previous = [m.direction for m in moves[:-1] if m.robot == finisher]
+    turned = bool(previous) and (previous[-1] in "NS") != (moves[-1].direction in "NS")
+    return bounced, turned or last_bounced
+
+
+def _blocker_moved_again(moves: Sequence[Move]) -> bool:
+    finisher = moves[-1].robot
+    for i, m in enumerate(moves):
+        if m.robot == finisher:
+            continue
+        later = moves[i + 1:]
+        for j, n in enumerate(later):
+            if n.robot == finisher and any(k.robot == m.robot for k in later[j + 1:]):
+                return True
+    return False
