@@ -36,6 +36,7 @@ class Context:
     job_budget: float = 300.0
     quotas: Mapping[str, int] = field(default_factory=dict)  # empty: no quotas
     max_queued: Mapping[str, int] = field(default_factory=dict)
+    rating_prior: bool = True  # puzzles start rated from their optimal length, else at 1500
 
     def required_stores(self) -> Stores:
         if self.stores is None:

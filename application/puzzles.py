@@ -8,7 +8,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from solver.model.puzzle import Puzzle
+from solver.model.puzzle import Puzzle, moves_from_json
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated
@@ -35,6 +35,15 @@ def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
         raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
                       "may search): POST /v1/solve queues the search, and hints follow once it is solved")
     return {"code": p.code(), **hint(known.moves, level)}
+
+
+def about(ctx: Context, p: Puzzle) -> dict[str, Any]:
+    """A puzzle's rating, popularity and themes, when its optimal solution is
+    kept (GET /v1/puzzles/{code} searches nothing)."""
+    kept = ctx.stores.answers.get(p.content_hash()) if ctx.stores is not None else None
+    if kept is None or kept["status"] != "optimal":
+        return {}
+    return ratings.describe(ctx, p, moves_from_json(kept["moves"]))
 
 
 def rate(ctx: Context, p: Puzzle) -> dict[str, Any]:
@@ -65,7 +74,7 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
     served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
     if served.moves != g.solution.moves:
         g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served, time_budget=ctx.answers.budget))
-    return {**g.to_json(), "seed": seed, **ratings.describe(ctx, g.puzzle, g.solution.moves)}
+    return {**g.to_json(), "seed": seed, **ratings.describe(ctx, g.puzzle, g.solution.moves, g.difficulty)}
 
 
 def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:

@@ -14,7 +14,7 @@ from typing import Any
 
 from solver.model.puzzle import Move, Puzzle
 from solver.play import daily
-from solver.play.glicko import Rating, prior
+from solver.play.glicko import PRIOR_PER_MOVE, Rating, prior
 from solver.production.difficulty import difficulty as difficulty_of
 from solver.production.generate import generate
 from solver.production.generated import Generated, NoPuzzleFound
@@ -33,9 +33,10 @@ def scope(ctx: Context) -> str:
     return ctx.client[len("key:"):] if ctx.client.startswith("key:") else PUBLIC
 
 
-def puzzle_prior(length: int | None, robots_moved: int) -> Rating:
-    """Where a puzzle starts: from its optimal length (an unsolved one sits mid-table)."""
-    return prior(length, robots_moved) if length is not None else Rating()
+def puzzle_prior(ctx: Context, length: int | None, robots_moved: int) -> Rating:
+    """Where a puzzle starts: from its optimal length (an unsolved one, or any
+    without the prior, where a new player does)."""
+    return prior(length, robots_moved) if length is not None and ctx.rating_prior else Rating()
 
 
 def popularity(up: int, down: int) -> int:
@@ -51,7 +52,7 @@ def shown(record: dict[str, Any]) -> dict[str, Any]:
 
 def of_puzzle(ctx: Context, p: Puzzle, length: int | None, robots_moved: int) -> dict[str, Any]:
     """The `rating` and `popularity` a response about `p` carries."""
-    base = puzzle_prior(length, robots_moved)
+    base = puzzle_prior(ctx, length, robots_moved)
     if ctx.stores is None:
         return shown({**base.to_json(), "plays": 0, "wins": 0, "up": 0, "down": 0})
     return shown(ctx.stores.ratings.puzzle(p.content_hash(), base))
@@ -68,17 +69,33 @@ def themes_of(ctx: Context, p: Puzzle, moves: list[Move]) -> list[str]:
     return found
 
 
-def describe(ctx: Context, p: Puzzle, moves: list[Move]) -> dict[str, Any]:
+def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a served puzzle with the optimal solution `moves` carries besides
-    itself: `rating`, `popularity` and `themes`."""
-    return {**of_puzzle(ctx, p, len(moves), len({m.robot for m in moves})), "themes": themes_of(ctx, p, moves)}
+    itself: `rating`, `popularity` and `themes`; and its difficulty `report`
+    graded by its rating once GRADED_AFTER players have tried it."""
+    out = {**of_puzzle(ctx, p, len(moves), len({m.robot for m in moves})), "themes": themes_of(ctx, p, moves)}
+    if report is not None and out["rating"]["plays"] >= GRADED_AFTER:
+        out["difficulty"] = {**report, "grade": grade_for(out["rating"]["value"]), "graded_by": "rating"}
+    return out
+
+
+# The most moves of each grade (solver/production/difficulty.py's grades): a rating
+# grades as the length whose prior (with one helper) it reaches.
+GRADE_MOVES = {"beginner": 3, "easy": 5, "medium": 8, "hard": 10, "expert": 13}
+
+
+def grade_for(rating: float) -> str:
+    for name, most in GRADE_MOVES.items():
+        if rating < prior(most, 2).value + PRIOR_PER_MOVE / 2:
+            return name
+    return "extreme"
 
 
 def of_puzzles(ctx: Context, items: list[tuple[Puzzle, int | None, int]]) -> list[dict[str, Any]]:
     """of_puzzle for many at once (a pack's), in one round trip."""
     if ctx.stores is None:
         return [of_puzzle(ctx, p, n, k) for p, n, k in items]
-    records = ctx.stores.ratings.puzzles([(p.content_hash(), puzzle_prior(n, k)) for p, n, k in items])
+    records = ctx.stores.ratings.puzzles([(p.content_hash(), puzzle_prior(ctx, n, k)) for p, n, k in items])
     return [shown(r) for r in records]
 
 
@@ -91,7 +108,7 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player: str) -> di
         return {"rated": False, "reason": "the optimum of this puzzle is not known yet (POST /v1/solve finds it)"}
     known = ctx.answers.settled(p)
     robots_moved = len(known.robots_moved) if known is not None and known.status == "optimal" else 1
-    base = puzzle_prior(verdict["optimal_length"], robots_moved)
+    base = puzzle_prior(ctx, verdict["optimal_length"], robots_moved)
     won = bool(verdict["optimal"])
     who = scope(ctx)
     before = stores.ratings.player_rating(who, player)
@@ -154,7 +171,7 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
         served = ctx.answers.adopt(g.puzzle, g.solution)
         if served.moves != g.solution.moves:
             g = replace(g, solution=served, difficulty=difficulty_of(g.puzzle, served, time_budget=ctx.answers.budget))
-        described = describe(ctx, g.puzzle, served.moves)
+        described = describe(ctx, g.puzzle, served.moves, g.difficulty)
         if theme is not None and theme not in described["themes"]:
             continue
         stores.ratings.hand(who, player_id, g.puzzle.content_hash())

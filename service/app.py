@@ -72,6 +72,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         RATE_LIMIT_DEFAULT=settings.rate_limit,
         RATE_LIMIT_SEARCH=settings.rate_limit_search,
         RATE_LIMITS_ENABLED=settings.rate_limits == "on",
+        RATING_PRIOR=settings.rating_prior == "on",
         JSON_SORT_KEYS=False,
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,

@@ -9,6 +9,7 @@ from flask import Response, request
 
 IMMUTABLE = "public, max-age=31536000, immutable"  # pictures: fixed by their address
 DAY = "public, max-age=86400"  # JSON of a code or spec: fixed, but its shape may gain fields in a release
+MINUTE = "public, max-age=60"  # JSON that carries what play changes (a puzzle's rating)
 
 
 def cached(response: Response, cache_control: str = DAY) -> Response:

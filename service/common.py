@@ -95,7 +95,7 @@ def context() -> Context:
                    send=(lambda task, args: celery.send_task(task, args=args)) if celery is not None else None,
                    client=client_id(), job_budget=config["JOB_TIME_BUDGET"],
                    quotas={**config["QUOTAS"], **key_quotas()} if config["RATE_LIMITS_ENABLED"] else {},
-                   max_queued=config["MAX_QUEUED"])
+                   max_queued=config["MAX_QUEUED"], rating_prior=config["RATING_PRIOR"])
 
 
 def accepted(queued: Queued) -> tuple[dict[str, Any], int, dict[str, str]]:

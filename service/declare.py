@@ -42,7 +42,8 @@ CACHE_HEADERS = {"ETag": "ETag", "Cache-Control": "CacheControl"}
 class Reply:
     """One status of an operation.  `shape` is the JSON body's schema: the view's
     data is dumped with it.  `cached` gives the body a strong ETag and
-    Cache-Control (and answers 304 to a request that holds it).  `media` documents
+    Cache-Control (a day's, or the Cache-Control it gives) and answers 304 to a
+    request that holds it.  `media` documents
     other media types the view answers itself (pictures, streams)."""
 
     description: str
@@ -50,7 +51,7 @@ class Reply:
     headers: Mapping[str, Any] = field(default_factory=dict)
     links: Mapping[str, Any] = field(default_factory=dict)
     media: Mapping[str, Any] = field(default_factory=dict)
-    cached: bool = False
+    cached: bool | str = False
     content_type: str = "application/json"
 
     def openapi(self) -> dict[str, Any]:
@@ -73,7 +74,9 @@ class Reply:
     def render(self, data: Any, status: int) -> Response:
         response = jsonify(self._dumper.dump(data) if self._dumper is not None else data)
         response.status_code = status
-        return cached(response) if self.cached else response
+        if not self.cached:
+            return response
+        return cached(response, self.cached) if isinstance(self.cached, str) else cached(response)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from solver.model.board import EDITIONS, all_boards, real_board, sections
 from solver.model.geometry import DEFLECT
 from solver.model.puzzle import Puzzle
 
+from .caching import MINUTE
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation
 from .pictures import PNG, picture
@@ -71,9 +72,10 @@ def board(spec: str) -> Any:
                        {"name": "solution", "in": "query", "required": False,
                         "description": "With `.svg` or `.png`, `true` draws an optimal solution's moves",
                         "schema": {"type": "string", "enum": ["true", "false"]}}],
-           replies={200: Reply("The puzzle (FORMATS.md form plus `code`, `hash` and `driftingdroids_id`), or its "
-                               "picture (with an ETag and Cache-Control public, immutable)", PuzzleByCode,
-                               cached=True, media=PICTURES)})
+           replies={200: Reply("The puzzle (FORMATS.md form plus `code`, `hash` and `driftingdroids_id`; once its "
+                               "optimum is known, its `rating`, `popularity` and `themes`), or its picture (with "
+                               "an ETag and Cache-Control public, immutable)", PuzzleByCode,
+                               cached=MINUTE, media=PICTURES)})
 def puzzle(code: str) -> Any:
     drawn = query_choice("solution", ("true", "false")) == "true"  # pictures only
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
@@ -83,7 +85,8 @@ def puzzle(code: str) -> Any:
             solution = known.moves if known is not None and known.status == "optimal" else None
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
-    return {**p.to_json(), "code": p.code(), "hash": p.content_hash(), "driftingdroids_id": driftingdroids_id(p)}
+    return {**p.to_json(), "code": p.code(), "hash": p.content_hash(), "driftingdroids_id": driftingdroids_id(p),
+            **puzzles.about(context(), p)}
 
 
 @operation(bp, "get /v1/puzzles/<code>/hint", "puzzleHint", tag="puzzles", errors=(304, 400),

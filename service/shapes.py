@@ -244,6 +244,9 @@ class Difficulty(Shape):
     straight_route = fields.Boolean()
     score = fields.Float(required=True)
     grade = grade(required=True)
+    graded_by = fields.String(validate=validate.OneOf(["rating"]), metadata={
+        "description": "rating: the grade follows the puzzle's rating from play (once 8 players tried it), not "
+                       "the formula on its solutions"})
     percentile = fields.Float(allow_none=True)
     code = fields.String()
 
@@ -302,10 +305,6 @@ class Known(Puzzle):
     driftingdroids_id = driftingdroids_id()
 
 
-class PuzzleByCode(Known):
-    hash = fields.String(required=True)
-
-
 class Rated(Shape):
     """What play and the solver make of a puzzle (docs/ratings.md)."""
 
@@ -316,6 +315,10 @@ class Rated(Shape):
                                                          "(POST /v1/puzzles/{code}/vote)"})
     themes = fields.List(fields.String(validate=validate.OneOf(list(THEMES))), metadata={
         "description": "what the puzzle asks of its solver, from its optimal solutions (docs/ratings.md)"})
+
+
+class PuzzleByCode(Known, Rated):
+    hash = fields.String(required=True)
 
 
 class Made(Known, Rated):

@@ -152,3 +152,20 @@ def test_solutions_lists_every_distinct_optimal_solution(client):
     assert p.code() == r.json["code"]
     assert client.get(f"/v1/puzzles/{code}/solutions?limit=2").json["solutions"] == r.json["solutions"][:2]
     assert client.get(f"/v1/puzzles/{code}/solutions?limit=0").status_code == 400
+
+
+def test_the_grade_follows_the_rating_once_enough_players_tried(client):
+    made = _random(client, 12, "graded-" + uuid.uuid4().hex)
+    assert "graded_by" not in made["difficulty"]
+    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"]}
+    for i in range(8):  # everyone solves it: it is easier than its length said
+        assert client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"}).json["attempt"]["won"]
+    again = _random(client, 12, made["seed"])
+    assert again["code"] == made["code"] and again["rating"]["plays"] == 8
+    assert again["rating"]["value"] < made["rating"]["value"]
+    assert again["difficulty"]["graded_by"] == "rating"
+    from application.ratings import grade_for
+
+    assert again["difficulty"]["grade"] == grade_for(again["rating"]["value"])
+    shown = client.get(f"/v1/puzzles/{made['code']}").json
+    assert shown["rating"] == again["rating"] and shown["themes"] == again["themes"]

@@ -134,6 +134,9 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "Compiled boards each process keeps, in MiB (a board and its searches' tables: 30 KiB to 2 MiB)."),
     Setting("RICOCHET_PICTURE_CACHE_MB", "16", "a whole number of MiB from 0 to 65536", _number(int, 0, 65536),
             "PNG pictures each web process keeps, in MiB (0: none)."),
+    Setting("RICOCHET_RATING_PRIOR", "on", "on or off", _choice("on", "off"),
+            "Puzzles start rated from their optimal length (on), or all at 1500 like new players (off: to measure "
+            "what ratings learn from play alone)."),
     Setting("RICOCHET_POOLS", "0", "a whole number from 0 to 10000", _number(int, 0, 10_000),
             "Pools per ricochet option the beat grows beyond the starter set, one analysis at a time."),
 )}
@@ -165,6 +168,7 @@ class Settings:
     job_threads: int = _field("RICOCHET_JOB_THREADS")
     pool_threads: int = _field("RICOCHET_POOL_THREADS")
     pools: int = _field("RICOCHET_POOLS")
+    rating_prior: str = _field("RICOCHET_RATING_PRIOR")
     solve_state_mb: int = _field("RICOCHET_SOLVE_STATE_MB")
     job_state_mb: int = _field("RICOCHET_JOB_STATE_MB")
     board_cache_mb: int = _field("RICOCHET_BOARD_CACHE_MB")
