@@ -12,7 +12,7 @@ from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
 from solver.search.solution import hint
 
-from . import Context
+from . import Context, ratings
 from .problems import Problem
 
 
@@ -52,6 +52,14 @@ def shown(found: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
     if solutions:
         out["solution"] = found["solution"]
     return out
+
+
+def rated(ctx: Context, found: dict[str, Any]) -> dict[str, Any]:
+    """A day as GET /v1/daily shows it: `shown`, with what play made of its
+    puzzle (rating, popularity, themes; the grade from the rating once enough
+    players tried it)."""
+    p = Puzzle.from_code(found["code"])
+    return {**shown(found), **ratings.describe(ctx, p, moves_from_json(found["solution"]), found["difficulty"])}
 
 
 def solution(found: dict[str, Any]) -> dict[str, Any]:

@@ -10,12 +10,12 @@ from typing import Any
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
-from solver.model.puzzle import Puzzle
+from solver.model.puzzle import Puzzle, moves_from_json
 from solver.production import bank
 from solver.production.generate import MAX_LENGTH
 from solver.production.pools import Library
 
-from . import Context, jobs
+from . import Context, jobs, ratings
 from .problems import Problem
 from .solving import Queued
 
@@ -97,4 +97,6 @@ def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, A
     for item in items:  # packs made before the field existed
         if "driftingdroids_id" not in item:
             item["driftingdroids_id"] = driftingdroids_id(Puzzle.from_code(item["code"]))
-    return job, items
+    described = ratings.describe_many(ctx, [(Puzzle.from_code(i["code"]), moves_from_json(i["solution"]))
+                                            for i in items])
+    return job, [{**item, **more} for item, more in zip(items, described, strict=True)]

@@ -91,12 +91,16 @@ def grade_for(rating: float) -> str:
     return "extreme"
 
 
-def of_puzzles(ctx: Context, items: list[tuple[Puzzle, int | None, int]]) -> list[dict[str, Any]]:
-    """of_puzzle for many at once (a pack's), in one round trip."""
+def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[dict[str, Any]]:
+    """describe for a pack's puzzles: ratings in one round trip, and the themes
+    kept for those served one by one, else those their solution shows at once."""
     if ctx.stores is None:
-        return [of_puzzle(ctx, p, n, k) for p, n, k in items]
-    records = ctx.stores.ratings.puzzles([(p.content_hash(), puzzle_prior(ctx, n, k)) for p, n, k in items])
-    return [shown(r) for r in records]
+        return [describe(ctx, p, moves) for p, moves in items]
+    rated = ctx.stores.ratings.puzzles([(p.content_hash(), puzzle_prior(ctx, len(moves), len({m.robot for m in moves})))
+                                        for p, moves in items])
+    kept = ctx.stores.answers.themes_of([p.content_hash() for p, _ in items])
+    return [{**shown(record), "themes": known if known is not None else themes(p, moves, thorough=False)}
+            for record, known, (p, moves) in zip(rated, kept, items, strict=True)]
 
 
 def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player: str) -> dict[str, Any]:

@@ -69,8 +69,9 @@ PARAMETERS = {
                                 "examples": ["2026-11-20", "324", "2026-11-20.png"]}},
 }
 RESPONSES = {
-    "Daily": {"description": "The daily puzzle, or its PNG picture (strong ETag; Cache-Control public, immutable "
-                             "for past days, until midnight UTC for today)",
+    "Daily": {"description": "The daily puzzle, or its PNG picture (strong ETag; Cache-Control: the picture public, "
+                             "immutable for past days, the JSON, which carries the puzzle's rating, five minutes; "
+                             "both until midnight UTC at most for today)",
               "headers": {"ETag": {"schema": {"type": "string"}}, "Cache-Control": {"schema": {"type": "string"}}},
               "content": {"application/json": {"schema": "Daily"},
                           "image/png": {"schema": {"type": "string", "format": "binary"}}}},

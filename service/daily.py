@@ -7,6 +7,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -46,40 +47,49 @@ def _day(value: str) -> dt.date:
     return days.published(day)
 
 
-def _cache_control(day: dt.date) -> str:
+def _cache_control(day: dt.date, rated: bool = False) -> str:
+    """A day's picture never changes once published; its JSON carries the rating
+    play moves (`rated`): five minutes."""
     today = daily.today()
     if day < today:
-        return "public, max-age=2592000, immutable"
+        return "public, max-age=300" if rated else "public, max-age=2592000, immutable"
     midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(), dt.UTC)
     seconds = int((midnight - dt.datetime.now(dt.UTC)).total_seconds())
     return f"public, max-age={max(60, min(seconds, 3600))}"
 
 
 # A published day never changes, so each process keeps the bytes it served
-# (body and ETag) and answers later requests without Redis or serialising.
-_SERVED: dict[tuple[str, str], tuple[bytes, str]] = {}
+# (body and ETag) and answers later requests without Redis or serialising; a
+# day's puzzle, which carries its rating, is built again after RATED_FOR seconds.
+_SERVED: dict[tuple[str, str], tuple[bytes, str, float]] = {}
 _SERVED_MAX = 4096
+RATED_FOR = 60.0
 
 
-def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]]) -> Response:
+def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]],
+               rated: bool = False) -> Response:
     key = (day.isoformat(), variant)
     served = _SERVED.get(key)
-    if served is None:
+    if served is None or rated and time.monotonic() - served[2] > RATED_FOR:
         data = json.dumps(build(days.record(context(), day)), separators=(",", ":")).encode() + b"\n"
-        served = (data, hashlib.sha256(data).hexdigest())
+        served = (data, hashlib.sha256(data).hexdigest(), time.monotonic())
         if len(_SERVED) >= _SERVED_MAX:
             _SERVED.clear()
         _SERVED[key] = served
     response = Response(served[0], mimetype="application/json")
     response.set_etag(served[1])
-    response.headers["Cache-Control"] = _cache_control(day)
+    response.headers["Cache-Control"] = _cache_control(day, rated)
     return response.make_conditional(request)
+
+
+def _rated(found: dict[str, Any]) -> dict[str, Any]:
+    return days.rated(context(), found)
 
 
 @operation(bp, "get /v1/daily", "dailyToday", tag="daily", errors=(304, 503), replies={200: "Daily"},
            summary="Today's daily puzzle (UTC), the same for everyone; the solution only on request")
 def daily_today() -> Response:
-    return _cacheable(_day(daily.today().isoformat()), "puzzle", days.shown)
+    return _cacheable(_day(daily.today().isoformat()), "puzzle", _rated, rated=True)
 
 
 @operation(bp, "get /v1/daily/<day>", "dailyOn", tag="daily", parameters=["DayOrPicture"],
@@ -92,7 +102,7 @@ def daily_on(day: str) -> Response:
         shown = _day(day[:-4])
         found = days.record(context(), shown)
         return picture(puzzle_svg(Puzzle.from_code(found["code"])), PNG, _cache_control(shown))
-    return _cacheable(_day(day), "puzzle", days.shown)
+    return _cacheable(_day(day), "puzzle", _rated, rated=True)
 
 
 @operation(bp, "get /v1/daily/<day>/solution", "dailySolution", tag="daily", parameters=["Day"],

@@ -382,7 +382,7 @@ class DailySolution(Shape):
     status = fields.Constant("optimal", required=True)
 
 
-class Daily(Shape):
+class Daily(Rated):
     number = fields.Integer(required=True, validate=validate.Range(min=1),
                             metadata={"description": "day 1 is 2026-01-01"})
     date = date(required=True)

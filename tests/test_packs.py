@@ -15,6 +15,7 @@ import pytest
 
 from service.app import create_app
 from solver.model.puzzle import Puzzle
+from solver.production.themes import THEMES
 from solver.search.solve import solve
 from tests.helpers import issued_key, pack_request, unpooled_board, wait_for_job
 from workers.embedded import EmbeddedRedis
@@ -31,8 +32,12 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     pack = client.get(f"/v1/packs/{job['pack_id']}").json
     assert pack["count"] == 12 and len(pack["puzzles"]) == 12
     request = pack_request(body)
-    for i, item in enumerate(pack["puzzles"]):
+    for i, shown in enumerate(pack["puzzles"]):
+        item = dict(shown)
         assert item.pop("index") == i
+        played = {k: item.pop(k) for k in ("rating", "popularity", "themes")}  # what play makes of it, beside
+        assert played["rating"]["plays"] == 0 and played["popularity"] == 0
+        assert set(played["themes"]) <= set(THEMES) and ("short" in played["themes"]) == (item["optimal_length"] <= 4)
         assert json.dumps(item, sort_keys=True) == json.dumps(pack_item(request, i), sort_keys=True)
         assert 5 <= solve(Puzzle.from_json(item)).length == item["optimal_length"] <= 7
     lines = client.get(f"/v1/packs/{job['pack_id']}?format=ndjson")
@@ -45,11 +50,11 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     assert all(p["code"].encode() in sheet.data for p in pack["puzzles"])
     assert client.get(f"/v1/packs/{job['pack_id']}.svg?page=2").status_code == 404
     assert client.get(f"/v1/packs/{job['pack_id']}.svg?page=x").json["field"] == "page"
-    # Without a server: the same items, made by two processes.
+    # Without a server: the same items (without what play made of them), made by two processes.
     cli = subprocess.run([sys.executable, "-m", "service.cli", "pack", "--count", "12", "--min-length", "5",
                           "--max-length", "7", "--seed", "t1", "-j", "2"], capture_output=True, text=True, check=True)
-    assert [json.loads(x) for x in cli.stdout.splitlines()] == [{**p, "index": i} for i, p in
-                                                                 enumerate(pack["puzzles"])]
+    made = [{k: v for k, v in p.items() if k not in ("rating", "popularity", "themes")} for p in pack["puzzles"]]
+    assert [json.loads(x) for x in cli.stdout.splitlines()] == made
 
 
 def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):

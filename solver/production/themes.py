@@ -33,12 +33,16 @@ THEMES: dict[str, str] = {
 }
 
 
-def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0) -> list[str]:
-    """The puzzle's themes (sorted), given one optimal solution `moves`."""
+def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorough: bool = True) -> list[str]:
+    """The puzzle's themes (sorted), given one optimal solution `moves`.  Not
+    `thorough` (a pack's thousand puzzles): only what the puzzle and that
+    solution show at once (its length, the vortex, solo), no search."""
     length = len(moves)
     found = set(_by_length(length))
     if p.goal.colour is None:
         found.add("vortex")
+    if not thorough:
+        return sorted(found | _helpers([list(moves)], complete=False))
     if p.rules.ricochet == "turn" and length:
         plain = solve(Puzzle.create(p.board, dict(p.robots), p.goal, Rules("none", p.rules.vortex_sightline)),
                       max_depth=length - 1, time_budget=time_budget)

@@ -44,6 +44,12 @@ class AnswerStore:
         raw = self.redis.get(f"themes:{puzzle_hash}")
         return None if raw is None else [t for t in raw.decode().split(",") if t]
 
+    def themes_of(self, puzzle_hashes: list[str]) -> list[list[str] | None]:
+        if not puzzle_hashes:
+            return []
+        return [None if raw is None else [t for t in raw.decode().split(",") if t]
+                for raw in self.redis.mget([f"themes:{h}" for h in puzzle_hashes])]
+
     def save_themes(self, puzzle_hash: str, themes: list[str]) -> None:
         self.redis.set(f"themes:{puzzle_hash}", ",".join(themes), ex=SOLVE_TTL)
 
