@@ -94,11 +94,14 @@ def grade_for(rating: float) -> str:
 def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[dict[str, Any]]:
     """describe for a pack's puzzles: ratings in one round trip, and the themes
     kept for those served one by one, else those their solution shows at once."""
+    priors = [puzzle_prior(ctx, len(moves), len({m.robot for m in moves})) for _, moves in items]
     if ctx.stores is None:
-        return [describe(ctx, p, moves) for p, moves in items]
-    rated = ctx.stores.ratings.puzzles([(p.content_hash(), puzzle_prior(ctx, len(moves), len({m.robot for m in moves})))
-                                        for p, moves in items])
-    kept = ctx.stores.answers.themes_of([p.content_hash() for p, _ in items])
+        rated = [{**base.to_json(), "plays": 0, "wins": 0, "up": 0, "down": 0} for base in priors]
+        kept: list[list[str] | None] = [None] * len(items)
+    else:
+        hashes = [p.content_hash() for p, _ in items]
+        rated = ctx.stores.ratings.puzzles(list(zip(hashes, priors, strict=True)))
+        kept = ctx.stores.answers.themes_of(hashes)
     return [{**shown(record), "themes": known if known is not None else themes(p, moves, thorough=False)}
             for record, known, (p, moves) in zip(rated, kept, items, strict=True)]
 

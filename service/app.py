@@ -86,6 +86,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Request searches run at most SEARCHES_AT_ONCE at a time in a process: each may
     # take RICOCHET_SOLVE_STATE_MB, and more than the cores would only slow them all.
     app.extensions["searches"] = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
+    app.extensions["exports"] = threading.BoundedSemaphore(1)  # a whole export is a CPU's half-minute
     if app.config["TRUSTED_PROXIES"] > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 

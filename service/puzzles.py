@@ -3,22 +3,26 @@ random puzzles."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
-from application import puzzles, ratings
+from application import Problem, puzzles, ratings
+from application import export as exported
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.formats.svg import board_svg, puzzle_svg
 from solver.model.board import EDITIONS, all_boards, real_board, sections
 from solver.model.geometry import DEFLECT
 from solver.model.puzzle import Puzzle
+from solver.production.export import SOURCES, Filter
 
 from .caching import MINUTE
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation
 from .pictures import PNG, picture
-from .schemas import NextQuery, PictureQuery, RandomQuery, SolutionsQuery, VoteRequest
+from .schemas import ExportQuery, NextQuery, PictureQuery, RandomQuery, SolutionsQuery, VoteRequest
 from .shapes import BoardObject, Boards, CodedHint, Difficulty, NextPuzzle, PuzzleByCode, RandomPuzzle, Solutions, Vote
 
 bp = Blueprint("puzzles", __name__)
@@ -139,6 +143,34 @@ def solutions(code: str, query: dict[str, Any]) -> Any:
            replies={200: Reply("The puzzle's popularity after the vote", Vote)})
 def vote(code: str, body: dict[str, Any]) -> Any:
     return ratings.vote(context(), Puzzle.from_code(code), body["player"], body["up"])
+
+
+@operation(bp, "get /v1/puzzles/export", "exportPuzzles", tag="puzzles", query=ExportQuery, errors=(400, 422, 503),
+           summary="Every puzzle the deployment holds, once: code, position, optimal length, a solution, rating, "
+                   "popularity, plays, themes (CSV or NDJSON, streamed; CC0)",
+           replies={200: Reply("The puzzles, one per line (CSV with a header row)", None, media={
+               "text/csv": {"schema": {"type": "string"}}, "application/x-ndjson": {"schema": {"type": "string"}}})})
+def export(query: dict[str, Any]) -> Response:
+    if query["min_length"] > query["max_length"]:
+        raise Problem("out-of-range", "min_length must not exceed max_length", field="min_length")
+    room = current_app.extensions["exports"]
+    if not room.acquire(blocking=False):
+        raise Problem("unavailable", "an export is running on this server process; retry shortly",
+                      headers={"Retry-After": "30"})
+    wanted = Filter(query["min_length"], query["max_length"], query.get("robots"), query.get("ricochet"),
+                    tuple(query["source"].split(",")) if "source" in query else SOURCES)
+
+    def stream() -> Iterator[str]:  # runs after the view returned: no app context here
+        try:
+            yield from itertools.islice(exported.lines(ctx, query["format"], wanted), most)
+        finally:
+            room.release()
+
+    ctx = context()
+    most = current_app.config.get("EXPORT_LINES")  # tests cut the export short: a whole one is half a minute
+    media = "text/csv" if query["format"] == "csv" else "application/x-ndjson"
+    return Response(stream(), mimetype=media, headers={
+        "Content-Disposition": f"attachment; filename=ricochet-puzzles.{query['format']}"})
 
 
 @operation(bp, "post /v1/pictures", "drawPuzzle", tag="puzzles", body=PUZZLE, query=PictureQuery, errors=(400,),

@@ -73,6 +73,28 @@ class NextQuery(Schema):
                                                   "docs/ratings.md: " + ", ".join(THEMES)))
 
 
+class ExportQuery(Schema):
+    """GET /v1/puzzles/export: which puzzles, in which format."""
+
+    class Meta:
+        unknown = RAISE
+
+    format = fields.String(load_default="ndjson", validate=validate.OneOf(["csv", "ndjson"],
+                                                                          error="must be csv or ndjson"))
+    min_length = fields.Integer(load_default=2, validate=validate.Range(2, MAX_LENGTH, error="must be from 2 to "
+                                                                         f"{MAX_LENGTH}"),
+                                error_messages={"invalid": "must be a whole number"})
+    max_length = fields.Integer(load_default=MAX_LENGTH, validate=validate.Range(2, MAX_LENGTH, error="must be "
+                                                                                 f"from 2 to {MAX_LENGTH}"),
+                                error_messages={"invalid": "must be a whole number"})
+    robots = fields.Integer(validate=validate.OneOf([4, 5], error="must be 4 or 5"),
+                            error_messages={"invalid": "must be 4 or 5"})
+    ricochet = fields.String(validate=validate.OneOf(["turn", "none"], error="must be turn or none"))
+    source = fields.String(validate=validate.Regexp(r"^(bank|daily|pools)(,(bank|daily|pools))*$",
+                                                    error="must be bank, daily or pools, or several joined by ','"),
+                           metadata={"description": "only these sources, joined by ',' (default all)"})
+
+
 class SolutionsQuery(Schema):
     """GET /v1/puzzles/{code}/solutions: how many to list."""
 

@@ -64,3 +64,14 @@ def celery_worker(redis_url):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(autouse=True)
+def _no_search_ceiling_left_behind():
+    """A server's process-wide search ceiling (workers.memory.budget_caches, set
+    by every create_app) is the server's: each test starts without it."""
+    from solver.search.solve import ceiling
+
+    ceiling.state_bytes = ceiling.NONE
+    yield
+    ceiling.state_bytes = ceiling.NONE

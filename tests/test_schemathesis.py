@@ -39,7 +39,8 @@ EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "30"))  # per operation a
 def api_schema(redis_url):
     base, _, _ = redis_url.rpartition("/")
     app = create_app({"TESTING": True, "REDIS_URL": f"{base}/7", "RATE_LIMITS_ENABLED": False,
-                      "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2})
+                      "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2,
+                      "EXPORT_LINES": 50})  # the export's first lines: a whole one takes half a minute
     return schemathesis.openapi.from_wsgi("/openapi.yaml", app, config=SchemathesisConfig.from_path(CONFIG))
 
 
@@ -98,7 +99,7 @@ def test_the_schemathesis_command_passes_every_phase(redis_url, tmp_path):
     # server's threads always wind the last ones down, so the process's cap on
     # streams (503 beyond it, by design: tests/test_games.py covers it) is raised here.
     app = create_app({"TESTING": True, "REDIS_URL": f"{base}/7", "RATE_LIMITS_ENABLED": False,
-                      "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2, "GAME_STREAMS": 64})
+                      "SOLVE_TIME_BUDGET": 0.5, "GAME_SSE_SECONDS": 0.2, "GAME_STREAMS": 64, "EXPORT_LINES": 50})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

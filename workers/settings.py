@@ -127,9 +127,10 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
     Setting("RICOCHET_SOLVE_STATE_MB", "48", "a whole number of MiB from 16 to 65536", _number(int, 16, 65536),
             "Memory a request's own search may take for its tables, in MiB (a web process runs two at once); "
             "a puzzle that needs more is queued as a job, like one that needs more time."),
-    Setting("RICOCHET_JOB_STATE_MB", "192", "a whole number of MiB from 64 to 65536", _number(int, 64, 65536),
-            "Memory one search in a worker may take for its tables (a queued solve, a pack's puzzle), in MiB; "
-            "the hardest known puzzles need 128-160 MiB. A search that needs more ends as state_limit."),
+    Setting("RICOCHET_JOB_STATE_MB", "512", "a whole number of MiB from 64 to 65536", _number(int, 64, 65536),
+            "Memory one search in a worker process may take for its tables (a queued solve, a pack's puzzle), in "
+            "MiB; the 24- and 25-move puzzles need 160, the bank's 26-move ones up to 512. A search that needs more "
+            "ends as state_limit."),
     Setting("RICOCHET_BOARD_CACHE_MB", "32", "a whole number of MiB from 1 to 65536", _number(int, 1, 65536),
             "Compiled boards each process keeps, in MiB (a board and its searches' tables: 30 KiB to 2 MiB)."),
     Setting("RICOCHET_PICTURE_CACHE_MB", "16", "a whole number of MiB from 0 to 65536", _number(int, 0, 65536),

@@ -121,4 +121,4 @@ def prior(length: int, robots_moved: int = 1) -> Rating:
     """Where a puzzle of `length` optimal moves, its solution moving `robots_moved`
     robots, starts before anyone played it."""
     value = PRIOR_BASE + PRIOR_PER_MOVE * (length - 9) + PRIOR_PER_HELPER * max(0, robots_moved - 1)
-    return Rating(min(3000.0, max(400.0, value)), PRIOR_DEVIATION, START_VOLATILITY)
+    return Rating(min(3600.0, max(400.0, value)), PRIOR_DEVIATION, START_VOLATILITY)

@@ -29,13 +29,16 @@ DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB
 
 class Ceiling:
     """The most any one search of this process may take for its tables, whatever
-    budget its caller gives (a worker's is RICOCHET_JOB_STATE_MB)."""
+    budget its caller gives: none until a server process sets one (the API's and
+    the workers' is RICOCHET_JOB_STATE_MB, workers.memory.budget_caches)."""
 
-    def __init__(self, state_bytes: int) -> None:
+    NONE = 1 << 62
+
+    def __init__(self, state_bytes: int = NONE) -> None:
         self.state_bytes = state_bytes
 
 
-ceiling = Ceiling(DEFAULT_STATE_BUDGET)
+ceiling = Ceiling()
 
 
 class Cancel:

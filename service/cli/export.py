@@ -1,0 +1,44 @@
+"""`ricochet export`: every puzzle the deployment holds, once, as CSV or NDJSON
+(docs/ratings.md): the starter pools, the bank and the published daily puzzles,
+and with REDIS_URL set, the deployment's own pools and what play made of each."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import EXIT_OK, InputError
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export", help="every puzzle held, once, with its solution and rating (CSV or NDJSON)")
+    p.add_argument("--format", choices=("csv", "ndjson"), default="csv")
+    p.add_argument("--min-length", type=int, default=2)
+    p.add_argument("--max-length", type=int, default=64)
+    p.add_argument("--robots", type=int, choices=(4, 5), default=None)
+    p.add_argument("--ricochet", choices=("turn", "none"), default=None)
+    p.add_argument("--source", action="append", choices=("bank", "daily", "pools"),
+                   help="only these sources (repeat it; default all)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from application import Context
+    from application.export import lines
+    from solver.production.export import SOURCES, Filter
+    from solver.production.pools import Library, packaged
+    from workers.answers import Answers
+    from workers.settings import settings_or_exit
+    from workers.stores import Stores
+
+    if not 2 <= args.min_length <= args.max_length:
+        raise InputError("--min-length must be at least 2 and at most --max-length")
+    settings = settings_or_exit()
+    stores = Stores.from_url(settings.redis_url) if settings.redis_url else None
+    ctx = Context(stores=stores, pools=Library([packaged()] + ([stores.pools] if stores else [])),
+                  answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on")
+    wanted = Filter(args.min_length, args.max_length, args.robots, args.ricochet, tuple(args.source or SOURCES))
+    out = sys.stdout
+    for line in lines(ctx, args.format, wanted):
+        out.write(line)
+    return EXIT_OK
