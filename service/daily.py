@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, request
 
 from application import daily as days
-from solver.formats.svg import puzzle_svg
+from solver.formats.svg import captioned_svg
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 
@@ -101,7 +101,9 @@ def daily_on(day: str) -> Response:
     if day.endswith(".png"):
         shown = _day(day[:-4])
         found = days.record(context(), shown)
-        return picture(puzzle_svg(Puzzle.from_code(found["code"])), PNG, _cache_control(shown))
+        caption = (f"Ricochet Robots daily #{daily.number(shown)} · {shown.isoformat()} · "
+                   f"{found['optimal_length']} moves")
+        return picture(captioned_svg(Puzzle.from_code(found["code"]), caption), PNG, _cache_control(shown))
     return _cacheable(_day(day), "puzzle", _rated, rated=True)
 
 

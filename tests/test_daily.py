@@ -242,3 +242,16 @@ def test_worker_stores_the_coming_days(redis_url, celery_worker):
         assert stores.days.get(iso)["code"] == daily.daily_json(dt.date.fromisoformat(iso))["code"]
     client = create_app({"REDIS_URL": redis_url}).test_client()
     assert client.get(f"/v1/daily/{result[1]}").status_code == 404  # stored ahead, still not shown
+
+
+def test_a_days_picture_says_which_day_it_is(client):
+    from solver.formats.svg import captioned_svg
+    from solver.model.puzzle import Puzzle
+
+    one = client.get(f"/v1/daily/{PAST}").json
+    r = client.get(f"/v1/daily/{PAST}.png")
+    width, height = int.from_bytes(r.data[16:20], "big"), int.from_bytes(r.data[20:24], "big")
+    assert height > width  # the board, and the band below it
+    caption = f"Ricochet Robots daily #{one['number']} · {one['date']} · {one['optimal_length']} moves"
+    svg = captioned_svg(Puzzle.from_code(one["code"]), caption)
+    assert svg.count(caption) == 2  # its title and its text

@@ -157,3 +157,63 @@ def test_docs_page_is_swagger_ui_over_the_contract_from_this_server_alone(browse
     page.screenshot(path=str(SHOTS / "docs-desktop.png"))
     assert hosts == {base_url.split("/")[2]} and not errors
     page.close()
+
+
+def test_daily_share_text_is_copied_and_the_streak_survives_a_reload(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + "/")
+    page.wait_for_selector(".robot")
+    assert "Next puzzle in" in page.text_content("#countdown")
+    assert "streak 0 days" in page.text_content("#stats-figures")
+    daily = _get(base_url + "/v1/daily")
+    moves = _get(base_url + daily["solution_url"])["moves"]
+    _play(page, moves)
+    page.wait_for_selector("#after:not([hidden])", timeout=20_000)
+    page.click("#share")
+    page.wait_for_function("document.querySelector('#share-status').textContent.includes('Copied')")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    n = len(moves)
+    assert copied.startswith(f"Ricochet Robots daily #{daily['number']} ({daily['date']}): {n}/{n} moves, ★ optimal")
+    assert daily["code"] not in copied and not any(c in copied for c in ("red", "green", "blue", "yellow"))
+    assert "streak 1 day" in page.text_content("#stats-figures")
+    page.reload()
+    page.wait_for_selector(".robot")
+    assert "Solved 1 · optimal 1 · streak 1 day" in page.text_content("#stats-figures")
+    assert page.text_content("#share-text").startswith(copied.split("\n")[0])  # still offered
+    page.click("#archive-box summary")
+    page.wait_for_selector("#archive li a")
+    first = page.get_attribute("#archive li a", "href")
+    assert first == f"/?day={daily['date']}"
+    page.screenshot(path=str(SHOTS / "daily-stats.png"), full_page=True)
+    assert not errors
+    context.close()
+
+
+def test_train_mode_plays_three_puzzles_and_the_rating_moves(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + "/?train=1")
+    seen = set()
+    for _ in range(3):
+        page.wait_for_selector(".robot")
+        page.wait_for_function("document.querySelector('#rating').textContent.includes('Your rating')")
+        code = page.get_attribute("#board", "data-code")
+        assert code not in seen
+        seen.add(code)
+        moves = _get(f"{base_url}/v1/puzzles/{code}/solutions?limit=1")["solutions"][0]
+        _play(page, moves)
+        page.wait_for_function("document.querySelector('#rating').textContent.includes('→')", timeout=20_000)
+        assert "(+" in page.text_content("#rating")  # solved optimally: the rating goes up
+        page.click("#next")
+        page.wait_for_load_state()
+    player = page.evaluate("localStorage.getItem('rr-player')")
+    me = _get(f"{base_url}/v1/players/{player}")
+    assert me["attempts"] == 3 and me["wins"] == 3 and me["rating"]["value"] > 1500
+    assert not errors
+    context.close()

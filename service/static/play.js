@@ -8,6 +8,8 @@ const DIRS = { ArrowUp: 0, ArrowRight: 1, ArrowDown: 2, ArrowLeft: 3 };
 const NAMES = "NESW";
 const LETTER = { red: "R", green: "G", blue: "B", yellow: "Y", black: "K" };
 
+import { archive, countdown, playerId, record, share, shareText, showStats, solvedOn } from "./daily.js";
+
 const $ = (id) => document.getElementById(id);
 const state = { puzzle: null, board: null, start: {}, robots: {}, moves: [], history: [], selected: null,
                 busy: false, solution: null, code: null, optimal: null };
@@ -39,8 +41,12 @@ async function load() {
     state.fetchSolution = async () => moves;
     state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(found.code)}/hint?level=${level}`;
     history.replaceState(null, "", `/p/${found.code}`);
+  } else if (params.get("train")) {
+    found = await train();
   } else {
-    const daily = await api("GET", "/v1/daily");
+    const day = params.get("day");
+    const daily = await api("GET", day ? `/v1/daily/${encodeURIComponent(day)}` : "/v1/daily");
+    state.daily = daily;
     found = { ...daily.puzzle, code: daily.code };
     state.title = `Daily puzzle #${daily.number}, ${daily.date} (${daily.difficulty.grade})`;
     state.optimal = daily.optimal_length;
@@ -48,6 +54,7 @@ async function load() {
     state.hintPath = (level) => `/v1/daily/${daily.date}/hint?level=${level}`;
   }
   state.code = found.code;
+  $("board").dataset.code = found.code;
   state.puzzle = { board: found.board, robots: found.robots, target: found.target, rules: found.rules };
   if (typeof found.board !== "string") throw new Error("this page plays puzzles on the real boards only");
   state.board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
@@ -56,7 +63,53 @@ async function load() {
   for (const [c, cell] of Object.entries(found.robots)) state.start[c] = cell;
   state.goal = goalCell(state.puzzle.target);
   draw();
+  offerShare();
 }
+
+// Train mode: the next puzzle near this browser's anonymous player's rating, whose
+// answers are rated (POST /v1/verify with "player").
+async function train() {
+  state.player = playerId();
+  const found = await api("GET", `/v1/puzzles/next?player=${state.player}`);
+  state.title = `Training: a ${found.optimal_length}-move puzzle`;
+  state.optimal = found.optimal_length;
+  state.fetchSolution = async () => found.solution;
+  state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(found.code)}/hint?level=${level}`;
+  $("training").hidden = false;
+  $("daily-box").hidden = true;
+  const me = await fetch(`/v1/players/${state.player}`);
+  const rating = me.ok ? (await me.json()).rating.value : 1500;
+  $("rating").textContent = `Your rating: ${Math.round(rating)}`;
+  return found;
+}
+
+function rated(attempt) {
+  if (!attempt) return;
+  if (attempt.rated) {
+    const now = Math.round(attempt.player.value), change = Math.round(attempt.player.change);
+    $("rating").textContent = `Your rating: ${now - change} → ${now} (${change >= 0 ? "+" : ""}${change})`;
+  }
+  $("next").hidden = false;
+  $("next").focus();
+}
+
+function finishedDaily(v) {
+  const daily = state.daily;
+  if (!daily || !v.solved) return;
+  record(daily.date, v.length, daily.optimal_length);
+  showStats($("stats"), today());
+  offerShare();
+}
+
+// A day solved in this browser offers its share text, after a reload too.
+function offerShare() {
+  const kept = state.daily && solvedOn(state.daily.date);
+  if (!kept) return;
+  $("share-text").textContent = shareText(state.daily, kept.moves);
+  $("after").hidden = false;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
 
 // FORMATS.md names a target by its chip ({colour, symbol}, or {symbol: "vortex"});
 // the board says where that chip lies.
@@ -181,7 +234,10 @@ async function move(colour, direction) {
 async function check() {
   if (!state.moves.length) return counter("Make some moves first.");
   try {
-    const v = await api("POST", "/v1/verify", { puzzle: state.puzzle, moves: state.moves });
+    const body = { puzzle: state.puzzle, moves: state.moves, ...(state.player ? { player: state.player } : {}) };
+    const v = await api("POST", "/v1/verify", body);
+    finishedDaily(v);
+    rated(v.attempt);
     if (v.solved) {
       const best = v.optimal ? "optimal!" : v.optimal_length ? `the best is ${v.optimal_length}.` : "";
       counter(`Solved in ${v.length} moves${v.optimal ? " — " : "; "}${best}`);
@@ -295,6 +351,17 @@ $("reset").addEventListener("click", () => { resetPositions(); counter("Back to 
 $("check").addEventListener("click", check);
 $("solution").addEventListener("click", showSolution);
 $("hint").addEventListener("click", showHint);
+$("share").addEventListener("click", async () => {
+  try {
+    $("share-status").textContent = await share($("share-text").textContent);
+  } catch (e) {
+    $("share-status").textContent = `Could not share: ${e.message}`;
+  }
+});
+$("next").addEventListener("click", () => location.assign("/?train=1"));
+showStats($("stats"), today());
+countdown($("countdown"));
+archive($("archive"), $("earlier"), api, today()).catch(() => { $("archive-box").hidden = true; });
 lengths();
 swipes();
 load().catch((e) => { $("goal").textContent = `Could not load the puzzle: ${e.message}`; });

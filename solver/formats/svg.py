@@ -68,6 +68,22 @@ def puzzle_svg(puzzle: Puzzle, solution: Sequence[Move] | None = None) -> str:
     return board_svg(puzzle.board, puzzle, solution)
 
 
+def captioned_svg(puzzle: Puzzle, caption: str) -> str:
+    """The puzzle as puzzle_svg draws it, with a line of text in a band below (a
+    shared daily picture says which day it is)."""
+    inner = puzzle_svg(puzzle)
+    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', inner).groups())
+    band = max(36, w // 14)
+    inner = re.sub(r'^<svg ([^>]*?)width="\d+" height="\d+"', rf'<svg \1x="0" y="0" width="{w}" height="{h}"', inner,
+                   count=1)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h + band}" width="{w}" '
+            f'height="{h + band}" role="img" font-family="Helvetica, Arial, sans-serif">'
+            f"<title>{escape(caption)}</title>"
+            f'<rect width="{w}" height="{h + band}" fill="#ffffff"/>{inner}'
+            f'<text x="{w / 2}" y="{h + band * 0.68}" text-anchor="middle" font-size="{band * 0.5:.0f}" '
+            f'font-weight="bold" fill="#222">{escape(caption)}</text></svg>')
+
+
 def sheet_svg(items: Sequence[tuple[Puzzle, str, Sequence[Move] | None]], columns: int = 4,
               title: str = "Puzzles") -> str:
     """Several puzzles on one printable sheet: each drawn as by puzzle_svg, scaled
