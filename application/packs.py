@@ -81,6 +81,12 @@ def _replay(ctx: Context, job_id: str, same: bool) -> Queued:
     return Queued(job)
 
 
+def pairs(items: list[dict[str, Any]]) -> int:
+    """How many (board, target) pairs a pack's puzzles are spread over."""
+    return len({(i["board"] if isinstance(i["board"], str) else json.dumps(i["board"], sort_keys=True),
+                 Puzzle.from_code(i["code"]).goal.cell) for i in items})
+
+
 def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The pack's job and its puzzles in order (those made so far unless
     `finished`); not found, not ready (still running, failed, cancelled) or gone."""

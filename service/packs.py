@@ -58,8 +58,8 @@ def get_pack(pack_id: str) -> Any:
         response.headers.update({"X-Pack-State": job["state"], "Vary": "Accept"})
         return response
     failed = (job.get("result") or {}).get("failed", [])
-    return {"pack_id": pack_id, "count": len(puzzles), "request": job["request"], "puzzles": puzzles,
-            "failed": failed}, 200, {"Vary": "Accept"}
+    return {"pack_id": pack_id, "count": len(puzzles), "request": job["request"], "pairs": packs.pairs(puzzles),
+            "puzzles": puzzles, "failed": failed}, 200, {"Vary": "Accept"}
 
 
 SHEET_SIZE = 24  # puzzles per SVG sheet

@@ -362,6 +362,9 @@ class Pack(Shape):
     pack_id = fields.String(required=True)
     count = fields.Integer(required=True, metadata={"description": "puzzles made"})
     request = fields.Dict()
+    pairs = fields.Integer(metadata={"description": "the (board, target) pairs the puzzles are spread over: a "
+                                                    "pack takes the pairs the deployment holds at each length in "
+                                                    "turns"})
     puzzles = fields.List(fields.Nested(PackItem), required=True)
     failed = fields.List(fields.Nested(FailedItem), required=True)
 

@@ -31,6 +31,7 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     assert job["state"] == "succeeded" and job["progress"] == 1.0 and job["pack_id"] == r.json["id"]
     pack = client.get(f"/v1/packs/{job['pack_id']}").json
     assert pack["count"] == 12 and len(pack["puzzles"]) == 12
+    assert pack["pairs"] == len({(p["board"], tuple(Puzzle.from_code(p["code"]).goal.cell)) for p in pack["puzzles"]})
     request = pack_request(body)
     for i, shown in enumerate(pack["puzzles"]):
         item = dict(shown)

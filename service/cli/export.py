@@ -12,11 +12,12 @@ from .common import EXIT_OK, InputError
 
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="every puzzle held, once, with its solution and rating (CSV or NDJSON)")
-    p.add_argument("--format", choices=("csv", "ndjson"), default="csv")
-    p.add_argument("--min-length", type=int, default=2)
-    p.add_argument("--max-length", type=int, default=64)
-    p.add_argument("--robots", type=int, choices=(4, 5), default=None)
-    p.add_argument("--ricochet", choices=("turn", "none"), default=None)
+    p.add_argument("--format", choices=("csv", "ndjson"), default="csv", help="CSV with a header row (default), "
+                   "or one JSON object per line")
+    p.add_argument("--min-length", type=int, default=2, help="only puzzles of at least this many moves")
+    p.add_argument("--max-length", type=int, default=64, help="only puzzles of at most this many moves")
+    p.add_argument("--robots", type=int, choices=(4, 5), default=None, help="only puzzles with this many robots")
+    p.add_argument("--ricochet", choices=("turn", "none"), default=None, help="only puzzles under this rule")
     p.add_argument("--source", action="append", choices=("bank", "daily", "pools"),
                    help="only these sources (repeat it; default all)")
     p.set_defaults(run=run)
