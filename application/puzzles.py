@@ -103,7 +103,8 @@ def solutions(ctx: Context, p: Puzzle, limit: int) -> dict[str, Any]:
     if known is None:
         raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request may "
                       "search): POST /v1/solve queues the search, and the solutions can be listed once it is solved")
-    shown = distinct(p, len(known.moves), limit=limit, time_budget=ctx.answers.budget)
+    shown = distinct(p, len(known.moves), limit=limit, time_budget=ctx.answers.budget,
+                     state_budget=ctx.answers.state_budget)
     if shown is None:
         raise Problem("needs-a-job", "listing this puzzle's solutions takes longer than a request may search")
     return {"code": p.code(), "length": len(known.moves), **shown}

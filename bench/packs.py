@@ -140,9 +140,9 @@ def _one_pack(base: str, count: int, lo: int, hi: int) -> None:
 
 def _five_robots() -> None:
     from solver.production.generate import generate
-    from solver.production.pools import Library, packaged
+    from solver.production.pools import Library, shipped
 
-    library = Library([packaged()])
+    library = Library(shipped())
     print(f"\n{'5 robots':>8} {'seconds per puzzle, seeds 0..' + str(FIVE_ROBOT_SEEDS - 1):>32} {'median':>7}")
     for n in range(16, 21):
         times = []

@@ -12,7 +12,7 @@ from application.solving import Queued
 from solver.errors import InvalidInput
 from solver.formats.driftingdroids import from_driftingdroids_id
 from solver.model.puzzle import Puzzle, Rules
-from solver.production.pools import Library, packaged
+from solver.production.pools import Library, shipped
 from workers.answers import Answers
 from workers.schemas import load
 
@@ -81,7 +81,7 @@ def pools() -> Library:
     library = current_app.extensions.get("pools")
     if library is None:
         stores = app_stores()
-        library = Library([packaged()] + ([stores.pools] if stores is not None else []))
+        library = Library(shipped() + ([stores.pools, stores.catalogue] if stores is not None else []))
         current_app.extensions["pools"] = library
     return library
 

@@ -13,7 +13,7 @@ from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle
 from solver.play import daily
 from solver.production import bank
-from solver.production.pools import Library, packaged
+from solver.production.pools import Library, shipped
 from solver.search.solve import solve
 
 
@@ -32,7 +32,7 @@ def test_the_export_holds_every_shipped_puzzle_once_and_a_sample_is_proven():
     banked = {e["code"] for e in bank.entries()}
     days = {daily.daily_json(daily.day_of(n))["code"] for n in range(1, published + 1)}
     assert by_source["daily"] == len(days - banked)
-    library = Library([packaged()])
+    library = Library(shipped())
     for entry in library.entries():  # every row of every shipped pool, but those met before (pools share none)
         pool = library.load(entry.id)
         earlier = sum(pool.puzzle(i).code() in banked | days for i in range(len(pool.rows)))

@@ -17,7 +17,7 @@ from solver.errors import InvalidInput
 from solver.model.board import all_boards, real_board
 from solver.model.puzzle import Puzzle
 from solver.play.daily import DAYS_AHEAD, NotInCalendar, daily_json
-from solver.production import packs, pools
+from solver.production import catalogue, packs, pools
 from solver.production.packs import plan_for, variety_key
 from solver.search.solve import Cancel
 
@@ -129,7 +129,7 @@ POOL_QUEUE = ANALYSIS_QUEUE  # one analysis needs about 4 GiB: its workers take 
 @functools.cache
 def library() -> pools.Library:
     """The pools this worker sees: the package's starter set, then the deployment's in Redis."""
-    return pools.Library([pools.packaged(), _stores().pools])
+    return pools.Library([*pools.shipped(), _stores().pools, _stores().catalogue])
 
 
 @celery_app.task(name="ricochet.pool_build", acks_late=False)
@@ -372,3 +372,23 @@ def _settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
     else:
         stores.jobs.finish(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result,
                           made=made, failed=len(failures))
+
+
+# -- the catalogue -------------------------------------------------------------------------
+
+
+@celery_app.task(name="ricochet.catalogue_grow", acks_late=True)
+def catalogue_grow(codes: list[str], seconds: float) -> dict[str, Any]:
+    """Grow the catalogue from these long puzzles for about `seconds`
+    (solver/production/catalogue.py): each board variant claimed in Redis, so
+    it is proven once, by one worker, across runs; each puzzle proven kept by
+    its pool id, where the deployment's packs draw on it (the store is a pool
+    source).  Run again, it goes on where it stopped."""
+    stores = _stores()
+    deadline = time.monotonic() + seconds
+    found = 0
+    for g in catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
+                            seed=",".join(codes[:1]), until=deadline):
+        stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
+        found += 1
+    return {"found": found}

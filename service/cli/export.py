@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from application import Context
     from application.export import lines
     from solver.production.export import SOURCES, Filter
-    from solver.production.pools import Library, packaged
+    from solver.production.pools import Library, shipped
     from workers.answers import Answers
     from workers.settings import settings_or_exit
     from workers.stores import Stores
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--min-length must be at least 2 and at most --max-length")
     settings = settings_or_exit()
     stores = Stores.from_url(settings.redis_url) if settings.redis_url else None
-    ctx = Context(stores=stores, pools=Library([packaged()] + ([stores.pools] if stores else [])),
+    ctx = Context(stores=stores, pools=Library(shipped() + ([stores.pools] if stores else [])),
                   answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on")
     wanted = Filter(args.min_length, args.max_length, args.robots, args.ricochet, tuple(args.source or SOURCES))
     out = sys.stdout

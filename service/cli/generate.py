@@ -9,7 +9,7 @@ from solver.errors import InvalidInput
 from solver.model.board import BoardKind
 from solver.model.puzzle import Rules
 from solver.production.generate import NoPuzzleFound, generate
-from solver.production.pools import Library, packaged
+from solver.production.pools import Library, shipped
 
 from .common import EXIT_OK, InputError, progress_bar
 
@@ -36,7 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.count < 1 or args.count > 100_000:
         raise InputError("--count must be from 1 to 100000")
-    library = Library([packaged()])  # the starter set of pools shipped with the package
+    library = Library(shipped())  # the pools shipped with the package: the starter set and the catalogue
     with progress_bar(args.count if args.count > 1 else 0, "generate", " puzzles") as bar:
         for i in range(args.count):
             try:

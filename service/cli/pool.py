@@ -80,7 +80,7 @@ def build(args: argparse.Namespace) -> int:
 def show(args: argparse.Namespace) -> int:
     from solver.production import pools
 
-    sources = [pools.packaged()] + ([store] if (store := _redis_pools()) is not None else [])
+    sources = pools.shipped() + ([store] if (store := _redis_pools()) is not None else [])
     library = pools.Library(sources)
     for entry in library.entries():
         pool = library.load(entry.id)

@@ -23,7 +23,7 @@ from solver.model.puzzle import Puzzle, Rules
 from solver.production import bank
 from solver.production.generate import generate
 from solver.production.generated import Generated, NoPuzzleFound
-from solver.production.pools import Entry, Library, Pool, packaged
+from solver.production.pools import Entry, Library, Pool, shipped
 from solver.search.solve import Cancel
 
 CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
@@ -183,7 +183,7 @@ def settle(request: dict[str, Any], index: int, length: int, library: Library | 
 def _first_try(job: tuple[dict[str, Any], int, int]) -> tuple[int, dict[str, Any] | str]:
     request, index, length = job
     try:
-        return index, searched_item(request, index, length, Library([packaged()]))
+        return index, searched_item(request, index, length, Library(shipped()))
     except (InvalidInput, NoPuzzleFound) as e:
         return index, f"no puzzle of {length} moves: {e}"
 
@@ -196,7 +196,7 @@ def make(request: dict[str, Any], *, processes: int = 1,
     clash; where they do, here an item that repeats an earlier one (by index)
     is searched again.  First tries run on `processes` processes; clashes are
     settled in index order, as `settle` does for the API's workers."""
-    library = Library([packaged()])
+    library = Library(shipped())
     planned = plan_for(request, library)
     items: dict[int, dict[str, Any] | str] = {p.index: p.generated().to_json() for p in planned if p.drawn}
     # As in the API: drawn items claim their keys first, searched ones in index order.

@@ -61,6 +61,7 @@ ROW_COLUMNS = ("cells", "length", "moves", "fewest_robots", "helper_moves", "swi
 MIN_LENGTH = 8  # pools keep positions from this length on: shorter ones are cheap to search for
 PER_LENGTH = 2000  # positions drawn per length (before fairness and one per solution)
 PACKAGED = Path(__file__).parent / "data" / "pools"
+CATALOGUE = Path(__file__).parent / "data" / "catalogue"  # solver/production/catalogue.py grows it
 
 
 def target_named(board: str, name: str) -> Goal:
@@ -255,6 +256,12 @@ class DirectorySource:
 def packaged() -> DirectorySource:
     """The starter set shipped with the package (read-only)."""
     return DirectorySource(PACKAGED)
+
+
+def shipped() -> list[DirectorySource]:
+    """Every pool the package ships: the starter set, then the catalogue of long
+    puzzles over the edition (solver/production/catalogue.py)."""
+    return [packaged(), DirectorySource(CATALOGUE)]
 
 
 @dataclass(frozen=True)

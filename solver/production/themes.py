@@ -15,6 +15,8 @@ from solver.model.puzzle import Move, Puzzle, Rules
 from solver.search.orders import LISTED, classes
 from solver.search.solve import every_solution, solve
 
+LISTING_STATE_BUDGET = 32 << 20  # bytes the listing of every solution may take (a web process lists them)
+
 THEMES: dict[str, str] = {
     "solo": "an optimal solution moves the active robot alone",
     "one-helper": "the fewest robots an optimal solution moves besides the one that finishes: one",
@@ -48,7 +50,8 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
                       max_depth=length - 1, time_budget=time_budget)
         if plain.status == "optimal":
             found.add("ricochet-rule")
-    listed = every_solution(p, length, limit=LISTED, time_budget=time_budget) if length else None
+    listed = every_solution(p, length, limit=LISTED, time_budget=time_budget,
+                            state_budget=LISTING_STATE_BUDGET) if length else None
     if listed is None or not listed.complete:
         return sorted(found | _helpers([list(moves)], complete=False))
     found |= _helpers(listed.listed, complete=True)

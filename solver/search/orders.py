@@ -20,14 +20,15 @@ from solver.search.solve import every_solution
 LISTED = 2000  # orderings listed before the classes are counted: more, and the count is of those listed
 
 
-def distinct(puzzle: Puzzle, length: int, *, limit: int, time_budget: float | None = None) -> dict[str, Any] | None:
+def distinct(puzzle: Puzzle, length: int, *, limit: int, time_budget: float | None = None,
+             state_budget: int = 256 << 20) -> dict[str, Any] | None:
     """The distinct optimal solutions of a puzzle of optimal `length`, as the API
     and `ricochet solve --all` show them: `count` (classes), `solutions` (the
     first `limit`, FORMATS.md moves), `orderings` (solutions counting every order
     of independent moves apart) and `complete` (every ordering was listed, so
     `count` is exact; else it counts the classes among the first LISTED).  None
-    when the search ran out of time."""
-    found = every_solution(puzzle, length, limit=LISTED, time_budget=time_budget)
+    when the search ran out of time or of `state_budget` bytes."""
+    found = every_solution(puzzle, length, limit=LISTED, time_budget=time_budget, state_budget=state_budget)
     if found is None:
         return None
     grouped = classes(puzzle, found.listed)

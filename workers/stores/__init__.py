@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .answers import AnswerStore
 from .base import UNREACHABLE, Client, Unavailable, connect
+from .catalogue import CatalogueStore
 from .days import DayStore
 from .games import GameStore
 from .jobs import JOB_STATES, JobStore
@@ -36,6 +37,7 @@ class Stores:
         self.quotas = QuotaStore(client)
         self.keys = KeyStore(client)
         self.ratings = RatingStore(client)
+        self.catalogue = CatalogueStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False) -> Stores:

@@ -1,0 +1,147 @@
+"""`ricochet catalogue build`: grow the catalogue of long puzzles over an edition
+(solver/production/catalogue.py) from the starter pools' and the bank's long
+puzzles, and merge what it proves into the catalogue's pool files.  It resumes
+where it stopped: the boards of the pairs already in the catalogue are not
+proven again."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import EXIT_OK, InputError
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("catalogue", help="grow the catalogue of long puzzles over an edition")
+    actions = p.add_subparsers(dest="action", required=True)
+    build = actions.add_parser("build", help="prove board variants of long puzzles, and merge them in")
+    build.add_argument("--edition", choices=("2013",), default="2013", help="the edition (2013)")
+    build.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
+    build.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from (default 400)")
+    build.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
+    build.add_argument("--queue", action="store_true", help="fan the seeds out as Celery tasks on the analysis "
+                       "queue of the deployment at REDIS_URL, for any number of workers, instead of processes here")
+    build.add_argument("--batches", type=int, default=32, help="with --queue, tasks to send (default 32)")
+    build.set_defaults(run=run_build)
+    status = actions.add_parser("status", help="what the deployment's workers have grown (REDIS_URL)")
+    status.set_defaults(run=run_status)
+    merge_cmd = actions.add_parser("merge", help="write what the deployment's workers grew into the catalogue's "
+                                   "files (REDIS_URL), beside what they hold")
+    merge_cmd.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
+    merge_cmd.set_defaults(run=run_merge)
+
+
+def _stores() -> Any:
+    from workers.settings import settings_or_exit
+    from workers.stores import Stores
+
+    url = settings_or_exit().redis_url
+    if not url:
+        raise InputError("the workers' catalogue lives in the deployment's Redis: set REDIS_URL")
+    return Stores.from_url(url)
+
+
+def _out(path: str | None) -> Any:
+    from solver.production.catalogue import CATALOGUE
+    from solver.production.pools import DirectorySource, Pool
+
+    out = DirectorySource(Path(path) if path else CATALOGUE)
+    return out, [p for i in out.ids() if (p := Pool.loads(out.read(i))) is not None]
+
+
+def run_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command takes its args
+    stores = _stores()
+    pools = stores.catalogue.pool_ids()
+    rows = sum(len(stores.catalogue.rows(p)) for p in pools)
+    print(json.dumps({"tried": stores.catalogue.tried(), "puzzles": rows, "pairs": len(pools),
+                      "queued": stores.queued("analysis")}))
+    return EXIT_OK
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    stores = _stores()
+    out, have = _out(args.out)
+    found = [(code, item) for p in stores.catalogue.pool_ids() for code, item in stores.catalogue.rows(p).items()]
+    merged = merge(out, have, found)
+    print(f"ricochet: the catalogue holds {sum(len(p.rows) for p in merged)} puzzles on {len(merged)} pairs",
+          file=sys.stderr)
+    return EXIT_OK
+
+
+def _grow(job: tuple[list[str], float, int, list[str]]) -> list[tuple[str, dict[str, Any]]]:
+    from solver.model.puzzle import Puzzle
+    from solver.production.catalogue import found_json, grow
+
+    codes, deadline, seed, known = job
+    found = []
+    tried = set(known)
+
+    def claim(key: str) -> bool:
+        fresh = key not in tried
+        tried.add(key)
+        return fresh
+
+    until = time.monotonic() + max(0.0, deadline - time.time())
+    for g in grow([Puzzle.from_code(c) for c in codes], seed=seed, claim=claim, until=until):
+        found.append((g.puzzle.code(), found_json(g)))
+    return found
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from solver.production.catalogue import SEED_FROM, seeds_for
+    from solver.production.pools import Library, packaged
+
+    if args.processes < 1 or args.seeds < 1 or args.minutes <= 0 or args.batches < 1:
+        raise InputError("--processes, --seeds, --batches and --minutes must be positive")
+    out, have = _out(args.out)
+    seeds = seeds_for(Library([packaged(), out]), args.seeds, SEED_FROM)
+    if args.queue:
+        return _fan_out(seeds, args)
+    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
+    deadline = time.time() + 60 * args.minutes
+    jobs = [(seeds[k::args.processes], deadline, k, known) for k in range(args.processes)]
+    started = time.time()
+    with multiprocessing.get_context("spawn").Pool(args.processes) as workers:
+        found = [item for batch in workers.map(_grow, jobs) for item in batch]
+    merged = merge(out, have, found)
+    print(f"ricochet: {len(found)} puzzles proven in {time.time() - started:.0f} s; the catalogue holds "
+          f"{sum(len(p.rows) for p in merged)} puzzles on {len(merged)} pairs", file=sys.stderr)
+    return EXIT_OK
+
+
+def _fan_out(seeds: list[str], args: argparse.Namespace) -> int:
+    """The seeds in batches, each a task on the analysis queue."""
+    from workers.app import ANALYSIS_QUEUE, make_celery
+    from workers.settings import settings_or_exit
+
+    _stores()  # REDIS_URL is set
+    celery = make_celery(settings_or_exit().redis_url)
+    for k in range(args.batches):
+        celery.send_task("ricochet.catalogue_grow", args=[seeds[k::args.batches], 60 * args.minutes],
+                         queue=ANALYSIS_QUEUE)
+    print(f"ricochet: {args.batches} tasks queued on {ANALYSIS_QUEUE} ({len(seeds)} seeds, about {args.minutes:g} "
+          "minutes each); `ricochet catalogue status` follows them, `ricochet catalogue merge` writes what they "
+          "grew into the catalogue's files", file=sys.stderr)
+    return EXIT_OK
+
+
+def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """The catalogue's pools with the found puzzles added, written back (a pair
+    the starter pools hold already is theirs: their id comes first)."""
+    from solver.production.catalogue import from_json, pools_of
+    from solver.production.pools import packaged
+
+    generated = [pool.generated(i) for pool in have for i in range(len(pool.rows))]
+    generated += [from_json(code, item) for code, item in found]
+    starters = set(packaged().ids())
+    merged = [p for p in pools_of(generated) if p.id not in starters]
+    for pool in merged:
+        out.write(pool)
+    return merged
