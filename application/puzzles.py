@@ -8,7 +8,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from solver.model.puzzle import Puzzle, moves_from_json
+from solver.model.puzzle import Move, Puzzle, moves_from_json
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated
@@ -26,15 +26,21 @@ GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (
                  "extreme": (12, 16)}
 
 
-def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
-    """A hint of `level` (1 to 4) from the optimal solution the service serves."""
+def _optimal(ctx: Context, p: Puzzle, what: str) -> list[Move]:
+    """The optimal solution the service serves for p, or the Problem that says
+    why `what` (hints, the solutions) cannot be given."""
     known = ctx.answers.settled(p)
     if known is not None and known.status == "unsolvable":
-        raise Problem("unsolvable", "the puzzle has no solution, so there is no hint")
+        raise Problem("unsolvable", f"the puzzle has no solution, so there are no {what}")
     if known is None:
         raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request "
-                      "may search): POST /v1/solve queues the search, and hints follow once it is solved")
-    return {"code": p.code(), **hint(known.moves, level)}
+                      f"may search): POST /v1/solve queues the search, and the {what} follow once it is solved")
+    return known.moves
+
+
+def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
+    """A hint of `level` (1 to 4) from the optimal solution the service serves."""
+    return {"code": p.code(), **hint(_optimal(ctx, p, "hints"), level)}
 
 
 def about(ctx: Context, p: Puzzle) -> dict[str, Any]:
@@ -97,14 +103,8 @@ SOLUTIONS_LIMIT = 500  # distinct solutions a response lists at most
 def solutions(ctx: Context, p: Puzzle, limit: int) -> dict[str, Any]:
     """GET /v1/puzzles/{code}/solutions: the distinct optimal solutions (solutions
     that differ only in the order of independent moves are one), up to `limit`."""
-    known = ctx.answers.settled(p)
-    if known is not None and known.status == "unsolvable":
-        raise Problem("unsolvable", "the puzzle has no solution")
-    if known is None:
-        raise Problem("needs-a-job", "the optimal solution is not known yet (it takes longer than a request may "
-                      "search): POST /v1/solve queues the search, and the solutions can be listed once it is solved")
-    shown = distinct(p, len(known.moves), limit=limit, time_budget=ctx.answers.budget,
-                     state_budget=ctx.answers.state_budget)
+    length = len(_optimal(ctx, p, "solutions"))
+    shown = distinct(p, length, limit=limit, time_budget=ctx.answers.budget, state_budget=ctx.answers.state_budget)
     if shown is None:
         raise Problem("needs-a-job", "listing this puzzle's solutions takes longer than a request may search")
-    return {"code": p.code(), "length": len(known.moves), **shown}
+    return {"code": p.code(), "length": length, **shown}

@@ -56,24 +56,23 @@ def call(method: str, url: str, body: dict | None = None, headers: dict | None =
         return e.code, e.read(), dict(e.headers)
 
 
-def rss_kib(pid: int) -> int:
+def _proc_kib(pid: int, name: str, field: str) -> int:
+    """A figure in KiB from /proc/<pid>/<name> (0 once the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+            if line.startswith(field):
                 return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def rss_kib(pid: int) -> int:
+    return _proc_kib(pid, "status", "VmRSS:")
 
 
 def pss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return _proc_kib(pid, "smaps_rollup", "Pss:")
 
 
 def stack_pids(root: int) -> dict[int, str]:
