@@ -75,23 +75,29 @@ def run_merge(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _grow(job: tuple[list[str], float, int, list[str]]) -> list[tuple[str, dict[str, Any]]]:
+_tried: set[str] = set()  # in each process of a local build: the variants it tried
+SLICE = 120.0  # seconds one seed's growth may take before the next seed's turn
+
+
+def _known(codes: list[str]) -> None:
+    _tried.update(codes)
+
+
+def _grow(job: tuple[str, float, int]) -> list[tuple[str, dict[str, Any]]]:
+    """One seed's growth for a slice of time (a local build's task)."""
     from solver.model.puzzle import Puzzle
     from solver.production.catalogue import found_json, grow
 
-    codes, deadline, seed, known = job
-    found = []
-    tried = set(known)
+    code, deadline, seed = job
 
     def claim(key: str) -> bool:
-        fresh = key not in tried
-        tried.add(key)
+        fresh = key not in _tried
+        _tried.add(key)
         return fresh
 
-    until = time.monotonic() + max(0.0, deadline - time.time())
-    for g in grow([Puzzle.from_code(c) for c in codes], seed=seed, claim=claim, until=until):
-        found.append((g.puzzle.code(), found_json(g)))
-    return found
+    until = time.monotonic() + max(0.0, min(SLICE, deadline - time.time()))
+    return [(g.puzzle.code(), found_json(g))
+            for g in grow([Puzzle.from_code(code)], seed=seed, claim=claim, until=until)]
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -106,13 +112,22 @@ def run_build(args: argparse.Namespace) -> int:
         return _fan_out(seeds, args)
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
-    jobs = [(seeds[k::args.processes], deadline, k, known) for k in range(args.processes)]
-    started = time.time()
-    with multiprocessing.get_context("spawn").Pool(args.processes) as workers:
-        found = [item for batch in workers.map(_grow, jobs) for item in batch]
-    merged = merge(out, have, found)
-    print(f"ricochet: {len(found)} puzzles proven in {time.time() - started:.0f} s; the catalogue holds "
-          f"{sum(len(p.rows) for p in merged)} puzzles on {len(merged)} pairs", file=sys.stderr)
+    started = last = time.time()
+    found: list[tuple[str, dict[str, Any]]] = []
+    with multiprocessing.get_context("spawn").Pool(args.processes, _known, (known,)) as workers:
+        for batch in workers.imap_unordered(_grow, [(c, deadline, k) for k, c in enumerate(seeds)]):
+            found += batch
+            if time.time() - last > 60:  # what is proven is written as it comes: a stopped build keeps it
+                have = merge(out, have, found)
+                found, last = [], time.time()
+                print(f"ricochet: {sum(len(p.rows) for p in have)} puzzles on {len(have)} pairs after "
+                      f"{last - started:.0f} s", file=sys.stderr, flush=True)
+            if time.time() > deadline:
+                workers.terminate()
+                break
+    have = merge(out, have, found)
+    print(f"ricochet: the catalogue holds {sum(len(p.rows) for p in have)} puzzles on {len(have)} pairs "
+          f"after {time.time() - started:.0f} s", file=sys.stderr)
     return EXIT_OK
 
 

@@ -88,11 +88,11 @@ def variant_key(p: Puzzle) -> str:
     return p.code()
 
 
-def prove(p: Puzzle, time_budget: float) -> Generated | None:
-    """The puzzle with its optimal solution, when it takes MIN_LENGTH moves or
+def prove(p: Puzzle, time_budget: float, min_length: int = MIN_LENGTH) -> Generated | None:
+    """The puzzle with its optimal solution, when it takes `min_length` moves or
     more and the solver proves it within the budget."""
     answer = solve(p, time_budget=time_budget)
-    if answer.status != "optimal" or len(answer.moves) < MIN_LENGTH:
+    if answer.status != "optimal" or len(answer.moves) < min_length:
         return None
     return Generated(p, answer, difficulty(p, answer, time_budget=0.2))
 
@@ -126,8 +126,30 @@ def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str 
             if g is not None:
                 found.append(g)
                 yield g
+                yield from _nearby(g, rng, claim, time_budget, until)
         rng.shuffle(found)
         queue.extend(g.puzzle for g in found if len(g.solution.moves) >= SEED_FROM)
+
+
+WALK_STEPS = 8  # positions walked on a new pair whose puzzle is near WALK_NEAR moves
+WALK_NEAR = range(17, 24)
+
+
+def _nearby(g: Generated, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
+            until: float | None) -> Iterator[Generated]:
+    """A few more puzzles on a new pair: the walk (solver/production/walk.py)
+    from its puzzle, one robot at a time, keeping what is long enough; most
+    pairs' lengths near 20 reach 20 itself this way."""
+    from solver.production.walk import walk
+
+    if len(g.solution.moves) not in WALK_NEAR:
+        return
+    deadline = time.monotonic() + 4 * time_budget
+    if until is not None:
+        deadline = min(deadline, until)
+    for p, answer in walk(g.puzzle, rng, steps=WALK_STEPS, floor=MIN_LENGTH, depth=30, deadline=deadline):
+        if answer is not None and answer.status == "optimal" and len(answer.moves) >= MIN_LENGTH and claim(p.code()):
+            yield Generated(p, answer, difficulty(p, answer, time_budget=0.2))
 
 
 def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[Pool]:
