@@ -19,9 +19,7 @@ def budgets(settings: Settings) -> None:
     """The process's caches within their byte budgets (docs/operations.md lists them)."""
     from .pictures import png
 
-    # A web process's other searches (a random puzzle's walk, a theme's check) stay
-    # within two request searches' memory: the process's budget counts them so.
-    memory.budget_caches(settings.board_cache_mb, min(settings.job_state_mb, 2 * settings.solve_state_mb))
+    memory.budget_caches(settings.board_cache_mb)
     png.budget = settings.picture_cache_mb << 20
 
 

@@ -30,6 +30,9 @@ errorlog = "-"
 # Memory: two malloc arenas per process (before any worker thread starts), and the
 # app hands freed memory back every 64 requests (workers/memory.py).
 memory.limit_arenas(2)
+# A web process's searches besides a request's own (a random puzzle's walk, a
+# theme's check) stay within two request searches' memory: its budget counts them so.
+memory.cap_searches(min(settings.job_state_mb, 2 * settings.solve_state_mb))
 
 
 # The app is made once, in the master, and warmed there (the pools, the daily

@@ -68,8 +68,8 @@ def celery_worker(redis_url):
 
 @pytest.fixture(autouse=True)
 def _no_search_ceiling_left_behind():
-    """A server's process-wide search ceiling (workers.memory.budget_caches, set
-    by every create_app) is the server's: each test starts without it."""
+    """A server's process-wide search ceiling (workers.memory.cap_searches, set
+    as its processes start) is the server's: no test leaves one behind."""
     from solver.search.solve import ceiling
 
     ceiling.state_bytes = ceiling.NONE

@@ -6,7 +6,10 @@ acknowledged late and re-queued when a worker dies, so nothing is lost.
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import Celery
+from celery.signals import worker_init
 
 from . import memory
 from .settings import Settings, settings_or_exit
@@ -52,5 +55,11 @@ settings = settings_or_exit()  # a bad variable stops the worker at its start, n
 celery_app = make_celery(settings=settings)
 
 
-memory.budget_caches(settings.board_cache_mb, settings.job_state_mb)
+memory.budget_caches(settings.board_cache_mb)
 memory.limit_arenas(2)
+
+
+@worker_init.connect
+def _cap_searches(**_: Any) -> None:
+    """A worker's searches within RICOCHET_JOB_STATE_MB (its processes fork after this)."""
+    memory.cap_searches(settings.job_state_mb)

@@ -19,12 +19,19 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def budget_caches(board_cache_mb: int, search_mb: int) -> None:
-    """The process's compiled boards within their byte budget (RICOCHET_BOARD_CACHE_MB),
-    and each of its searches' tables within `search_mb` (RICOCHET_JOB_STATE_MB)."""
-    from solver.search.solve import ceiling, compiled
+def budget_caches(board_cache_mb: int) -> None:
+    """The process's compiled boards within their byte budget (RICOCHET_BOARD_CACHE_MB)."""
+    from solver.search.solve import compiled
 
     compiled.budget = board_cache_mb << 20
+
+
+def cap_searches(search_mb: int) -> None:
+    """Each search of this process within `search_mb` of tables, whatever its
+    caller asks: a server's processes call it as they start (gunicorn's config,
+    the Celery worker's), never a library user or a test."""
+    from solver.search.solve import ceiling
+
     ceiling.state_bytes = search_mb << 20
 
 

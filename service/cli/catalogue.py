@@ -110,7 +110,9 @@ def run_build(args: argparse.Namespace) -> int:
     seeds = seeds_for(Library([packaged(), out]), args.seeds, SEED_FROM)
     if args.queue:
         return _fan_out(seeds, args)
-    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
+    # What is kept is not proven again: its puzzles, and its pairs (a variant is tried once per pair).
+    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))} | {p.id for p in have}
+                   | set(packaged().ids()))
     deadline = time.time() + 60 * args.minutes
     started = last = time.time()
     found: list[tuple[str, dict[str, Any]]] = []

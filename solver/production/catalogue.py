@@ -85,7 +85,9 @@ def variants(p: Puzzle, edition: str = "2013") -> list[Puzzle]:
 
 
 def variant_key(p: Puzzle) -> str:
-    return p.code()
+    """A variant is tried once per pair (board, target, robots, rule): the growth
+    goes for new pairs first; the walk finds more puzzles on each."""
+    return pool_id(p.board.spec, p.goal, len(p.robots), p.rules.ricochet)
 
 
 def prove(p: Puzzle, time_budget: float, min_length: int = MIN_LENGTH) -> Generated | None:
@@ -131,7 +133,7 @@ def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str 
         queue.extend(g.puzzle for g in found if len(g.solution.moves) >= SEED_FROM)
 
 
-WALK_STEPS = 8  # positions walked on a new pair whose puzzle is near WALK_NEAR moves
+WALK_STEPS = 6  # positions walked on a new pair whose puzzle is near WALK_NEAR moves
 WALK_NEAR = range(17, 24)
 
 
@@ -144,7 +146,7 @@ def _nearby(g: Generated, rng: random.Random, claim: Callable[[str], bool], time
 
     if len(g.solution.moves) not in WALK_NEAR:
         return
-    deadline = time.monotonic() + 4 * time_budget
+    deadline = time.monotonic() + time_budget
     if until is not None:
         deadline = min(deadline, until)
     for p, answer in walk(g.puzzle, rng, steps=WALK_STEPS, floor=MIN_LENGTH, depth=30, deadline=deadline):
@@ -185,12 +187,19 @@ def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[P
 
 
 def seeds_for(library: Library, count: int, min_length: int = SEED_FROM) -> list[str]:
-    """Codes of `count` long puzzles to grow from: the bank's, then pool rows of
-    `min_length` moves and more, taking the pools in turns, longest first."""
+    """Codes of `count` long puzzles to grow from, of `min_length` moves and more:
+    one from each pair the bank holds, then the pools' rows, the pools taking turns,
+    longest first (the bank's hundreds lie on a few pairs, whose variants are the
+    same boards)."""
     from solver.production import bank
 
-    codes = [e["code"] for e in bank.entries() if e["length"] >= min_length and e["robots"] == 4
-             and e["edition"] == "2013"]
+    codes, pairs = [], set()
+    for e in bank.entries():
+        p = Puzzle.from_code(e["code"])
+        pair = pool_id(p.board.spec, p.goal, len(p.robots), p.rules.ricochet)
+        if e["length"] >= min_length and e["robots"] == 4 and e["edition"] == "2013" and pair not in pairs:
+            pairs.add(pair)
+            codes.append(e["code"])
     rows = []
     for entry in library.entries():
         pool = library.load(entry.id)

@@ -29,8 +29,9 @@ DEFAULT_STATE_BUDGET = 1 << 30  # bytes: the search's tables stay within 1 GiB
 
 class Ceiling:
     """The most any one search of this process may take for its tables, whatever
-    budget its caller gives: none until a server process sets one (the API's and
-    the workers' is RICOCHET_JOB_STATE_MB, workers.memory.budget_caches)."""
+    budget its caller gives: none until a server's process sets one as it starts
+    (workers.memory.cap_searches: a worker's is RICOCHET_JOB_STATE_MB, a web
+    process's two request searches' worth)."""
 
     NONE = 1 << 62
 
