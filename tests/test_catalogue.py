@@ -1,0 +1,148 @@
+"""The catalogue of long puzzles: board variants, what it ships proven again,
+and packs that spread over it."""
+
+from __future__ import annotations
+
+import random
+
+from solver.model.board import all_boards, parse_spec
+from solver.model.moves import check
+from solver.model.puzzle import Puzzle
+from solver.production.catalogue import MIN_LENGTH, catalogue, pools_of, prove, variant_specs, variants
+from solver.production.pools import Library, Pool, packaged, shipped
+from solver.search.solve import solve
+
+BOARDS = set(all_boards("2013"))
+
+
+def test_variants_change_one_quadrant_but_the_targets_and_are_real_boards():
+    rng = random.Random(2)
+    for spec in rng.sample(sorted(BOARDS), 40):
+        for target in range(4):
+            out = variant_specs(spec, target)
+            assert len(out) == len(set(out)) and spec not in out
+            for v in out:
+                assert v in BOARDS  # a real board, named once (green at the top-left)
+                before, after = parse_spec(spec), parse_spec(v)
+                assert before[target] == after[target]
+                changed = [q for q in range(4) if before[q] != after[q]]
+                assert len(changed) == 1 or (len(changed) == 2 and sorted(after[q] for q in changed)
+                                             == sorted(before[q] for q in changed))
+
+
+def test_a_variant_keeps_robots_and_target_and_proving_keeps_only_long_ones():
+    library = Library([packaged()])
+    pool = next(library.load(e.id) for e in library.entries() if e.robots == 4)
+    n = max(pool.lengths())
+    p = pool.puzzle(pool.lengths()[n][0])
+    found = [g for v in variants(p)[:6] if (g := prove(v, 10.0)) is not None]
+    for v in variants(p):
+        assert dict(v.robots) == dict(p.robots) and v.goal == p.goal and v.board.spec != p.board.spec
+    for g in found:
+        assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
+    for pool in pools_of(found):
+        again = Pool.loads(pool.dumps())
+        for i in range(len(again.rows)):
+            g = again.generated(i)
+            assert check(g.puzzle, g.solution.moves).solved and g.difficulty["optimal_length"] == g.solution.length
+
+
+def test_a_sample_of_the_shipped_catalogue_is_proven_again():
+    source = catalogue()
+    ids = source.ids()
+    assert ids, "the catalogue ships pools"
+    rng = random.Random(5)
+    starters = set(packaged().ids())
+    rows = []
+    for pool_id in rng.sample(ids, min(12, len(ids))):
+        assert pool_id not in starters
+        pool = Pool.loads(source.read(pool_id))
+        rows += [(pool, i) for i in range(len(pool.rows))]
+    for pool, i in rng.sample(rows, min(15, len(rows))):
+        g = pool.generated(i)
+        assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
+        assert solve(Puzzle.from_code(g.puzzle.code()), time_budget=60).length == len(g.solution.moves)
+
+
+def test_packs_spread_over_the_catalogue():
+    from solver.production.packs import plan_for
+
+    request = {"count": 200, "min_length": 20, "max_length": 20, "seed": "spread", "board": "random-2013",
+               "robots": 4, "ricochet": "turn"}
+    shipped_plan = plan_for(request, Library(shipped()))
+    starter_plan = plan_for(request, Library([packaged()]))
+    pairs = {p.pool.id for p in shipped_plan if p.pool is not None}
+    assert len(pairs) > len({p.pool.id for p in starter_plan if p.pool is not None})
+
+
+def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redis_url, tmp_path):
+    """`ricochet catalogue build --queue` fans seeds out as tasks on the analysis
+    queue; a worker proves variants (each claimed once in Redis), the deployment's
+    pools see them at once, and `ricochet catalogue merge` writes them to files."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from workers.stores import Stores
+
+    base, _, _ = redis_url.rpartition("/")
+    url = f"{base}/5"  # a database of its own
+    stores = Stores.from_url(url)
+    stores.redis.flushdb()
+    env = {**os.environ, "REDIS_URL": url}
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "2", "--seeds", "4",
+                 "--minutes", "0.1"]
+        subprocess.run(build, env=env, check=True, capture_output=True)
+        deadline = time.monotonic() + 120
+        while not stores.catalogue.pool_ids() and time.monotonic() < deadline:
+            time.sleep(1)
+        steady, last = 0, -1
+        while steady < 3 and time.monotonic() < deadline:  # the queue drained and the last proofs kept
+            time.sleep(2)
+            now = stores.catalogue.tried()
+            steady = steady + 1 if now == last and not stores.queued("analysis") else 0
+            last = now
+        status = json.loads(subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "status"], env=env,
+                                           check=True, capture_output=True, text=True).stdout)
+        assert status["pairs"] >= 1 and status["tried"] >= status["puzzles"] >= status["pairs"]
+        library = Library([stores.catalogue])
+        for entry in library.entries():
+            pool = library.load(entry.id)
+            g = pool.generated(0)
+            assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
+        subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "merge", "--out", str(tmp_path)], env=env,
+                       check=True, capture_output=True)
+        written = sorted(p.name.removesuffix(".pool.gz") for p in tmp_path.glob("*.pool.gz"))
+        assert set(written) == set(stores.catalogue.pool_ids()) - set(packaged().ids())
+        tried = stores.catalogue.tried()
+        assert not stores.catalogue.claim(next(iter(stores.redis.smembers("catalogue:tried"))).decode())
+        assert stores.catalogue.tried() == tried  # a variant is claimed once
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+        stores.redis.flushdb()
+
+
+def test_proving_agrees_with_the_reference_search_on_small_boards():
+    from solver.search.reference import reference_solve
+    from tests.helpers import random_custom_puzzle
+
+    rng = random.Random(44)
+    kept = 0
+    for _ in range(80):
+        p = random_custom_puzzle(rng)
+        truth = reference_solve(p, max_states=100_000)
+        if truth.status not in ("optimal", "unsolvable"):
+            continue
+        g = prove(p, 10.0, min_length=5)
+        assert (g is not None) == (truth.status == "optimal" and truth.length >= 5), p.to_json()
+        if g is not None:
+            kept += 1
+            assert len(g.solution.moves) == truth.length and check(p, g.solution.moves).solved
+    assert kept >= 5
