@@ -47,7 +47,7 @@ class Pictures:
         return self._bytes
 
 
-png = Pictures(16 << 20)  # create_app sets the budget from RICOCHET_PICTURE_CACHE_MB
+png = Pictures(12 << 20)  # create_app sets the budget from RICOCHET_PICTURE_CACHE_MB
 
 
 def picture(svg: str, mimetype: str, cache_control: str = IMMUTABLE) -> Response:

@@ -133,7 +133,7 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "ends as state_limit."),
     Setting("RICOCHET_BOARD_CACHE_MB", "32", "a whole number of MiB from 1 to 65536", _number(int, 1, 65536),
             "Compiled boards each process keeps, in MiB (a board and its searches' tables: 30 KiB to 2 MiB)."),
-    Setting("RICOCHET_PICTURE_CACHE_MB", "16", "a whole number of MiB from 0 to 65536", _number(int, 0, 65536),
+    Setting("RICOCHET_PICTURE_CACHE_MB", "12", "a whole number of MiB from 0 to 65536", _number(int, 0, 65536),
             "PNG pictures each web process keeps, in MiB (0: none)."),
     Setting("RICOCHET_RATING_PRIOR", "on", "on or off", _choice("on", "off"),
             "Puzzles start rated from their optimal length (on), or all at 1500 like new players (off: to measure "
