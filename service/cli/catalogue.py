@@ -86,15 +86,10 @@ def _known(codes: list[str]) -> None:
 def _grow(job: tuple[str, float, int]) -> list[tuple[str, dict[str, Any]]]:
     """One seed's growth for a slice of time (a local build's task)."""
     from solver.model.puzzle import Puzzle
-    from solver.production.catalogue import found_json, grow
+    from solver.production.catalogue import claimer, found_json, grow
 
     code, deadline, seed = job
-
-    def claim(key: str) -> bool:
-        fresh = key not in _tried
-        _tried.add(key)
-        return fresh
-
+    claim = claimer(_tried)
     until = time.monotonic() + max(0.0, min(SLICE, deadline - time.time()))
     return [(g.puzzle.code(), found_json(g))
             for g in grow([Puzzle.from_code(code)], seed=seed, claim=claim, until=until)]

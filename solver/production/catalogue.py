@@ -100,6 +100,16 @@ def prove(p: Puzzle, time_budget: float, min_length: int = MIN_LENGTH) -> Genera
     return Generated(p, answer, difficulty(p, answer, time_budget=0.2))
 
 
+def claimer(tried: set[str]) -> Callable[[str], bool]:
+    """A claim on a set of keys tried: True the first time a key is asked for."""
+    def claim(key: str) -> bool:
+        fresh = key not in tried
+        tried.add(key)
+        return fresh
+
+    return claim
+
+
 def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str = 0,
          claim: Callable[[str], bool] | None = None, until: float | None = None) -> Iterator[Generated]:
     """Proven long puzzles on new pairs, breadth first from `seeds`: each seed's
@@ -107,14 +117,7 @@ def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str 
     variant is this caller's to prove (a set of those tried, by default; the
     workers share theirs in Redis), so none is proven twice.  It stops at
     `until` (time.monotonic()), if given."""
-    if claim is None:
-        tried: set[str] = set()
-
-        def claim(key: str) -> bool:
-            fresh = key not in tried
-            tried.add(key)
-            return fresh
-
+    claim = claim or claimer(set())
     rng = random.Random(seed)
     queue = list(seeds)
     while queue:
