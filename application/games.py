@@ -14,6 +14,7 @@ from solver.errors import InvalidInput
 from solver.play.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
 from solver.search.solve import solve
 from workers.stores import Stores
+from workers.stores.games import token_hash
 
 from . import Context
 from .problems import BY_STATUS, Problem
@@ -29,6 +30,13 @@ def _stores(ctx: Context) -> Stores:
 
 def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, Any], dict[str, str]]:
     """A new game (a NewGame, loaded) and each player's token."""
+    tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
+    state = start(ctx, body, now, {token_hash(t): name for name, t in tokens.items()})
+    return state, tokens
+
+
+def start(ctx: Context, body: dict[str, Any], now: float, seats: dict[str, str]) -> dict[str, Any]:
+    """Start a game of `body["players"]` whose seats (token hash -> name) are already handed out."""
     try:
         options = options_from_json(body["options"])
     except InvalidInput as e:
@@ -37,9 +45,8 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
     seed = secrets.token_hex(16) if body.get("seed") is None else body["seed"]  # a secret deck unless seeded
     game = Game.create(gid, body["players"], None if board in ("random", "beginner") else board, options,
                        seed, now, beginner=board == "beginner")
-    tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
-    _stores(ctx).games.create(game.state, game.events, tokens)
-    return rated(ctx, gid, game.state), tokens
+    _stores(ctx).games.create(game.state, game.events, seats)
+    return rated(ctx, gid, game.state)
 
 
 def player(ctx: Context, gid: str, token: str) -> str:
@@ -93,9 +100,12 @@ def rated(ctx: Context, gid: str, state: dict[str, Any]) -> dict[str, Any]:
     return after if after is not None else state
 
 
-def view(ctx: Context, state: dict[str, Any], since: int | None = None) -> dict[str, Any]:
-    """The game's public state, and the events after version `since` when given."""
-    out = {"game": Game(state).public()}
+def view(ctx: Context, state: dict[str, Any], since: int | None = None, now: float | None = None) -> dict[str, Any]:
+    """The game's public state, the events after version `since` when given, and
+    the referee's clock `now` (so a page can run the sand timer down)."""
+    out: dict[str, Any] = {"game": Game(state).public()}
+    if now is not None:
+        out["now"] = now
     if since is not None:
         out["events"] = _stores(ctx).games.events(state["id"], since)
     return out

@@ -105,8 +105,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
-    from . import daily, games, jobs, meta, packs, players, puzzles, solving
+    from . import daily, games, jobs, meta, packs, players, puzzles, rooms, solving
 
-    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp):
+    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp):
         app.register_blueprint(blueprint)
     return app

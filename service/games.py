@@ -104,7 +104,7 @@ def get_game(game_id: str) -> Any:
     since = _since(request.args.get("since", "0"))
     ctx = context()
     state, _ = play.change(ctx, game_id, lambda game: None, _now())  # looking settles the timers that ran out
-    return play.view(ctx, state, since)
+    return play.view(ctx, state, since, now=_now())
 
 
 @operation(bp, "post /v1/games/<game_id>/bids", "bid", tag="games", body=Bid, security=PLAYER, errors=ACTED,
@@ -113,7 +113,7 @@ def get_game(game_id: str) -> Any:
 def bid(game_id: str, body: dict[str, Any]) -> Any:
     ctx, player = context(), _player(game_id)
     state, _ = play.change(ctx, game_id, lambda game: game.bid(player, body["moves"], _now()), _now())
-    return play.view(ctx, state)
+    return play.view(ctx, state, now=_now())
 
 
 @operation(bp, "post /v1/games/<game_id>/solutions", "showSolution", tag="games", body=Shown, security=PLAYER,
@@ -126,7 +126,7 @@ def show(game_id: str, body: dict[str, Any]) -> Any:
         state, result = play.change(ctx, game_id, lambda game: game.show(player, body["moves"], _now()), _now())
     except InvalidInput as e:
         raise e.within("moves") if not e.field.startswith("moves") else e from None
-    return {"result": result, **play.view(ctx, state)}
+    return {"result": result, **play.view(ctx, state, now=_now())}
 
 
 EVENT_STREAM = {"text/event-stream": {"schema": {

@@ -482,9 +482,14 @@ class GameEvent(Open):
     at = fields.Float(required=True)
 
 
+NOW = fields.Float(metadata={"description": "the referee's clock (seconds since the epoch): with the round's "
+                                            "timer_ends it tells how long the sand timer runs"})
+
+
 class GameView(Shape):
     game = fields.Nested(Game, required=True)
     events = fields.List(fields.Nested(GameEvent))
+    now = NOW
 
 
 class NewGameView(Shape):
@@ -504,6 +509,32 @@ class Attempt(Shape):
 class AttemptView(Shape):
     result = fields.Nested(Attempt, required=True)
     game = fields.Nested(Game, required=True)
+    now = NOW
+
+
+class Room(Shape):
+    id = fields.String(required=True, metadata={"description": "the room's id: /r/{id} is the link to share"})
+    version = fields.Integer(required=True)
+    host = fields.String(required=True, metadata={"description": "the player who opened the room and starts it"})
+    players = fields.List(fields.String(), required=True, metadata={"description": "seated players, host first"})
+    board = fields.String(required=True)
+    options = fields.Nested(GameOptions, required=True)
+    game = fields.String(allow_none=True, required=True, metadata={"description": "the game's id once started"})
+    created = fields.Float()
+
+
+class RoomView(Shape):
+    room = fields.Nested(Room, required=True)
+
+
+class Seat(RoomView):
+    token = fields.String(required=True, metadata={
+        "description": "this seat's token, in the room and its game (Authorization: Bearer); keep it, never share it"})
+
+
+class StartedRoom(RoomView):
+    game = fields.Nested(Game, required=True)
+    now = NOW
 
 
 # -- the service itself -------------------------------------------------------------------
@@ -524,5 +555,5 @@ COMPONENTS: tuple[type[Schema], ...] = (
     Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
     FailedItem, FieldError, Problem, Known, PuzzleByCode, Made, RandomPuzzle, PackItem, Pack, CodedHint, DailyHint,
     DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
-    NewGameView, Attempt, AttemptView, Health, Ready,
+    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, Health, Ready,
 )

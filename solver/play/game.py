@@ -205,7 +205,7 @@ class Game:
                 raise GameError(409, f"the game is {self.state['phase']}")
             result = self._judge(sequence, None)
             r["attempts"].append({"player": player, "at": now, **result})
-            self._record("attempt", now, player=player, **result)
+            self._record("attempt", now, player=player, moves=moves_to_json(sequence), **result)
             if result["success"]:
                 self._win(player, sequence, result["length"], now, face_up=True)
             return result
@@ -217,7 +217,7 @@ class Game:
         bid = r["order"][0]["moves"]
         result = self._judge(sequence, bid)
         r["attempts"].append({"player": player, "bid": bid, "at": now, **result})
-        self._record("attempt", now, player=player, bid=bid, **result)
+        self._record("attempt", now, player=player, bid=bid, moves=moves_to_json(sequence), **result)
         if result["success"]:
             self._win(player, sequence, result["length"], now)
         else:

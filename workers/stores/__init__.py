@@ -19,6 +19,7 @@ from .packs import PackStore
 from .pools import PoolStore
 from .quotas import QuotaStore
 from .ratings import RatingStore
+from .rooms import RoomStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
 
@@ -38,6 +39,7 @@ class Stores:
         self.keys = KeyStore(client)
         self.ratings = RatingStore(client)
         self.catalogue = CatalogueStore(client)
+        self.rooms = RoomStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False) -> Stores:

@@ -17,12 +17,13 @@ class GameStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def create(self, state: dict[str, Any], events: list[dict[str, Any]], tokens: dict[str, str]) -> None:
+    def create(self, state: dict[str, Any], events: list[dict[str, Any]], seats: dict[str, str]) -> None:
+        """Keep a new game, its first events and its seats (token hash -> player name)."""
         gid = state["id"]
         with self.redis.pipeline() as pipe:
             pipe.set(f"game:{gid}", dump("game", state), ex=GAME_TTL)
             pipe.rpush(f"game:{gid}:events", *[json.dumps(e) for e in events])
-            pipe.hset(f"game:{gid}:tokens", mapping={_token_hash(t): name for name, t in tokens.items()})
+            pipe.hset(f"game:{gid}:tokens", mapping=seats)
             for key in (f"game:{gid}:events", f"game:{gid}:tokens"):
                 pipe.expire(key, GAME_TTL)
             pipe.execute()
@@ -32,7 +33,7 @@ class GameStore:
         return json.loads(raw)["game"] if raw is not None else None
 
     def player(self, gid: str, token: str) -> str | None:
-        name = self.redis.hget(f"game:{gid}:tokens", _token_hash(token))
+        name = self.redis.hget(f"game:{gid}:tokens", token_hash(token))
         return name.decode() if name is not None else None
 
     def update(self, gid: str, change: Any, write: bool = False) -> Any:
@@ -73,5 +74,5 @@ class GameStore:
         return bool(self.redis.set(f"game:{gid}:rating:{number}", 1, nx=True, ex=seconds))
 
 
-def _token_hash(token: str) -> str:
+def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,111 @@
+"""Rooms: a game's players gather by a shared link.  The host opens a room with
+the board and house rules, others take seats by name, and the host starts the
+game; each seat's token (kept by its browser, never in the link) is its token
+in the game too.  A room of one starts a solitaire game."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from solver.errors import InvalidInput
+from solver.model.board import real_board
+from solver.play.game import MAX_PLAYERS, options_from_json
+
+from . import Context, games
+from .problems import Problem
+
+MAX_TOKEN = 100
+
+
+def _rooms(ctx: Context) -> Any:
+    if ctx.stores is None:
+        raise Problem("unavailable", "rooms need Redis: set REDIS_URL or run `ricochet serve`")
+    return ctx.stores.rooms
+
+
+def public(state: dict[str, Any]) -> dict[str, Any]:
+    """What anyone holding the link may see: not the seed, which fixes the deck."""
+    return {k: v for k, v in state.items() if k != "seed"}
+
+
+def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, Any], str]:
+    """A new room (a NewRoom, loaded) with its host seated, and the host's token."""
+    try:
+        options = options_from_json(body["options"])
+    except InvalidInput as e:
+        raise e if e.field.startswith("options") else e.within("options") from None
+    if body["board"] not in ("random", "beginner"):
+        real_board(body["board"])  # raises InvalidInput("board", ...) for a bad spec
+    token = secrets.token_urlsafe(24)
+    for _ in range(5):
+        state = {"id": secrets.token_urlsafe(9), "version": 1, "created": now, "host": body["name"],
+                 "players": [body["name"]], "board": body["board"], "options": options, "seed": body.get("seed"),
+                 "game": None}
+        if _rooms(ctx).create(state, body["name"], token):
+            return public(state), token
+    raise RuntimeError("no free room id in five draws")
+
+
+def get(ctx: Context, rid: str) -> dict[str, Any]:
+    state = _rooms(ctx).get(rid)
+    if state is None:
+        raise Problem("not-found", f"no room {rid!r}: rooms are kept a day, or a week after their game starts")
+    return public(state)
+
+
+def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
+    """Seat a new player by name: their token."""
+    token = secrets.token_urlsafe(24)
+
+    def seat(state: dict[str, Any]) -> None:
+        if state["game"] is not None:
+            raise Problem("conflict", "the game in this room has started: ask the host for a new room")
+        if name in state["players"]:
+            raise Problem("conflict", f"{name!r} is taken in this room: choose another name")
+        if len(state["players"]) >= MAX_PLAYERS:
+            raise Problem("conflict", f"the room is full ({MAX_PLAYERS} players)")
+        state["players"].append(name)
+        state["version"] += 1
+
+    state, _ = _rooms(ctx).update(rid, seat, token=(token, name))
+    if state is None:
+        get(ctx, rid)  # raises not-found
+    return public(state), token
+
+
+def seated(ctx: Context, rid: str, token: str) -> str:
+    """The name of the player whose token this is."""
+    if not token or len(token) > MAX_TOKEN:
+        raise Problem("unauthorized", "send your seat's token: Authorization: Bearer <token>",
+                      headers={"WWW-Authenticate": "Bearer"})
+    name = _rooms(ctx).seat(rid, token)
+    if name is None:
+        get(ctx, rid)  # raises not-found
+        raise Problem("forbidden", "that token is not a seat's token in this room")
+    return name
+
+
+def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The host starts the room's game: (room, game state)."""
+    name = seated(ctx, rid, token)
+    before = get(ctx, rid)
+    if before["host"] != name:
+        raise Problem("forbidden", f"only the host ({before['host']}) starts the game")
+    if before["game"] is not None:
+        raise Problem("conflict", "the game in this room has started")
+    stores = _rooms(ctx)
+    body = {"players": before["players"], "board": before["board"], "options": before["options"],
+            "seed": stores.get(rid)["seed"]}
+    game = games.start(ctx, body, now, stores.tokens(rid))
+
+    def record(state: dict[str, Any]) -> str:
+        if state["game"] is None and state["players"] == body["players"]:
+            state["game"] = game["id"]
+            state["version"] += 1
+        return state["game"]
+
+    state, gid = stores.update(rid, record)
+    if gid != game["id"]:  # someone joined or started meanwhile: this game is never played
+        raise Problem("conflict", "the room changed while the game was being set up: try again")
+    return public(state), game
