@@ -19,7 +19,8 @@ from .shapes import GameOptions, RoomView, Seat, StartedRoom
 bp = Blueprint("rooms", __name__)
 
 NAME = fields.String(required=True, validate=[text, validate.Length(1, 40)],
-                     metadata={"description": "the player's name, shown to the others (1 to 40 characters)"})
+                     metadata={"description": "the player's name, shown to the others (1 to 40 characters of text)",
+                               "pattern": "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"})
 ROOM_ID = {"name": "room_id", "in": "path", "required": True,
            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,40}$"}}
 ROOM_LINKS = {"getRoom": {"operationId": "getRoom", "parameters": {"room_id": "$response.body#/room/id"}}}
