@@ -20,6 +20,7 @@ from . import Context
 from .problems import BY_STATUS, Problem
 
 MAX_TOKEN = 100
+KEYWORDS = ("random", "beginner", "1999")  # boards drawn by the game's seed: any of 2013, no barriers, 1999
 
 
 def _stores(ctx: Context) -> Stores:
@@ -43,8 +44,8 @@ def start(ctx: Context, body: dict[str, Any], now: float, seats: dict[str, str])
         raise e if e.field.startswith("options") else e.within("options") from None
     board, gid = body["board"], uuid.uuid4().hex
     seed = secrets.token_hex(16) if body.get("seed") is None else body["seed"]  # a secret deck unless seeded
-    game = Game.create(gid, body["players"], None if board in ("random", "beginner") else board, options,
-                       seed, now, beginner=board == "beginner")
+    game = Game.create(gid, body["players"], None if board in KEYWORDS else board, options, seed, now,
+                       beginner=board == "beginner", edition="1999" if board == "1999" else "2013")
     _stores(ctx).games.create(game.state, game.events, seats)
     return rated(ctx, gid, game.state)
 

@@ -35,7 +35,7 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
         options = options_from_json(body["options"])
     except InvalidInput as e:
         raise e if e.field.startswith("options") else e.within("options") from None
-    if body["board"] not in ("random", "beginner"):
+    if body["board"] not in games.KEYWORDS:
         real_board(body["board"])  # raises InvalidInput("board", ...) for a bad spec
     token = secrets.token_urlsafe(24)
     for _ in range(5):

@@ -82,10 +82,11 @@ NEW_GAME_LINKS = {"getGame": {"operationId": "getGame", "parameters": {"game_id"
 
 @operation(bp, "post /v1/games", "createGame", tag="games", body=NewGame, errors=(400, 503),
            summary="Start a game (RULES.md section 5); answers each player's token",
-           description="players: 1 name (solitaire) to 16.  board: a spec, \"random\" (any 2013 board) or "
-                       "\"beginner\" (no barrier sections).  options: timer_seconds (60), idle_seconds (300), "
-                       "exact_bid (false), tie_break (fewer_chips | first_bid), chips_to_win (by player count: "
-                       "2 -> 8, 3 -> 6, 4 -> 5, more -> every chip), scoring (chips | infinity), infinity_target "
+           description="players: 1 name (solitaire) to 16.  board: a spec, \"random\" (any 2013 board), "
+                       "\"beginner\" (no barrier sections) or \"1999\" (a 1999 board).  options: timer_seconds "
+                       "(60), idle_seconds (300), exact_bid (false), tie_break (fewer_chips | first_bid), "
+                       "chips_to_win (by player count: 2 -> 8, 3 -> 6, 4 -> 5, more -> every chip), "
+                       "scoring (chips | infinity), infinity_target "
                        "(50), solitaire_timer_factor (1 or 2), black_robot (false), ricochet (turn | none), "
                        "void_returns_chip (false).  Robots start on random cells without targets; the seed fixes "
                        "board, robots and every shuffle.",

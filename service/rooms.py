@@ -32,7 +32,8 @@ class NewRoom(Schema):
 
     name = NAME
     board = fields.String(load_default="random", validate=validate.Length(max=200), metadata={
-        "description": "a spec, \"random\" (any 2013 board) or \"beginner\" (no barrier sections)"})
+        "description": "a spec, \"random\" (any 2013 board), \"beginner\" (no barrier sections) or \"1999\" "
+                       "(a 1999 board)"})
     options = fields.Dict(load_default=dict, metadata={"shape": GameOptions})
     seed = Seed(metadata={"description": "fixes board, robots and every shuffle of the room's game (kept from "
                                          "the players); without one the server draws a secret"})

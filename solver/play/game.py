@@ -94,7 +94,7 @@ class Game:
 
     @classmethod
     def create(cls, game_id: str, players: list[str], board: str | None, options: dict[str, Any],
-               seed: str, now: float, beginner: bool = False) -> Game:
+               seed: str, now: float, beginner: bool = False, edition: str = "2013") -> Game:
         if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
             raise InvalidInput("players", f"give 1 (solitaire) to {MAX_PLAYERS} player names")
         for i, name in enumerate(players):
@@ -103,7 +103,7 @@ class Game:
         if len(set(players)) != len(players):
             raise InvalidInput("players", "player names must differ")
         rng = random.Random(f"game:{seed}")
-        spec = board or random_board_spec(rng, "2013", barriers=not beginner)
+        spec = board or random_board_spec(rng, edition, barriers=not beginner)
         b = real_board(spec)  # raises InvalidInput for a bad spec
         colours = ROBOT_COLOURS[:5 if options["black_robot"] else 4]
         robots = dict(zip(colours, rng.sample(b.start_cells(), len(colours))))
