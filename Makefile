@@ -27,9 +27,12 @@ lint: install
 openapi: install
 	$(BIN)/python -m service.contract
 
-# The web page's end-to-end tests drive Debian's Chromium (through Playwright).
+# The web page's end-to-end tests drive Debian's Chromium (through Playwright) and
+# check accessibility with axe-core, from the npm registry (package-lock.json).
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq npm)
+	test -f node_modules/axe-core/axe.min.js || npm ci --no-audit --no-fund --silent
 
 test: lint browser
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider

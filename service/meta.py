@@ -15,6 +15,7 @@ from solver.errors import InvalidInput
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 
+from . import i18n
 from .caching import cached
 from .common import app_stores
 from .declare import Reply, operation
@@ -25,6 +26,10 @@ bp = Blueprint("meta", __name__)
 
 OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"  # the top-level openapi.yaml links here
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
+TOGETHER = Path(__file__).resolve().parent / "static" / "together.html"
+LANG = {"name": "lang", "in": "query", "required": False,
+        "description": "the page's language (remembered in a cookie); otherwise the cookie's, then Accept-Language's",
+        "schema": {"type": "string", "enum": list(i18n.LANGUAGES)}}
 HTML = Reply("HTML", media={"text/html": {"schema": {"type": "string"}}})
 
 
@@ -36,17 +41,14 @@ def _page(title: str, image: str, description: str) -> Response:
         for p, v in (("og:type", "website"), ("og:site_name", "Ricochet Robots"), ("og:title", title),
                      ("og:description", description), ("og:image", root + image), ("og:url", request.base_url)))
     tags += '\n  <meta name="twitter:card" content="summary_large_image">'
-    page = PAGE.read_text(encoding="utf-8").replace("<!-- open graph -->", tags)
-    response = Response(page, mimetype="text/html")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return i18n.page(request, PAGE, tags)
 
 
 @operation(bp, "get /", "playPage", tag="service", errors=(400,), replies={200: HTML},
            summary="A web page to play the daily puzzle (or, with ?length=N, a random one)",
            description="Carries Open Graph tags (og:title, og:image = today's PNG), so a shared link unfurls",
            parameters=[{"name": "length", "in": "query", "required": False,
-                        "schema": {"type": "integer", "minimum": 2, "maximum": 16}}])
+                        "schema": {"type": "integer", "minimum": 2, "maximum": 16}}, LANG])
 def play_daily() -> Response:
     """The play page: today's puzzle (or ?length=N for a random one, drawn by the page)."""
     length = request.args.get("length")
@@ -61,7 +63,17 @@ def play_daily() -> Response:
                  "Can you find the shortest way?")
 
 
-@operation(bp, "get /p/<code>", "playPuzzle", tag="service", replies={200: HTML},
+@operation(bp, "get /together", "togetherPage", tag="service", replies={200: HTML}, parameters=[LANG],
+           summary="A web page to play together: open a room, send its link, play the game")
+@operation(bp, "get /r/<room_id>", "roomPage", tag="service", replies={200: HTML},
+           parameters=[{"name": "room_id", "in": "path", "required": True, "schema": {"type": "string"}}, LANG],
+           summary="The page of a room, by the link its host sent: take a seat, then play")
+def together(room_id: str | None = None) -> Response:
+    """The page to play together (a room's, or one to open a room from); the page reads the room itself."""
+    return i18n.page(request, TOGETHER)
+
+
+@operation(bp, "get /p/<code>", "playPuzzle", tag="service", replies={200: HTML}, parameters=[LANG],
            summary="The play page for a puzzle, by its code",
            description="Carries Open Graph tags (og:title, og:image = the puzzle's PNG), so a shared link unfurls")
 def play_code(code: str) -> Response:

@@ -2,6 +2,8 @@
 // player's own statistics and streak (kept in this browser only), a countdown to
 // the next day, the archive, and the anonymous player id Train mode rates.
 
+import { date, t } from "./i18n.js";
+
 const STATS = "rr-daily-v1";   // {days: {date: {moves, optimal}}}
 const PLAYER = "rr-player";
 
@@ -49,8 +51,8 @@ export function summary(today) {
 
 export function shareText(daily, moves) {
   const over = moves - daily.optimal_length;
-  const mark = over === 0 ? "★ optimal" : `+${over}`;
-  return `Ricochet Robots daily #${daily.number} (${daily.date}): ${moves}/${daily.optimal_length} moves, ${mark}\n` +
+  const mark = over === 0 ? t("share.optimal") : `+${over}`;
+  return `${t("share.text", { number: daily.number, date: daily.date, moves, optimal: daily.optimal_length, mark })}\n` +
     `${location.origin}/`;
 }
 
@@ -58,27 +60,27 @@ export async function share(text) {
   if (navigator.share && matchMedia("(pointer: coarse)").matches) {
     try {
       await navigator.share({ text });
-      return "Shared.";
+      return t("shared");
     } catch {
       // fall back to the clipboard
     }
   }
   await navigator.clipboard.writeText(text);
-  return "Copied: paste it anywhere.";
+  return t("copied");
 }
 
 export function showStats(el, today) {
   const s = summary(today);
-  const labels = ["optimal", "+1", "+2", "+3 or more"];
+  const labels = [t("spread.optimal"), "+1", "+2", t("spread.more")];
   const most = Math.max(1, ...s.spread);
   el.replaceChildren();
   const figures = document.createElement("p");
-  figures.textContent = `Solved ${s.solved} · optimal ${s.optimal} · streak ${s.streak} day${s.streak === 1 ? "" : "s"}`;
+  figures.textContent = t("stats", { solved: s.solved, optimal: s.optimal, streak: t("days", { n: s.streak }) });
   figures.id = "stats-figures";
   el.append(figures);
   const list = document.createElement("ul");
   list.className = "spread";
-  list.setAttribute("aria-label", "Moves over the optimum, by days");
+  list.setAttribute("aria-label", t("spread.label"));
   s.spread.forEach((n, i) => {
     const item = document.createElement("li");
     item.innerHTML = `<span>${labels[i]}</span><span class="bar" style="width:${(100 * n) / most}%"></span><b>${n}</b>`;
@@ -94,7 +96,7 @@ export function countdown(el) {
     const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     const left = Math.max(0, Math.floor((next - now) / 1000));
     const pad = (n) => String(n).padStart(2, "0");
-    el.textContent = `Next puzzle in ${pad(Math.floor(left / 3600))}:${pad(Math.floor(left / 60) % 60)}:${pad(left % 60)}`;
+    el.textContent = t("countdown", { time: `${pad(Math.floor(left / 3600))}:${pad(Math.floor(left / 60) % 60)}:${pad(left % 60)}` });
   };
   tick();
   setInterval(tick, 1000);
@@ -110,7 +112,7 @@ export async function archive(list, more, api, today) {
       const item = document.createElement("li");
       const link = document.createElement("a");
       link.href = `/?day=${d.date}`;
-      link.textContent = `#${d.number} · ${d.date} · ${d.optimal_length} moves · ${d.grade}`;
+      link.textContent = `#${d.number} · ${date(d.date)} · ${t("moves.count", { n: d.optimal_length })} · ${t(`grade.${d.grade}`)}`;
       item.append(link);
       list.append(item);
     }

@@ -3,12 +3,9 @@
 // slides robots with the board's own step tables (GET /v1/boards/{spec}?tables=true)
 // and asks POST /v1/verify whether an answer is solved and optimal.
 
-const CELL = 40, MARGIN = 8;  // the geometry of solver/svg.py's pictures
-const DIRS = { ArrowUp: 0, ArrowRight: 1, ArrowDown: 2, ArrowLeft: 3 };
-const NAMES = "NESW";
-const LETTER = { red: "R", green: "G", blue: "B", yellow: "Y", black: "K" };
-
+import { DIRS, LETTER, NAMES, chipName, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
 import { archive, countdown, playerId, record, share, shareText, showStats, solvedOn } from "./daily.js";
+import { date, switcher, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { puzzle: null, board: null, start: {}, robots: {}, moves: [], history: [], selected: null,
@@ -30,12 +27,12 @@ async function load() {
   if (path.startsWith("/p/")) {
     const code = decodeURIComponent(path.slice(3));
     found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`);
-    state.title = `Puzzle ${code}`;
+    state.title = t("title.puzzle", { code });
     state.fetchSolution = async () => (await api("POST", "/v1/solve", { code })).moves;
     state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(code)}/hint?level=${level}`;
   } else if (params.get("length")) {
     found = await api("GET", `/v1/puzzles/random?length=${encodeURIComponent(params.get("length"))}`);
-    state.title = `A ${found.optimal_length}-move puzzle`;
+    state.title = t("title.random", { n: found.optimal_length });
     state.optimal = found.optimal_length;
     const moves = found.solution;
     state.fetchSolution = async () => moves;
@@ -48,7 +45,7 @@ async function load() {
     const daily = await api("GET", day ? `/v1/daily/${encodeURIComponent(day)}` : "/v1/daily");
     state.daily = daily;
     found = { ...daily.puzzle, code: daily.code };
-    state.title = `Daily puzzle #${daily.number}, ${daily.date} (${daily.difficulty.grade})`;
+    state.title = t("title.daily", { number: daily.number, date: date(daily.date), grade: t(`grade.${daily.difficulty.grade}`) });
     state.optimal = daily.optimal_length;
     state.fetchSolution = async () => (await api("GET", daily.solution_url)).moves;
     state.hintPath = (level) => `/v1/daily/${daily.date}/hint?level=${level}`;
@@ -56,12 +53,12 @@ async function load() {
   state.code = found.code;
   $("board").dataset.code = found.code;
   state.puzzle = { board: found.board, robots: found.robots, target: found.target, rules: found.rules };
-  if (typeof found.board !== "string") throw new Error("this page plays puzzles on the real boards only");
+  if (typeof found.board !== "string") throw new Error(t("only_real_boards"));
   state.board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
   $("board-image").src = `/v1/boards/${encodeURIComponent(found.board)}.svg`;
-  $("board-image").alt = `Board ${found.board}`;
+  $("board-image").alt = t("board.alt", { spec: found.board });
   for (const [c, cell] of Object.entries(found.robots)) state.start[c] = cell;
-  state.goal = goalCell(state.puzzle.target);
+  state.goal = goalCell(state.board, state.puzzle.target);
   draw();
   offerShare();
 }
@@ -71,7 +68,7 @@ async function load() {
 async function train() {
   state.player = playerId();
   const found = await api("GET", `/v1/puzzles/next?player=${state.player}`);
-  state.title = `Training: a ${found.optimal_length}-move puzzle`;
+  state.title = t("title.training", { n: found.optimal_length });
   state.optimal = found.optimal_length;
   state.fetchSolution = async () => found.solution;
   state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(found.code)}/hint?level=${level}`;
@@ -79,7 +76,7 @@ async function train() {
   $("daily-box").hidden = true;
   const me = await fetch(`/v1/players/${state.player}`);
   const rating = me.ok ? (await me.json()).rating.value : 1500;
-  $("rating").textContent = `Your rating: ${Math.round(rating)}`;
+  $("rating").textContent = t("rating", { value: Math.round(rating) });
   return found;
 }
 
@@ -87,7 +84,7 @@ function rated(attempt) {
   if (!attempt) return;
   if (attempt.rated) {
     const now = Math.round(attempt.player.value), change = Math.round(attempt.player.change);
-    $("rating").textContent = `Your rating: ${now - change} → ${now} (${change >= 0 ? "+" : ""}${change})`;
+    $("rating").textContent = t("rating.change", { before: now - change, after: now, change: `${change >= 0 ? "+" : ""}${change}` });
   }
   $("next").hidden = false;
   $("next").focus();
@@ -111,56 +108,47 @@ function offerShare() {
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-// FORMATS.md names a target by its chip ({colour, symbol}, or {symbol: "vortex"});
-// the board says where that chip lies.
-function goalCell(target) {
-  if (target.cell) return target.cell;
-  const chip = state.board.targets.find((t) => t.symbol === target.symbol &&
-    (target.symbol === "vortex" || t.colour === target.colour));
-  if (!chip) throw new Error("the target is not on this board");
-  return chip.cell;
-}
-
 function draw() {
-  const { width, height } = state.board, size = width * CELL + 2 * MARGIN;
-  const at = (el, [x, y]) => {
-    el.style.left = `${(100 * (MARGIN + x * CELL)) / size}%`;
-    el.style.top = `${(100 * (MARGIN + y * CELL)) / (height * CELL + 2 * MARGIN)}%`;
-    el.style.width = el.style.height = `${(100 * CELL) / size}%`;
-  };
+  const at = placer(state.board);
   const goal = document.createElement("div");
   goal.className = "goal";
   at(goal, state.goal);
   $("board").append(goal);
-  const t = state.puzzle.target;
-  const who = t.colour ? `the ${t.colour} robot (${LETTER[t.colour]})` : "any robot";
+  const target = state.puzzle.target;
+  state.chip = { ...target, colour: target.colour || null };
+  const who = target.colour ? t(`who.${target.colour}`) : t("who.any");
   $("title").textContent = state.title;
-  const [gx, gy] = state.goal;
-  const chip = t.symbol === "vortex" ? "vortex" : `${t.colour || ""} ${t.symbol || "marked"} target`.trim();
-  $("goal").textContent = `Bring ${who} to the ${chip} (column ${gx + 1}, row ${gy + 1})` +
-    (state.optimal ? ` in ${state.optimal} moves.` : ".");
+  const [gx, gy] = state.goal, where = { who, chip: chipName(state.chip), x: gx + 1, y: gy + 1 };
+  $("goal").textContent = state.optimal ? t("goal.in", { ...where, n: state.optimal }) : t("goal", where);
   const colours = Object.keys(state.start);
   colours.forEach((colour, i) => {
-    const robot = document.createElement("button");
-    robot.type = "button";
-    robot.className = `robot ${colour}`;
-    robot.dataset.colour = colour;
-    robot.innerHTML = `<span aria-hidden="true">${LETTER[colour]}</span>`;
-    robot.setAttribute("aria-label", `${colour} robot (key ${i + 1})`);
-    robot.addEventListener("click", () => select(colour));
-    state.robots[colour] = robot;
-    $("board").append(robot);
+    state.robots[colour] = robotButton(colour, i + 1, () => select(colour));
+    $("board").append(state.robots[colour]);
     const chooser = document.createElement("button");
     chooser.type = "button";
     chooser.className = `chooser ${colour}`;
     chooser.dataset.colour = colour;
-    chooser.innerHTML = `<kbd>${i + 1}</kbd> <span class="swatch" aria-hidden="true">${LETTER[colour]}</span> ${colour}`;
+    chooser.innerHTML = `<kbd>${i + 1}</kbd> <span class="swatch" aria-hidden="true">${LETTER[colour]}</span> `;
+    chooser.append(t(`colour.${colour}`));
     chooser.addEventListener("click", () => select(colour));
     $("robots").append(chooser);
   });
-  state.place = (colour, cell) => at(state.robots[colour], cell);
+  state.place = (colour, cell) => {
+    at(state.robots[colour], cell);
+    describe();
+  };
   resetPositions();
-  select(t.colour && colours.includes(t.colour) ? t.colour : colours[0]);
+  select(target.colour && colours.includes(target.colour) ? target.colour : colours[0]);
+}
+
+// The board in words, kept up to date as the robots move.
+function describe() {
+  if (!state.cells) return;
+  $("board-words").replaceChildren(...inWords(state.cells, state.chip, state.goal).map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
 }
 
 function resetPositions() {
@@ -186,35 +174,10 @@ function counter(text) {
   if (text !== undefined) $("status").textContent = text;
 }
 
-// One slide under the rules: robots stop at walls and robots; a barrier of
-// another colour turns them; they never stop on a barrier.
-function slide(colour, direction) {
-  const { width, steps, barriers, deflect } = state.board;
-  const occupied = new Set(Object.entries(state.cells).filter(([c]) => c !== colour)
-    .map(([, [x, y]]) => y * width + x));
-  const [sx, sy] = state.cells[colour];
-  const start = sy * width + sx;
-  let cell = start, d = direction, limit = 4 * steps[0].length;
-  const path = [];
-  for (;;) {
-    const next = steps[d][cell];
-    if (next < 0 || occupied.has(next)) break;
-    cell = next;
-    path.push(cell);
-    const barrier = barriers[String(cell)];
-    if (barrier && barrier.colour !== colour) d = deflect[barrier.orientation][d];
-    if (--limit < 0) return null;
-  }
-  if (cell === start || barriers[String(cell)]) return null;
-  return path.map((i) => [i % width, Math.floor(i / width)]);
-}
-
-const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-
 async function move(colour, direction) {
-  const path = slide(colour, direction);
+  const path = slide(state.board, state.cells, colour, direction);
   if (!path) {
-    counter(`The ${colour} robot cannot move ${NAMES[direction]}.`);
+    counter(t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) }));
     return false;
   }
   state.history.push({ ...state.cells });
@@ -232,22 +195,22 @@ async function move(colour, direction) {
 }
 
 async function check() {
-  if (!state.moves.length) return counter("Make some moves first.");
+  if (!state.moves.length) return counter(t("make_moves"));
   try {
     const body = { puzzle: state.puzzle, moves: state.moves, ...(state.player ? { player: state.player } : {}) };
     const v = await api("POST", "/v1/verify", body);
     finishedDaily(v);
     rated(v.attempt);
     if (v.solved) {
-      const best = v.optimal ? "optimal!" : v.optimal_length ? `the best is ${v.optimal_length}.` : "";
-      counter(`Solved in ${v.length} moves${v.optimal ? " — " : "; "}${best}`);
+      const key = v.optimal ? "solved.optimal" : v.optimal_length ? "solved.best" : "solved";
+      counter(t(key, { n: v.length, best: v.optimal_length }));
       $("status").className = v.optimal ? "success optimal" : "success";
     } else {
-      counter(v.reason ? `Not solved: ${v.reason}.` : "Not solved yet.");
+      counter(t("not_solved"));
       $("status").className = "";
     }
   } catch (e) {
-    counter(`Could not check: ${e.message}`);
+    counter(t("check_failed", { error: e.message }));
   }
 }
 
@@ -257,13 +220,13 @@ async function showSolution() {
   try {
     const moves = await state.fetchSolution();
     resetPositions();
-    counter(`An optimal solution: ${moves.length} moves.`);
+    counter(t("solution.shown", { n: moves.length }));
     for (const m of moves) {
       await move(m.robot, NAMES.indexOf(m.direction));
       await pause(250);
     }
   } catch (e) {
-    counter(`No solution to show: ${e.message}`);
+    counter(t("solution.none", { error: e.message }));
   } finally {
     state.busy = false;
   }
@@ -279,16 +242,16 @@ async function showHint() {
   try {
     const h = await api("GET", state.hintPath(state.hintLevel + 1));
     state.hintLevel = h.level;
-    const told = [`It takes ${h.optimal_length} moves.`];
-    if (h.level >= 3) told.push(`Robots that move: ${h.robots.join(", ")}.`);
-    else if (h.level >= 2) told.push(h.robots_moved === 1 ? "1 robot moves." : `${h.robots_moved} robots move.`);
+    const told = [t("hint.length", { n: h.optimal_length })];
+    if (h.level >= 3) told.push(t("hint.robots", { robots: h.robots.map((c) => t(`colour.${c}`)).join(", ") }));
+    else if (h.level >= 2) told.push(t("hint.robots_moved", { n: h.robots_moved }));
     if (h.level >= 4 && h.first_move) {
-      told.push(`First move: ${h.first_move.robot} ${ARROWS[h.first_move.direction]}.`);
+      told.push(t("hint.first", { robot: t(`robot.${h.first_move.robot}`), arrow: ARROWS[h.first_move.direction] }));
     }
-    $("hint-text").textContent = `Hint ${h.level} of 4: ${told.join(" ")}`;
+    $("hint-text").textContent = t("hint.text", { level: h.level, told: told.join(" ") });
     if (h.level >= 4) $("hint").disabled = true;
   } catch (e) {
-    $("hint-text").textContent = `No hint: ${e.message}`;
+    $("hint-text").textContent = t("hint.none", { error: e.message });
   }
 }
 
@@ -312,7 +275,7 @@ function keys(event) {
     undo();
   } else if (event.key === "r") {
     resetPositions();
-    counter("Back to the start.");
+    counter(t("back_to_start"));
   } else if (event.key === "c") {
     check();
   } else if (event.key === "s") {
@@ -347,7 +310,7 @@ function lengths() {
 
 document.addEventListener("keydown", keys);
 $("undo").addEventListener("click", undo);
-$("reset").addEventListener("click", () => { resetPositions(); counter("Back to the start."); });
+$("reset").addEventListener("click", () => { resetPositions(); counter(t("back_to_start")); });
 $("check").addEventListener("click", check);
 $("solution").addEventListener("click", showSolution);
 $("hint").addEventListener("click", showHint);
@@ -355,7 +318,7 @@ $("share").addEventListener("click", async () => {
   try {
     $("share-status").textContent = await share($("share-text").textContent);
   } catch (e) {
-    $("share-status").textContent = `Could not share: ${e.message}`;
+    $("share-status").textContent = t("share.failed", { error: e.message });
   }
 });
 $("next").addEventListener("click", () => location.assign("/?train=1"));
@@ -364,4 +327,5 @@ countdown($("countdown"));
 archive($("archive"), $("earlier"), api, today()).catch(() => { $("archive-box").hidden = true; });
 lengths();
 swipes();
-load().catch((e) => { $("goal").textContent = `Could not load the puzzle: ${e.message}`; });
+switcher($("language"));
+load().catch((e) => { $("goal").textContent = t("load_failed", { error: e.message }); });
