@@ -233,10 +233,16 @@ function heard(event) {
 }
 
 async function refresh() {
-  if (state.refreshing) return;
+  if (state.refreshing) {  // one fetch at a time, and one more after it for what was heard meanwhile
+    state.stale = true;
+    return;
+  }
   state.refreshing = true;
   try {
-    show(await api("GET", `/v1/games/${state.gid}`));
+    do {
+      state.stale = false;
+      show(await api("GET", `/v1/games/${state.gid}`));
+    } while (state.stale);
   } finally {
     state.refreshing = false;
   }
@@ -366,7 +372,12 @@ function phase(game) {
   }
   $("phase").textContent = text;
   $("bid-form").hidden = !(me() && game.phase === "bidding" && !solitaire());
-  $("show").hidden = !myTurn();
+  const turn = myTurn(), began = turn && $("show").hidden;
+  $("show").hidden = !turn;
+  if (began) {  // the keys move robots now: focus leaves the bid field for the selected robot
+    const chosen = document.querySelector(`#robots [data-colour="${state.selected}"]`);
+    if (chosen) chosen.focus();
+  }
 }
 
 function bids(r) {
