@@ -146,3 +146,32 @@ def test_proving_agrees_with_the_reference_search_on_small_boards():
             kept += 1
             assert len(g.solution.moves) == truth.length and check(p, g.solution.moves).solved
     assert kept >= 5
+
+
+def test_a_puzzle_two_sources_hold_is_drawn_once(tmp_path):
+    """The bank and a pool may hold the same position, each with its own optimal
+    solution: a pack takes it once."""
+    from solver.model.geometry import DIRECTIONS
+    from solver.production import bank
+    from solver.production.packs import plan
+    from solver.production.pools import DirectorySource
+    from solver.search.solve import every_solution
+
+    for entry in bank.entries():
+        if entry["robots"] != 4 or entry["length"] > 18:
+            continue
+        p = Puzzle.from_code(entry["code"])
+        listed = every_solution(p, entry["length"], limit=50, time_budget=20)
+        other = next((s for s in listed.listed if s != bank.solution_of(entry)), None) if listed else None
+        if other is not None:
+            break
+    else:
+        raise AssertionError("no bank puzzle with a second optimal solution")
+    moves = [p.colours.index(m.robot) * 4 + DIRECTIONS.index(m.direction) for m in other]
+    row = ([p.board.index(cell) for _, cell in p.robots], entry["length"], moves, 1, 0, None, None, None, 0)
+    source = DirectorySource(tmp_path)
+    source.write(Pool(p.board, p.goal, p.colours, p.rules.ricochet, [row]))
+    planned = plan(50, entry["length"], entry["length"], board=p.board.spec, robots=4, ricochet=p.rules.ricochet,
+                   seed=1, library=Library([source]))
+    drawn = [x.generated().puzzle.code() for x in planned if x.drawn]
+    assert drawn.count(p.code()) == 1

@@ -74,9 +74,9 @@ def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: str
         n = lengths[index % len(lengths)]
         pick = None
         for candidate in queues[n]:
-            key = _key(candidate)
-            if key not in taken:
-                taken.add(key)
+            keys = _keys(candidate)
+            if taken.isdisjoint(keys):
+                taken.update(keys)
                 pick = candidate
                 break
         out.append(Planned(index, n, *pick) if pick else Planned(index, n))
@@ -105,12 +105,15 @@ def _sources(lo: int, hi: int, board: str, robots: int, ricochet: str,
     return out
 
 
-def _key(pick: Pick) -> tuple[Any, ...]:
+def _keys(pick: Pick) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """What no two picks of a pack share: the position (one puzzle may be held by
+    two sources, each with its own optimal solution) and, on a pair, the solution."""
     pool, row, entry = pick
     if pool is not None:
-        return (pool.board.spec, pool.goal.cell, tuple(pool.moves(row)))
-    p = Puzzle.from_code(entry["code"])
-    return (p.board.spec, p.goal.cell, tuple(bank.solution_of(entry)))
+        p, moves = pool.puzzle(row), tuple(pool.moves(row))
+    else:
+        p, moves = Puzzle.from_code(entry["code"]), tuple(bank.solution_of(entry))
+    return ("position", p.code()), ("solution", p.board.spec, p.goal.cell, moves)
 
 
 def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
