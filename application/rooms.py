@@ -88,8 +88,8 @@ def seated(ctx: Context, rid: str, token: str) -> str:
 
 def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any], dict[str, Any]]:
     """The host starts the room's game: (room, game state)."""
-    name = seated(ctx, rid, token)
     before = get(ctx, rid)
+    name = seated(ctx, rid, token)
     if before["host"] != name:
         raise Problem("forbidden", f"only the host ({before['host']}) starts the game")
     if before["game"] is not None:

@@ -104,7 +104,8 @@ TAGS = [
     {"name": "games", "description": "Multiplayer games: rounds, bids, solutions shown, scores, live events"},
     {"name": "service", "description": "The play page, documentation, problem types and health"},
 ]
-SECURITY = {"player": {"type": "http", "scheme": "bearer", "description": "The player's token from POST /v1/games"},
+SECURITY = {"player": {"type": "http", "scheme": "bearer",
+                       "description": "The player's token from POST /v1/games, or a seat's from POST /v1/rooms"},
             "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key",
                        "description": "A key the operator issued (`ricochet keys create`): the client its limits and "
                                       "quotas count, instead of its address. Optional; a key not issued, or "

@@ -28,8 +28,9 @@ OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"  # the top-level open
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
 TOGETHER = Path(__file__).resolve().parent / "static" / "together.html"
 LANG = {"name": "lang", "in": "query", "required": False,
-        "description": "the page's language (remembered in a cookie); otherwise the cookie's, then Accept-Language's",
-        "schema": {"type": "string", "enum": list(i18n.LANGUAGES)}}
+        "description": f"the page's language, one of {', '.join(i18n.LANGUAGES)} (remembered in a cookie; another "
+                       "is ignored); otherwise the cookie's, then Accept-Language's",
+        "schema": {"type": "string", "examples": list(i18n.LANGUAGES)}}
 HTML = Reply("HTML", media={"text/html": {"schema": {"type": "string"}}})
 
 
