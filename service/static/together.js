@@ -186,7 +186,7 @@ async function startTable(gid) {
   if (state.seat) $("you").textContent = t("you.label", { name: state.seat.name });
   show(view);
   state.version = view.game.version;
-  follow(gid);
+  if (view.game.phase !== "finished") follow(gid);  // a finished game has nothing more to tell
   setInterval(tick, 250);
 }
 
