@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("RICOCHET_SHARED", ROOT.parent / "shared"))
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def load_jsonl(path: Path) -> list[dict]:
@@ -75,3 +77,16 @@ def _no_search_ceiling_left_behind():
     ceiling.state_bytes = ceiling.NONE
     yield
     ceiling.state_bytes = ceiling.NONE
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium through Playwright, headless (the pages' tests)."""
+    if CHROMIUM is None:
+        pytest.skip("needs Chromium: `make browser` installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from werkzeug.serving import make_server
 
 from solver.model.board import Board
 from solver.model.moves import IllegalMove, State
@@ -132,3 +137,14 @@ def issued_key(redis_url: str, quotas: dict | None = None) -> dict:
 
     key, _ = Stores.from_url(redis_url).keys.create(f"test-{uuid.uuid4().hex[:12]}", quotas)
     return {"X-API-Key": key}
+
+
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """`app` served over HTTP on a free port (a thread per request): its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()

@@ -5,40 +5,21 @@ screenshots at phone and desktop sizes (written to build/screenshots/)."""
 from __future__ import annotations
 
 import json
-import shutil
-import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from service.app import create_app
+from tests.helpers import served
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 KEYS = {"N": "ArrowUp", "E": "ArrowRight", "S": "ArrowDown", "W": "ArrowLeft"}
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: `make browser` installs it")
-
-
 @pytest.fixture(scope="module")
 def base_url(redis_url):
-    server = make_server("127.0.0.1", 0, create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}),
-                         threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
+    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})) as url:
+        yield url
 
 
 def _get(url: str) -> dict:

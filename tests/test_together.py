@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.i18n import catalogue
@@ -24,8 +21,8 @@ from solver.model.moves import check
 from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_to_json
 from solver.play.game import Game, options_from_json
 from solver.search.solve import solve
+from tests.helpers import served
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "build" / "screenshots"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -34,26 +31,10 @@ LOCALES = {"en": "en-GB", "de": "de-DE", "ru": "ru-RU"}
 OPTIONS = {"timer_seconds": 6, "chips_to_win": 2}
 PLAYERS = ["Ada", "Bo", "Cy"]
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: `make browser` installs it")
-
-
 @pytest.fixture(scope="module")
 def base_url(redis_url):
-    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "GAME_STREAMS": 16})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
+    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "GAME_STREAMS": 16})) as url:
+        yield url
 
 
 def _get(url: str) -> dict:

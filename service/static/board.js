@@ -72,6 +72,18 @@ export function robotButton(colour, key, onClick) {
   return robot;
 }
 
+// A robot's button beside the board (its key, letter and colour's name).
+export function chooserButton(colour, key, onClick) {
+  const chooser = document.createElement("button");
+  chooser.type = "button";
+  chooser.className = `chooser ${colour}`;
+  chooser.dataset.colour = colour;
+  chooser.innerHTML = `<kbd>${key}</kbd> <span class="swatch" aria-hidden="true">${LETTER[colour]}</span> `;
+  chooser.append(t(`colour.${colour}`));
+  chooser.addEventListener("click", onClick);
+  return chooser;
+}
+
 // The board's state in words, for those who cannot see it.
 export function inWords(cells, chip, goal) {
   const lines = Object.entries(cells).map(([c, [x, y]]) => t("words.robot", { robot: t(`robot.${c}`), x: x + 1, y: y + 1 }));

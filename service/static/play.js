@@ -3,7 +3,7 @@
 // slides robots with the board's own step tables (GET /v1/boards/{spec}?tables=true)
 // and asks POST /v1/verify whether an answer is solved and optimal.
 
-import { DIRS, LETTER, NAMES, chipName, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
+import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
 import { archive, countdown, playerId, record, share, shareText, showStats, solvedOn } from "./daily.js";
 import { date, switcher, t } from "./i18n.js";
 
@@ -124,14 +124,7 @@ function draw() {
   colours.forEach((colour, i) => {
     state.robots[colour] = robotButton(colour, i + 1, () => select(colour));
     $("board").append(state.robots[colour]);
-    const chooser = document.createElement("button");
-    chooser.type = "button";
-    chooser.className = `chooser ${colour}`;
-    chooser.dataset.colour = colour;
-    chooser.innerHTML = `<kbd>${i + 1}</kbd> <span class="swatch" aria-hidden="true">${LETTER[colour]}</span> `;
-    chooser.append(t(`colour.${colour}`));
-    chooser.addEventListener("click", () => select(colour));
-    $("robots").append(chooser);
+    $("robots").append(chooserButton(colour, i + 1, () => select(colour)));
   });
   state.place = (colour, cell) => {
     at(state.robots[colour], cell);

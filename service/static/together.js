@@ -5,7 +5,7 @@
 // events (GET /v1/games/{id}/events), polling when a stream is refused.
 // A seat's token stays in this browser (localStorage), never in the link.
 
-import { DIRS, LETTER, NAMES, chipName, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
+import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
 import { switcher, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -174,14 +174,7 @@ async function startTable(gid) {
   Object.keys(view.game.robots).forEach((colour, i) => {
     state.robots[colour] = robotButton(colour, i + 1, () => select(colour));
     $("board").append(state.robots[colour]);
-    const chooser = document.createElement("button");
-    chooser.type = "button";
-    chooser.className = `chooser ${colour}`;
-    chooser.dataset.colour = colour;
-    chooser.innerHTML = `<kbd>${i + 1}</kbd> <span class="swatch" aria-hidden="true">${LETTER[colour]}</span> `;
-    chooser.append(t(`colour.${colour}`));
-    chooser.addEventListener("click", () => select(colour));
-    $("robots").append(chooser);
+    $("robots").append(chooserButton(colour, i + 1, () => select(colour)));
   });
   if (state.seat) $("you").textContent = t("you.label", { name: state.seat.name });
   show(view);

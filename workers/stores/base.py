@@ -6,6 +6,7 @@ Redis's own)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -81,3 +82,22 @@ def load(raw: bytes | None, key: str) -> Any:
 
 
 WatchError = redis.WatchError
+
+
+def optimistic(client: Client, key: str, step: Callable[[bytes | None, Pipeline], Any], what: str) -> Any:
+    """Run `step(raw, pipe)` with `key` watched, again whenever another client
+    changed the key first, so that concurrent changes from any number of
+    processes are ordered by Redis and none is lost.  `step` reads the value it
+    is given and returns at once, or calls pipe.multi() and queues its writes,
+    which are then executed as one transaction; its return is returned."""
+    for _ in range(1000):
+        with client.pipeline() as pipe:
+            try:
+                pipe.watch(key)
+                out = step(pipe.get(key), pipe)
+                if pipe.explicit_transaction:
+                    pipe.execute()
+                return out
+            except WatchError:
+                continue
+    raise RuntimeError(f"the {what} changed too often to apply this change")

@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any
 
-from .base import Client, WatchError, dump
+from .base import Client, dump, optimistic
 
 GAME_TTL = 7 * 24 * 3600     # games: a week after their last change
 
@@ -42,29 +42,22 @@ class GameStore:
         (optimistic WATCH/MULTI, retried).  The state is written when there are
         events (or always, with `write`).  Returns (state, result)."""
         key = f"game:{gid}"
-        for _ in range(1000):
-            with self.redis.pipeline() as pipe:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        return None, None
-                    state = json.loads(raw)["game"]
-                    events, result = change(state)
-                    if not events and not write:
-                        pipe.unwatch()
-                        return state, result
-                    pipe.multi()
-                    pipe.set(key, dump("game", state), ex=GAME_TTL)
-                    if events:
-                        pipe.rpush(f"{key}:events", *[json.dumps(e) for e in events])
-                    pipe.expire(f"{key}:events", GAME_TTL)
-                    pipe.expire(f"{key}:tokens", GAME_TTL)
-                    pipe.execute()
-                    return state, result
-                except WatchError:
-                    continue
-        raise RuntimeError("the game changed too often to apply this change")
+
+        def step(raw: bytes | None, pipe: Any) -> Any:
+            if raw is None:
+                return None, None
+            state = json.loads(raw)["game"]
+            events, result = change(state)
+            if events or write:
+                pipe.multi()
+                pipe.set(key, dump("game", state), ex=GAME_TTL)
+                if events:
+                    pipe.rpush(f"{key}:events", *[json.dumps(e) for e in events])
+                pipe.expire(f"{key}:events", GAME_TTL)
+                pipe.expire(f"{key}:tokens", GAME_TTL)
+            return state, result
+
+        return optimistic(self.redis, key, step, "game")
 
     def events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
         return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .base import Client, WatchError, dump
+from .base import Client, dump, optimistic
 from .games import GAME_TTL, token_hash
 
 ROOM_TTL = 24 * 3600  # a room nobody started is kept a day; a started one as long as its game
@@ -46,23 +46,18 @@ class RoomStore:
         new seat's (token, name) written in the same transaction.  Returns
         (state, result), or (None, None) when there is no such room."""
         key = f"room:{rid}"
-        for _ in range(1000):
-            with self.redis.pipeline() as pipe:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        return None, None
-                    state = json.loads(raw)["room"]
-                    result = change(state)
-                    ttl = GAME_TTL if state.get("game") else ROOM_TTL
-                    pipe.multi()
-                    pipe.set(key, dump("room", state), ex=ttl)
-                    if token is not None:
-                        pipe.hset(f"{key}:tokens", token_hash(token[0]), token[1])
-                    pipe.expire(f"{key}:tokens", ttl)
-                    pipe.execute()
-                    return state, result
-                except WatchError:
-                    continue
-        raise RuntimeError("the room changed too often to apply this change")
+
+        def step(raw: bytes | None, pipe: Any) -> Any:
+            if raw is None:
+                return None, None
+            state = json.loads(raw)["room"]
+            result = change(state)
+            ttl = GAME_TTL if state.get("game") else ROOM_TTL
+            pipe.multi()
+            pipe.set(key, dump("room", state), ex=ttl)
+            if token is not None:
+                pipe.hset(f"{key}:tokens", token_hash(token[0]), token[1])
+            pipe.expire(f"{key}:tokens", ttl)
+            return state, result
+
+        return optimistic(self.redis, key, step, "room")
