@@ -175,3 +175,21 @@ def test_a_puzzle_two_sources_hold_is_drawn_once(tmp_path):
                    seed=1, library=Library([source]))
     drawn = [x.generated().puzzle.code() for x in planned if x.drawn]
     assert drawn.count(p.code()) == 1
+
+
+def test_merging_keeps_a_pair_analysed_whole(tmp_path):
+    """A pair whose whole-board analysis is in the catalogue keeps its thousands of
+    rows when what the workers grew is merged (grown pairs keep three per length)."""
+    from dataclasses import replace
+
+    from service.cli.catalogue import merge
+    from solver.production.catalogue import PER_LENGTH
+    from solver.production.pools import DirectorySource
+
+    lib = Library([catalogue()])
+    grown = [lib.load(e.id) for e in lib.entries()[:2]]
+    rows = [r for r in grown[0].rows for _ in range(2)][: PER_LENGTH + 3]
+    analysed = replace(grown[0], rows=rows, built={"analysis_seconds": 1.0}, _by_length=None)
+    out = DirectorySource(tmp_path)
+    merged = merge(out, [analysed, grown[1]], [])
+    assert [p.id for p in merged] == [grown[1].id] and out.ids() == [grown[1].id]

@@ -146,17 +146,19 @@ def _fan_out(seeds: list[str], args: argparse.Namespace) -> int:
 
 def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) -> list[Any]:
     """The catalogue's pools with the found puzzles added, written back (a pair
-    the starter pools hold already is theirs: their id comes first; a puzzle the
-    bank holds is the bank's)."""
+    the starter pools hold already is theirs: their id comes first; a pair
+    analysed whole keeps its pool as the analysis made it; a puzzle the bank
+    holds is the bank's)."""
     from solver.production import bank
     from solver.production.catalogue import from_json, pools_of
     from solver.production.pools import packaged
 
-    generated = [pool.generated(i) for pool in have for i in range(len(pool.rows))]
+    analysed = {pool.id for pool in have if "analysis_seconds" in pool.built}
+    generated = [pool.generated(i) for pool in have if pool.id not in analysed for i in range(len(pool.rows))]
     generated += [from_json(code, item) for code, item in found]
     banked = {e["code"] for e in bank.entries()}  # the growth comes back to its seeds' boards now and then
-    starters = set(packaged().ids())
-    merged = [p for p in pools_of(g for g in generated if g.puzzle.code() not in banked) if p.id not in starters]
+    kept = set(packaged().ids()) | analysed
+    merged = [p for p in pools_of(g for g in generated if g.puzzle.code() not in banked) if p.id not in kept]
     for pool in merged:
         out.write(pool)
     return merged
