@@ -3,7 +3,7 @@ and the speed-up from one to two worker processes; with --pools, long packs
 drawn from pools, measured through a fresh `ricochet serve`.
 
     .venv/bin/python bench/packs.py [--scale 1.0]
-    .venv/bin/python bench/packs.py --pools [--five-robots]
+    .venv/bin/python bench/packs.py --pools [--five-robots] [--variety]
 
 Starts a private Redis and real Celery worker processes (concurrency 1 each),
 asks the API (in-process test client) for one pack per band and times it from
@@ -73,6 +73,7 @@ def run_pack(client, count: int, lo: int, hi: int, seed: str) -> float:
 
 
 FIVE_ROBOT_SEEDS = 6
+VARIETY_PACKS = 10  # issue 44: ten packs of 1,000 x 20 moves should hold 9,000 distinct puzzles
 POOL_PACKS = [(1000, 20, 20), (1000, 16, 16), (100, 22, 22), (100, 24, 24), (100, 25, 25)]
 
 
@@ -90,7 +91,7 @@ def _http(method: str, url: str, body: dict | None = None) -> tuple[int, dict, d
         return e.code, dict(e.headers), json.loads(e.read() or b"null")
 
 
-def pool_packs(five_robots: bool) -> None:
+def pool_packs(five_robots: bool, variety: bool = False) -> None:
     """`ricochet serve` as a fresh install runs it (private Redis, one worker), then
     packs of long puzzles through HTTP, timed from the POST to the last puzzle."""
     with socket.socket() as s:
@@ -108,6 +109,12 @@ def pool_packs(five_robots: bool) -> None:
             print(f"{'pack':>18} {'seconds':>8} {'made':>5} {'failed':>6} {'pairs':>6} {'distinct':>8}")
             for count, lo, hi in POOL_PACKS:
                 _one_pack(base, count, lo, hi)
+            if variety:
+                seen: set[str] = set()
+                for seed in range(VARIETY_PACKS):
+                    seen |= _one_pack(base, 1000, 20, 20, f"variety-{seed}")
+                print(f"{VARIETY_PACKS} packs of 1000 x 20 (seeds variety-0..{VARIETY_PACKS - 1}): "
+                      f"{len(seen)} distinct puzzles", flush=True)
         finally:
             os.killpg(serve.pid, signal.SIGTERM)
             serve.wait(timeout=60)
@@ -115,15 +122,16 @@ def pool_packs(five_robots: bool) -> None:
         _five_robots()
 
 
-def _one_pack(base: str, count: int, lo: int, hi: int) -> None:
+def _one_pack(base: str, count: int, lo: int, hi: int, seed: str = "bench") -> set[str]:
+    """One pack timed and described; the codes of its puzzles."""
     from solver.production.packs import variety_key
 
     started = time.perf_counter()
     status, headers, job = _http("POST", base + "/v1/packs",
-                                 {"count": count, "min_length": lo, "max_length": hi, "seed": "bench"})
+                                 {"count": count, "min_length": lo, "max_length": hi, "seed": seed})
     if status != 202:
         print(f"{count} x {lo}-{hi}: {status} {job.get('detail')}")
-        return
+        return set()
     while job["state"] in ("pending", "running"):
         time.sleep(0.2)
         job = _http("GET", base + headers["Location"])[2]
@@ -136,6 +144,7 @@ def _one_pack(base: str, count: int, lo: int, hi: int) -> None:
     label = f"{count} x {lo}" if lo == hi else f"{count} x {lo}-{hi}"
     print(f"{label:>18} {took:>8.1f} {len(puzzles):>5} {len(pack.get('failed', [])):>6} {pairs:>6} "
           f"{distinct:>8}", flush=True)
+    return {p["code"] for p in puzzles}
 
 
 def _five_robots() -> None:
@@ -158,9 +167,11 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--pools", action="store_true", help="long packs from pools through `ricochet serve`")
     parser.add_argument("--five-robots", action="store_true", help="with --pools: 5-robot puzzles of 16-20 moves")
+    parser.add_argument("--variety", action="store_true",
+                        help=f"with --pools: {VARIETY_PACKS} packs of 1,000 x 20 moves, and how many distinct puzzles")
     args = parser.parse_args()
     if args.pools:
-        pool_packs(args.five_robots)
+        pool_packs(args.five_robots, args.variety)
         return
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp), persist=False) as redis:
         client = create_app({"REDIS_URL": redis.url, "RATE_LIMITS_ENABLED": False}).test_client()
