@@ -148,3 +148,12 @@ def served(app: Any) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+
+
+def get_json(url: str, timeout: float = 120) -> Any:
+    """GET a URL of a served app: its JSON."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.load(r)

@@ -4,14 +4,12 @@ screenshots at phone and desktop sizes (written to build/screenshots/)."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from service.app import create_app
-from tests.helpers import served
+from tests.helpers import get_json, served
 
 SHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 KEYS = {"N": "ArrowUp", "E": "ArrowRight", "S": "ArrowDown", "W": "ArrowLeft"}
@@ -20,11 +18,6 @@ KEYS = {"N": "ArrowUp", "E": "ArrowRight", "S": "ArrowDown", "W": "ArrowLeft"}
 def base_url(redis_url):
     with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})) as url:
         yield url
-
-
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=120) as r:
-        return json.load(r)
 
 
 def _play(page, moves: list[dict]) -> None:
@@ -44,11 +37,11 @@ def test_daily_puzzle_solved_by_keys(browser, base_url, size, viewport):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(base_url + "/")
     page.wait_for_selector(".robot")
-    daily = _get(base_url + "/v1/daily")
+    daily = get_json(base_url + "/v1/daily")
     assert f"#{daily['number']}," in page.text_content("#title")  # the date in the reader's way
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"daily-{size}-start.png"), full_page=True)
-    moves = _get(base_url + daily["solution_url"])["moves"]
+    moves = get_json(base_url + daily["solution_url"])["moves"]
     _play(page, moves)
     page.wait_for_function("document.querySelector('#status').textContent.includes('optimal')", timeout=20_000)
     assert page.text_content("#count") == str(len(moves))
@@ -96,8 +89,8 @@ def test_hint_button_tells_a_level_more_at_each_press(browser, base_url):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(base_url + "/")
     page.wait_for_selector(".robot")
-    daily = _get(base_url + "/v1/daily")
-    moves = _get(base_url + daily["solution_url"])["moves"]
+    daily = get_json(base_url + "/v1/daily")
+    moves = get_json(base_url + daily["solution_url"])["moves"]
     robots = list(dict.fromkeys(m["robot"] for m in moves))
     expected = [f"It takes {len(moves)} moves.", f"{len(robots)} robot", "Robots that move: " + ", ".join(robots),
                 f"First move: {moves[0]['robot']}"]
@@ -150,8 +143,8 @@ def test_daily_share_text_is_copied_and_the_streak_survives_a_reload(browser, ba
     page.wait_for_selector(".robot")
     assert "Next puzzle in" in page.text_content("#countdown")
     assert "streak 0 days" in page.text_content("#stats-figures")
-    daily = _get(base_url + "/v1/daily")
-    moves = _get(base_url + daily["solution_url"])["moves"]
+    daily = get_json(base_url + "/v1/daily")
+    moves = get_json(base_url + daily["solution_url"])["moves"]
     _play(page, moves)
     page.wait_for_selector("#after:not([hidden])", timeout=20_000)
     page.click("#share")
@@ -187,14 +180,14 @@ def test_train_mode_plays_three_puzzles_and_the_rating_moves(browser, base_url):
         code = page.get_attribute("#board", "data-code")
         assert code not in seen
         seen.add(code)
-        moves = _get(f"{base_url}/v1/puzzles/{code}/solutions?limit=1")["solutions"][0]
+        moves = get_json(f"{base_url}/v1/puzzles/{code}/solutions?limit=1")["solutions"][0]
         _play(page, moves)
         page.wait_for_function("document.querySelector('#rating').textContent.includes('→')", timeout=20_000)
         assert "(+" in page.text_content("#rating")  # solved optimally: the rating goes up
         page.click("#next")
         page.wait_for_load_state()
     player = page.evaluate("localStorage.getItem('rr-player')")
-    me = _get(f"{base_url}/v1/players/{player}")
+    me = get_json(f"{base_url}/v1/players/{player}")
     assert me["attempts"] == 3 and me["wins"] == 3 and me["rating"]["value"] > 1500
     assert not errors
     context.close()

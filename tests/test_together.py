@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from solver.model.moves import check
 from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_to_json
 from solver.play.game import Game, options_from_json
 from solver.search.solve import solve
-from tests.helpers import served
+from tests.helpers import get_json, served
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "build" / "screenshots"
@@ -35,11 +34,6 @@ PLAYERS = ["Ada", "Bo", "Cy"]
 def base_url(redis_url):
     with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "GAME_STREAMS": 16})) as url:
         yield url
-
-
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=60) as r:
-        return json.load(r)
 
 
 def _puzzle(game: dict) -> Puzzle:
@@ -95,7 +89,7 @@ def _scores(page) -> dict[str, int]:
 def _rounds_over(base_url: str, gid: str, n: int) -> dict:
     """The game once its nth round is over (the referee's word, not a page's)."""
     deadline = time.monotonic() + 30
-    while (game := _get(f"{base_url}/v1/games/{gid}")["game"])["history"].__len__() < n:
+    while (game := get_json(f"{base_url}/v1/games/{gid}")["game"])["history"].__len__() < n:
         assert time.monotonic() < deadline, game["round"]
         time.sleep(0.2)
     return game
@@ -182,8 +176,8 @@ def test_three_browsers_play_a_whole_game(browser, base_url, lang):
         ada.click("#start")
         for page in pages.values():
             page.wait_for_selector("#table:not([hidden]) #board .robot", timeout=30_000)
-        gid = _get(f"{base_url}/v1/rooms/{rid}")["room"]["game"]
-        game = _get(f"{base_url}/v1/games/{gid}")["game"]
+        gid = get_json(f"{base_url}/v1/rooms/{rid}")["room"]["game"]
+        game = get_json(f"{base_url}/v1/games/{gid}")["game"]
         assert [p["name"] for p in game["players"]] == PLAYERS
         first = solve(_puzzle(game), time_budget=10)
 
@@ -217,7 +211,7 @@ def test_three_browsers_play_a_whole_game(browser, base_url, lang):
         bo.reload()
         bo.wait_for_selector("#table:not([hidden]) #bid-form:not([hidden])", timeout=20_000)
         assert "Bo" in bo.text_content("#you")
-        game = _get(f"{base_url}/v1/games/{gid}")["game"]
+        game = get_json(f"{base_url}/v1/games/{gid}")["game"]
         second = solve(_puzzle(game), time_budget=10)
         bo.fill("#bid", str(second.length + 2))
         bo.press("#bid", "Enter")

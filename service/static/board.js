@@ -91,4 +91,17 @@ export function inWords(cells, chip, goal) {
   return lines;
 }
 
+// Swipes on the board, each as a direction (0 N, 1 E, 2 S, 3 W); a tap is not one.
+export function swipes(board, onSwipe) {
+  let from = null;
+  board.addEventListener("pointerdown", (e) => { from = [e.clientX, e.clientY]; });
+  board.addEventListener("pointerup", (e) => {
+    if (!from) return;
+    const dx = e.clientX - from[0], dy = e.clientY - from[1];
+    from = null;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) < 24) return;
+    onSwipe(Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? 1 : 3) : (dy > 0 ? 2 : 0));
+  });
+}
+
 export const pause = (ms) => new Promise((done) => setTimeout(done, ms));

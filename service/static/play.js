@@ -3,7 +3,7 @@
 // slides robots with the board's own step tables (GET /v1/boards/{spec}?tables=true)
 // and asks POST /v1/verify whether an answer is solved and optimal.
 
-import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
+import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide, swipes } from "./board.js";
 import { archive, countdown, playerId, record, share, shareText, showStats, solvedOn } from "./daily.js";
 import { date, switcher, t } from "./i18n.js";
 
@@ -281,18 +281,6 @@ function keys(event) {
   event.preventDefault();
 }
 
-function swipes() {
-  let from = null;
-  $("board").addEventListener("pointerdown", (e) => { from = [e.clientX, e.clientY]; });
-  $("board").addEventListener("pointerup", (e) => {
-    if (!from || !state.selected) return;
-    const dx = e.clientX - from[0], dy = e.clientY - from[1];
-    from = null;
-    if (Math.max(Math.abs(dx), Math.abs(dy)) < 24) return;  // a tap, not a swipe
-    move(state.selected, Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? 1 : 3) : (dy > 0 ? 2 : 0));
-  });
-}
-
 function lengths() {
   const params = new URLSearchParams(location.search);
   for (let n = 2; n <= 16; n++) {
@@ -319,6 +307,6 @@ showStats($("stats"), today());
 countdown($("countdown"));
 archive($("archive"), $("earlier"), api, today()).catch(() => { $("archive-box").hidden = true; });
 lengths();
-swipes();
+swipes($("board"), (direction) => { if (state.selected) move(state.selected, direction); });
 switcher($("language"));
 load().catch((e) => { $("goal").textContent = t("load_failed", { error: e.message }); });

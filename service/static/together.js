@@ -5,7 +5,7 @@
 // events (GET /v1/games/{id}/events), polling when a stream is refused.
 // A seat's token stays in this browser (localStorage), never in the link.
 
-import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide } from "./board.js";
+import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide, swipes } from "./board.js";
 import { switcher, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -516,18 +516,6 @@ function keys(event) {
   event.preventDefault();
 }
 
-function swipes() {
-  let from = null;
-  $("board").addEventListener("pointerdown", (e) => { from = [e.clientX, e.clientY]; });
-  $("board").addEventListener("pointerup", (e) => {
-    if (!from || !state.selected) return;
-    const dx = e.clientX - from[0], dy = e.clientY - from[1];
-    from = null;
-    if (Math.max(Math.abs(dx), Math.abs(dy)) < 24) return;
-    move(state.selected, Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? 1 : 3) : (dy > 0 ? 2 : 0));
-  });
-}
-
 switcher($("language"));
 $("join").addEventListener("submit", join);
 $("start").addEventListener("click", start);
@@ -540,7 +528,7 @@ $("copy").addEventListener("click", async () => {
   say(t("link.copied"));
 });
 document.addEventListener("keydown", keys);
-swipes();
+swipes($("board"), (direction) => { if (state.selected) move(state.selected, direction); });
 const room = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)$/);
 if (room) enterRoom(room[1]);
 else showCreate();
