@@ -50,11 +50,16 @@ def start(ctx: Context, body: dict[str, Any], now: float, seats: dict[str, str])
     return rated(ctx, gid, game.state)
 
 
+def presented(token: str, what: str) -> None:
+    """Refuse a request that sent no token (or one no token can be) before any lookup."""
+    if not token or len(token) > MAX_TOKEN:
+        raise Problem("unauthorized", f"send {what}: Authorization: Bearer <token>",
+                      headers={"WWW-Authenticate": "Bearer"})
+
+
 def player(ctx: Context, gid: str, token: str) -> str:
     """The name of the player whose token this is."""
-    if not token or len(token) > MAX_TOKEN:
-        raise Problem("unauthorized", "send your player token: Authorization: Bearer <token>",
-                      headers={"WWW-Authenticate": "Bearer"})
+    presented(token, "your player token")
     name = _stores(ctx).games.player(gid, token)
     if name is None:
         raise Problem("forbidden", "that token is not a player's token in this game")

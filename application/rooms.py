@@ -15,8 +15,6 @@ from solver.play.game import MAX_PLAYERS, options_from_json
 from . import Context, games
 from .problems import Problem
 
-MAX_TOKEN = 100
-
 
 def _rooms(ctx: Context) -> Any:
     if ctx.stores is None:
@@ -47,11 +45,15 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
     raise RuntimeError("no free room id in five draws")
 
 
-def get(ctx: Context, rid: str) -> dict[str, Any]:
+def _state(ctx: Context, rid: str) -> dict[str, Any]:
     state = _rooms(ctx).get(rid)
     if state is None:
         raise Problem("not-found", f"no room {rid!r}: rooms are kept a day, or a week after their game starts")
-    return public(state)
+    return state
+
+
+def get(ctx: Context, rid: str) -> dict[str, Any]:
+    return public(_state(ctx, rid))
 
 
 def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
@@ -70,25 +72,23 @@ def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
 
     state, _ = _rooms(ctx).update(rid, seat, token=(token, name))
     if state is None:
-        get(ctx, rid)  # raises not-found
+        _state(ctx, rid)  # raises not-found
     return public(state), token
 
 
 def seated(ctx: Context, rid: str, token: str) -> str:
     """The name of the player whose token this is."""
-    if not token or len(token) > MAX_TOKEN:
-        raise Problem("unauthorized", "send your seat's token: Authorization: Bearer <token>",
-                      headers={"WWW-Authenticate": "Bearer"})
+    games.presented(token, "your seat's token")
     name = _rooms(ctx).seat(rid, token)
     if name is None:
-        get(ctx, rid)  # raises not-found
+        _state(ctx, rid)  # raises not-found
         raise Problem("forbidden", "that token is not a seat's token in this room")
     return name
 
 
 def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any], dict[str, Any]]:
     """The host starts the room's game: (room, game state)."""
-    before = get(ctx, rid)
+    before = _state(ctx, rid)
     name = seated(ctx, rid, token)
     if before["host"] != name:
         raise Problem("forbidden", f"only the host ({before['host']}) starts the game")
@@ -96,7 +96,7 @@ def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any
         raise Problem("conflict", "the game in this room has started")
     stores = _rooms(ctx)
     body = {"players": before["players"], "board": before["board"], "options": before["options"],
-            "seed": stores.get(rid)["seed"]}
+            "seed": before["seed"]}
     game = games.start(ctx, body, now, stores.tokens(rid))
 
     def record(state: dict[str, Any]) -> str:

@@ -64,6 +64,12 @@ def puzzle_from(body: Any) -> Puzzle:
 PUZZLE = Body(parse=puzzle_from, doc={"$ref": "#/components/schemas/PuzzleRef"})
 
 
+def bearer_token() -> str:
+    """The token of `Authorization: Bearer <token>`, or "" when none was sent."""
+    header = request.headers.get("Authorization", "")
+    return header[7:] if header.startswith("Bearer ") else ""
+
+
 def app_stores() -> Any:
     return current_app.extensions.get("stores")
 

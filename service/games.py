@@ -22,7 +22,7 @@ from application import games as play
 from solver.errors import InvalidInput
 from workers.schemas import Seed, text
 
-from .common import context
+from .common import bearer_token, context
 from .declare import Reply, operation
 from .errors import Problem, count_in
 from .shapes import AttemptView, GameOptions, GameView, Move, NewGameView
@@ -63,8 +63,7 @@ def _now() -> float:
 
 
 def _player(gid: str) -> str:
-    header = request.headers.get("Authorization", "")
-    return play.player(context(), gid, header[7:] if header.startswith("Bearer ") else "")
+    return play.player(context(), gid, bearer_token())
 
 
 def _since(value: str, what: str = "since") -> int:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, current_app
 from marshmallow import RAISE, Schema, fields, validate
 
 from application import games as play
 from application import rooms
 from workers.schemas import Seed, text
 
-from .common import context
+from .common import bearer_token, context
 from .declare import Reply, operation
 from .shapes import GameOptions, RoomView, Seat, StartedRoom
 
@@ -44,11 +44,6 @@ class Joining(Schema):
         unknown = RAISE
 
     name = NAME
-
-
-def _token() -> str:
-    header = request.headers.get("Authorization", "")
-    return header[7:] if header.startswith("Bearer ") else ""
 
 
 @operation(bp, "post /v1/rooms", "createRoom", tag="games", body=NewRoom, errors=(400, 503),
@@ -84,5 +79,5 @@ def join_room(room_id: str, body: dict[str, Any]) -> Any:
            replies={200: Reply("The room and its game", StartedRoom)})
 def start_room(room_id: str) -> Any:
     ctx, now = context(), current_app.config["CLOCK"]()
-    room, game = rooms.start(ctx, room_id, _token(), now)
+    room, game = rooms.start(ctx, room_id, bearer_token(), now)
     return {"room": room, **play.view(ctx, game, now=now)}
