@@ -1,49 +1,89 @@
-"""The catalogue of long puzzles: board variants, what it ships proven again,
-and packs that spread over it."""
+"""The catalogue of long puzzles: families and their sweeps, what it ships
+proven again, and packs that spread over it."""
 
 from __future__ import annotations
 
 import random
+import time
 
-from solver.model.board import all_boards, parse_spec
+from solver.model.board import all_boards, parse_spec, real_board
 from solver.model.moves import check
-from solver.model.puzzle import Puzzle
-from solver.production.catalogue import MIN_LENGTH, catalogue, pools_of, prove, variant_specs, variants
+from solver.model.puzzle import Goal, Puzzle
+from solver.production.catalogue import (
+    MIN_LENGTH,
+    _turned,
+    catalogue,
+    claimer,
+    family_boards,
+    family_of,
+    found_json,
+    grow,
+    placed,
+    pools_of,
+    prove,
+    trimmed,
+    turned,
+)
 from solver.production.pools import Library, Pool, packaged, shipped
 from solver.search.solve import solve
 
 BOARDS = set(all_boards("2013"))
 
 
-def test_variants_change_one_quadrant_but_the_targets_and_are_real_boards():
-    rng = random.Random(2)
-    for spec in rng.sample(sorted(BOARDS), 40):
-        for target in range(4):
-            out = variant_specs(spec, target)
-            assert len(out) == len(set(out)) and spec not in out
-            for v in out:
-                assert v in BOARDS  # a real board, named once (green at the top-left)
-                before, after = parse_spec(spec), parse_spec(v)
-                assert before[target] == after[target]
-                changed = [q for q in range(4) if before[q] != after[q]]
-                assert len(changed) == 1 or (len(changed) == 2 and sorted(after[q] for q in changed)
-                                             == sorted(before[q] for q in changed))
+def _long_puzzles(count: int) -> list[Puzzle]:
+    from solver.production.catalogue import seeds_for
+
+    return [Puzzle.from_code(c) for c in seeds_for(Library(shipped()), count)]
 
 
-def test_a_variant_keeps_robots_and_target_and_proving_keeps_only_long_ones():
-    library = Library([packaged()])
-    pool = next(library.load(e.id) for e in library.entries() if e.robots == 4)
-    n = max(pool.lengths())
-    p = pool.puzzle(pool.lengths()[n][0])
-    found = [g for v in variants(p)[:6] if (g := prove(v, 10.0)) is not None]
-    for v in variants(p):
-        assert dict(v.robots) == dict(p.robots) and v.goal == p.goal and v.board.spec != p.board.spec
+def test_a_family_is_every_board_with_the_targets_section_at_its_quadrant():
+    for p in _long_puzzles(30)[::3]:
+        family = family_of(p)
+        boards = family_boards(family)
+        q = [i for i, sid in enumerate(parse_spec(p.board.spec)) if sid == family.split("@")[0]][0]
+        assert len(boards) == len(set(boards)) == (384 if q == 0 else 128) and p.board.spec in boards
+        assert set(boards) <= BOARDS
+        for spec in boards[:20]:
+            v = placed(p, spec)
+            if v is not None:
+                assert dict(v.robots) == dict(p.robots) and v.goal == p.goal and family_of(v) == family
+                assert v.board.target_at(v.goal.cell).symbol == p.goal.symbol
+
+
+def test_turning_a_puzzle_keeps_its_length_and_moves_its_family():
+    library = Library([catalogue()])
+    pools = [library.load(e.id) for e in library.entries()[::25] if e.ricochet == "turn"]
+    assert pools
+    for pool in pools[:3]:  # the shortest of a few pairs: the check solves each four times
+        p = pool.puzzle(pool.lengths()[min(pool.lengths())][0])
+        n = solve(p, time_budget=30).length
+        ids = list(parse_spec(p.board.spec))
+        for k in range(1, 4):  # the whole board turned: the same puzzle, so the same length
+            board = real_board(",".join(ids[-k:] + ids[:-k]))
+            robots = {c: _turned(cell, k) for c, cell in p.robots}
+            goal = Goal(_turned(p.goal.cell, k), p.goal.colour, p.goal.symbol)
+            assert board.target_at(goal.cell).symbol == p.goal.symbol
+            assert solve(Puzzle.create(board, robots, goal, p.rules), time_budget=30).length == n
+        for t in turned(p):
+            assert t.board.spec in BOARDS and family_of(t) != family_of(p)
+            assert family_of(t).split("@")[0] == family_of(p).split("@")[0]
+            assert t.board.target_at(t.goal.cell).symbol == p.goal.symbol
+
+
+def test_a_sweep_keeps_only_proven_long_puzzles_and_claims_each_board_once():
+    p = _long_puzzles(1)[0]
+    tried: set[str] = set()
+    found = list(grow([p], seed=1, claim=claimer(tried), until=time.monotonic() + 12))
+    assert any("|" in key for key in tried)  # boards of the family, claimed
     for g in found:
         assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
+        assert family_of(g.puzzle) == family_of(p)
+    again = list(grow([p], seed=1, claim=claimer(tried), until=time.monotonic() + 3))
+    assert not {g.puzzle.code() for g in again} & {g.puzzle.code() for g in found}
     for pool in pools_of(found):
-        again = Pool.loads(pool.dumps())
-        for i in range(len(again.rows)):
-            g = again.generated(i)
+        loaded = Pool.loads(pool.dumps())
+        for i in range(len(loaded.rows)):
+            g = loaded.generated(i)
             assert check(g.puzzle, g.solution.moves).solved and g.difficulty["optimal_length"] == g.solution.length
 
 
@@ -96,7 +136,7 @@ def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redi
                                "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "2", "--seeds", "4",
+        build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "1", "--seeds", "2",
                  "--minutes", "0.1"]
         subprocess.run(build, env=env, check=True, capture_output=True)
         deadline = time.monotonic() + 120
@@ -192,4 +232,9 @@ def test_merging_keeps_a_pair_analysed_whole(tmp_path):
     analysed = replace(grown[0], rows=rows, built={"analysis_seconds": 1.0}, _by_length=None)
     out = DirectorySource(tmp_path)
     merged = merge(out, [analysed, grown[1]], [])
-    assert [p.id for p in merged] == [grown[1].id] and out.ids() == [grown[1].id]
+    assert [p.id for p in merged] == [grown[1].id, analysed.id] and out.ids() == [grown[1].id]
+    g = analysed.generated(0)
+    merged = merge(out, merged, [(g.puzzle.code(), found_json(g))])  # a build merges again and again
+    assert analysed in merged and out.ids() == [grown[1].id]
+    short = trimmed(analysed)
+    assert short.built["kept"] and len(short.rows) <= len(analysed.rows)

@@ -135,7 +135,7 @@ def library() -> pools.Library:
 @celery_app.task(name="ricochet.pool_build", acks_late=False)
 def pool_build(job_id: str) -> dict[str, Any]:
     """Analyse one board and target (the job's request: board, target, robots,
-    per_length) and store both ricochet options' pools.  Acknowledged at once:
+    per_length, optionally min_length and seed) and store both ricochet options' pools.  Acknowledged at once:
     an analysis outlasts the broker's visibility timeout, so a lost worker is
     noticed by its silent heartbeat instead (grow_pools queues it again), and
     the same pools come out again."""
@@ -146,6 +146,7 @@ def pool_build(job_id: str) -> dict[str, Any]:
         board, target = request["board"], request["target"]
         goal = pools.target_named(board, target)
         robots, per_length = int(request.get("robots", 4)), int(request.get("per_length", pools.PER_LENGTH))
+        min_length = int(request.get("min_length", pools.MIN_LENGTH))
     except (InvalidInput, KeyError, TypeError, ValueError) as e:
         stores.jobs.update(job_id, state="failed", finished=time.time(), error=f"bad pool request: {e}")
         return {"error": str(e)}
@@ -160,8 +161,8 @@ def pool_build(job_id: str) -> dict[str, Any]:
         stores.jobs.update(job_id, progress=round(stages.get(stage, 0) + share * done / max(total, 1), 3),
                           heartbeat=time.time(), stage=stage)
 
-    built = pools.build(board, goal, robots=robots, per_length=per_length, progress=progress,
-                        threads=settings.pool_threads)
+    built = pools.build(board, goal, robots=robots, per_length=per_length, min_length=min_length,
+                        seed=request.get("seed", 0), progress=progress, threads=settings.pool_threads)
     for pool in built:
         store.write(pool.id, pool.dumps())
     result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
@@ -378,17 +379,21 @@ def _settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
 
 
 @celery_app.task(name="ricochet.catalogue_grow", acks_late=True)
-def catalogue_grow(codes: list[str], seconds: float) -> dict[str, Any]:
+def catalogue_grow(codes: list[str], seconds: float, part: list[int] | None = None,
+                   discover: list[str] | None = None) -> dict[str, Any]:
     """Grow the catalogue from these long puzzles for about `seconds`
-    (solver/production/catalogue.py): each board variant claimed in Redis, so
-    it is proven once, by one worker, across runs; each puzzle proven kept by
+    (solver/production/catalogue.py): share `part` (k, n) of their families'
+    sweep (and the screen of the families in `discover`), each board and
+    position claimed in Redis, so it is tried once, by
+    one worker, across runs; each puzzle proven kept by
     its pool id, where the deployment's packs draw on it (the store is a pool
     source).  Run again, it goes on where it stopped."""
     stores = _stores()
     deadline = time.monotonic() + seconds
     found = 0
     for g in catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
-                            seed=",".join(codes[:1]), until=deadline):
+                            seed=",".join(codes[:1] or discover or []), until=deadline, part=tuple(part or (0, 1)),
+                            discover=discover or ()):
         stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
         found += 1
     return {"found": found}

@@ -1,8 +1,8 @@
 """`ricochet catalogue build`: grow the catalogue of long puzzles over an edition
 (solver/production/catalogue.py) from the starter pools' and the bank's long
 puzzles, and merge what it proves into the catalogue's pool files.  It resumes
-where it stopped: the boards of the pairs already in the catalogue are not
-proven again."""
+where it stopped: the boards already holding a long puzzle are not swept
+again.  `ricochet catalogue deepen` analyses its longest pairs whole."""
 
 from __future__ import annotations
 
@@ -20,15 +20,17 @@ from .common import EXIT_OK, InputError
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("catalogue", help="grow the catalogue of long puzzles over an edition")
     actions = p.add_subparsers(dest="action", required=True)
-    build = actions.add_parser("build", help="prove board variants of long puzzles, and merge them in")
+    build = actions.add_parser("build", help="sweep the boards of long puzzles' families, and merge them in")
     build.add_argument("--edition", choices=("2013",), default="2013", help="the edition (2013)")
     build.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
     build.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from (default 400)")
+    build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from, at most 8 per family "
+                       "(default 400)")
     build.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     build.add_argument("--queue", action="store_true", help="fan the seeds out as Celery tasks on the analysis "
                        "queue of the deployment at REDIS_URL, for any number of workers, instead of processes here")
-    build.add_argument("--batches", type=int, default=32, help="with --queue, tasks to send (default 32)")
+    build.add_argument("--batches", type=int, default=4, help="shares each family's sweep is split into, "
+                       "each a task with --queue (default 4)")
     build.set_defaults(run=run_build)
     status = actions.add_parser("status", help="what the deployment's workers have grown (REDIS_URL)")
     status.set_defaults(run=run_status)
@@ -36,6 +38,15 @@ def add(sub: argparse._SubParsersAction) -> None:
                                    "files (REDIS_URL), beside what they hold")
     merge_cmd.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     merge_cmd.set_defaults(run=run_merge)
+    deepen = actions.add_parser("deepen", help="analyse the catalogue's longest pairs whole (4 GiB and about "
+                                "4 minutes of 2 cores each) and keep a sample of their proven puzzles")
+    deepen.add_argument("--pairs", type=int, default=1, help="pairs to analyse, longest first (default 1)")
+    deepen.add_argument("--threads", type=int, default=2, help="threads per analysis (default 2)")
+    deepen.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
+    deepen.add_argument("--queue", action="store_true", help="queue the analyses as pool jobs on the deployment "
+                        "at REDIS_URL (its analysis workers), instead of running them here; `ricochet catalogue "
+                        "merge` then writes them into the catalogue's files")
+    deepen.set_defaults(run=run_deepen)
 
 
 def _stores() -> Any:
@@ -75,24 +86,49 @@ def run_merge(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_tried: set[str] = set()  # in each process of a local build: the variants it tried
-SLICE = 120.0  # seconds one seed's growth may take before the next seed's turn
+_tried: set[str] = set()  # in each process of a local build: the boards and positions it tried
 
 
 def _known(codes: list[str]) -> None:
     _tried.update(codes)
 
 
-def _grow(job: tuple[str, float, int]) -> list[tuple[str, dict[str, Any]]]:
-    """One seed's growth for a slice of time (a local build's task)."""
+Job = tuple[list[str], tuple[int, int], float, int, list[str]]
+
+
+def _grow(job: Job) -> list[tuple[str, dict[str, Any]]]:
+    """A share of one family's sweep, or the screen of families (a local build's task)."""
     from solver.model.puzzle import Puzzle
     from solver.production.catalogue import claimer, found_json, grow
 
-    code, deadline, seed = job
-    claim = claimer(_tried)
-    until = time.monotonic() + max(0.0, min(SLICE, deadline - time.time()))
-    return [(g.puzzle.code(), found_json(g))
-            for g in grow([Puzzle.from_code(code)], seed=seed, claim=claim, until=until)]
+    codes, part, deadline, seed, discover = job
+    until = time.monotonic() + max(0.0, deadline - time.time())
+    return [(g.puzzle.code(), found_json(g)) for g in grow([Puzzle.from_code(c) for c in codes], seed=seed,
+                                                           claim=claimer(_tried), until=until, part=part,
+                                                           discover=discover)]
+
+
+def _to_discover(families: dict[str, list[str]]) -> list[str]:
+    from solver.production.catalogue import all_families
+
+    return [f for f in all_families() if f not in families]
+
+
+def _families(seeds: list[str]) -> dict[str, list[str]]:
+    """The seeds' families and those of their sections at the other quadrants,
+    each with its placements' codes."""
+    from solver.model.puzzle import Puzzle
+    from solver.production.catalogue import families
+
+    return {f: [p.code() for p in ps] for f, ps in families([Puzzle.from_code(c) for c in seeds], moved=True).items()}
+
+
+def _swept(pools: list[Any]) -> set[str]:
+    """The boards of families that need no sweep: those holding a SEED_FROM-move puzzle."""
+    from solver.production.catalogue import SEED_FROM, family_of
+
+    return {f"{family_of(p.puzzle(0))}|{p.board.spec}" for p in pools
+            if p.rows and p.board.spec and max(p.lengths()) >= SEED_FROM}
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -102,17 +138,21 @@ def run_build(args: argparse.Namespace) -> int:
     if args.processes < 1 or args.seeds < 1 or args.minutes <= 0 or args.batches < 1:
         raise InputError("--processes, --seeds, --batches and --minutes must be positive")
     out, have = _out(args.out)
-    seeds = seeds_for(Library([packaged(), out]), args.seeds, SEED_FROM)
+    library = Library([packaged(), out])
+    families = _families(seeds_for(library, args.seeds, SEED_FROM))
     if args.queue:
-        return _fan_out(seeds, args)
-    # What is kept is not proven again: its puzzles, and its pairs (a variant is tried once per pair).
-    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))} | {p.id for p in have}
-                   | set(packaged().ids()))
+        return _fan_out(families, args)
+    # What is kept is not tried again: its puzzles, and the boards already holding a long one.
+    starters = [p for e in library.entries() if (p := library.load(e.id)) is not None]
+    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))} | _swept(starters))
     deadline = time.time() + 60 * args.minutes
+    jobs: list[Job] = [([], (0, 1), deadline, n, [f]) for n, f in enumerate(_to_discover(families))]  # cheap first
+    jobs += [(codes, (k, args.batches), deadline, n, []) for n, codes in enumerate(families.values())
+             for k in range(args.batches)]
     started = last = time.time()
     found: list[tuple[str, dict[str, Any]]] = []
     with multiprocessing.get_context("spawn").Pool(args.processes, _known, (known,)) as workers:
-        for batch in workers.imap_unordered(_grow, [(c, deadline, k) for k, c in enumerate(seeds)]):
+        for batch in workers.imap_unordered(_grow, jobs):
             found += batch
             if time.time() - last > 60:  # what is proven is written as it comes: a stopped build keeps it
                 have = merge(out, have, found)
@@ -128,24 +168,91 @@ def run_build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _fan_out(seeds: list[str], args: argparse.Namespace) -> int:
-    """The seeds in batches, each a task on the analysis queue."""
+def _fan_out(families: dict[str, list[str]], args: argparse.Namespace) -> int:
+    """Each family not seeded screened, and each seeded family's sweep in
+    `--batches` shares: each a task on the analysis queue."""
     from workers.app import ANALYSIS_QUEUE, make_celery
     from workers.settings import settings_or_exit
 
     _stores()  # REDIS_URL is set
     celery = make_celery(settings_or_exit().redis_url)
-    for k in range(args.batches):
-        celery.send_task("ricochet.catalogue_grow", args=[seeds[k::args.batches], 60 * args.minutes],
+    discover = _to_discover(families)
+    for family in discover:
+        celery.send_task("ricochet.catalogue_grow", args=[[], 60 * args.minutes, [0, 1], [family]],
                          queue=ANALYSIS_QUEUE)
-    print(f"ricochet: {args.batches} tasks queued on {ANALYSIS_QUEUE} ({len(seeds)} seeds, about {args.minutes:g} "
-          "minutes each); `ricochet catalogue status` follows them, `ricochet catalogue merge` writes what they "
-          "grew into the catalogue's files", file=sys.stderr)
+    for codes in families.values():
+        for k in range(args.batches):
+            celery.send_task("ricochet.catalogue_grow", args=[codes, 60 * args.minutes, [k, args.batches], []],
+                             queue=ANALYSIS_QUEUE)
+    print(f"ricochet: {len(discover) + len(families) * args.batches} tasks queued on {ANALYSIS_QUEUE} "
+          f"({len(discover)} families to screen, {len(families)} to sweep in {args.batches} shares each, about "
+          f"{args.minutes:g} minutes each at most); `ricochet catalogue status` "
+          "follows them, `ricochet catalogue merge` writes what they grew into the catalogue's files",
+          file=sys.stderr)
+    return EXIT_OK
+
+
+def _to_deepen(have: list[Any], pairs: int, skip: set[str]) -> list[tuple[str, str, int]]:
+    from solver.production.catalogue import analysed, long_pairs
+
+    done = {p.id.rsplit("-", 1)[0] for p in have if analysed(p)} | skip
+    todo = [t for t in long_pairs(have) if _pair_of(*t[:2]) not in done]
+    return todo[:pairs]
+
+
+def _pair_of(board: str, chip: str) -> str:
+    from solver.production.pools import pool_id, target_named
+
+    return pool_id(board, target_named(board, chip), 4, "turn").rsplit("-", 1)[0]
+
+
+def run_deepen(args: argparse.Namespace) -> int:
+    """The catalogue's longest pairs not analysed yet, analysed whole: here, one
+    after another (each written as it is done, so a stopped run resumes), or
+    queued on the deployment's analysis workers."""
+    from solver.production import pools
+    from solver.production.catalogue import DEEP_PER_LENGTH, MIN_LENGTH, trimmed
+
+    if args.pairs < 1 or not 1 <= args.threads <= 8:
+        raise InputError("--pairs must be positive and --threads 1 to 8")
+    out, have = _out(args.out)
+    if args.queue:
+        return _queue_deepen(have, args.pairs)
+    for board, chip, longest in _to_deepen(have, args.pairs, set()):
+        started = time.time()
+        built = pools.build(board, pools.target_named(board, chip), per_length=DEEP_PER_LENGTH,
+                            min_length=MIN_LENGTH, seed="catalogue", threads=args.threads)
+        for pool in built:
+            out.write(trimmed(pool))
+        print(f"ricochet: {board} {chip} (longest known {longest}) analysed in {time.time() - started:.0f} s: "
+              + ", ".join(f"{p.ricochet} {len(trimmed(p).rows)} kept of {len(p.rows)}" for p in built),
+              file=sys.stderr, flush=True)
+    return EXIT_OK
+
+
+def _queue_deepen(have: list[Any], pairs: int) -> int:
+    from solver.production.catalogue import DEEP_PER_LENGTH, MIN_LENGTH
+    from workers.app import ANALYSIS_QUEUE, make_celery
+    from workers.settings import settings_or_exit
+
+    stores = _stores()
+    celery = make_celery(settings_or_exit().redis_url)
+    grown = {i.rsplit("-", 1)[0] for i in stores.pools.ids()}
+    todo = _to_deepen(have, pairs, grown)
+    for board, chip, _ in todo:
+        job = stores.jobs.create("pool", {"board": board, "target": chip, "robots": 4,
+                                          "per_length": DEEP_PER_LENGTH, "min_length": MIN_LENGTH,
+                                          "seed": "catalogue"})
+        stores.pools.set_building(job["id"])
+        celery.send_task("ricochet.pool_build", args=[job["id"]], queue=ANALYSIS_QUEUE)
+    print(f"ricochet: {len(todo)} analyses queued on {ANALYSIS_QUEUE}; `ricochet catalogue merge` writes them into "
+          "the catalogue's files once done", file=sys.stderr)
     return EXIT_OK
 
 
 def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    """The catalogue's pools with the found puzzles added, written back (a pair
+    """The catalogue's pools with the found puzzles added, written back, and
+    those analysed whole as they were (a pair
     the starter pools hold already is theirs: their id comes first; a pair
     analysed whole keeps its pool as the analysis made it; a puzzle the bank
     holds is the bank's)."""
@@ -161,4 +268,4 @@ def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) ->
     merged = [p for p in pools_of(g for g in generated if g.puzzle.code() not in banked) if p.id not in kept]
     for pool in merged:
         out.write(pool)
-    return merged
+    return merged + [pool for pool in have if pool.id in analysed]

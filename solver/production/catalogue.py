@@ -4,16 +4,19 @@ starter pools in the pools' own format, so packs, random puzzles and the next
 puzzle for a player draw on it as on any pool.
 
 How it grows (docs/production.md measures it): a long puzzle's hardness lies
-mostly in its target's quadrant and where its robots stand, so its **board
-variants** are often long too.  A variant keeps the robots and the target and
-changes one quadrant the target is not in: that quadrant's section replaced by
-another of its colour, or two such sections swapped (green stays at the
-top-left: each board is named once).  Each variant is a new (board, target)
-pair, proven by the solver; those of 16 moves and more are kept, and the long
-ones (`SEED_FROM` moves and more) are grown again.  Screening pairs with the
-3-robot analysis instead, and adding a fourth robot, was measured and fails:
-3 robots reach 10 to 15 moves, and a fourth robot did not lengthen one of 700
-tries beyond that.
+mostly in its target's section and where its robots stand, so the other boards
+of its **family** are often long too.  A family is a section with one of its
+chips as the target, at one quadrant: its boards are every board of the
+edition with that section there (128 of them, 384 when it is the green one at
+the top-left), all with the target on the same cell.  The growth **sweeps** a
+family: on each of its boards it tries the robot placements of the family's
+longest known puzzles, one after another, each proven by the solver, until one
+is `SEED_FROM` moves or more; from the board's longest it walks towards
+exactly `SEED_FROM` moves (see `_nearby`).  Everything of `MIN_LENGTH` moves and
+more is kept.  Two other ways were measured and fail: growing chains of
+variants from single puzzles (its robots only) ran dry at about 250 pairs, and
+screening pairs with the 3-robot analysis and adding a fourth robot reaches 10
+to 15 moves: a fourth robot did not lengthen one of 700 tries beyond that.
 """
 
 from __future__ import annotations
@@ -24,17 +27,18 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 
 from solver.errors import InvalidInput
-from solver.model.board import parse_spec, real_board, sections
+from solver.model.board import all_boards, parse_spec, real_board
 from solver.model.geometry import DIRECTIONS
-from solver.model.puzzle import Puzzle
+from solver.model.puzzle import Goal, Puzzle
 from solver.production.difficulty import difficulty
 from solver.production.generated import Generated
 from solver.production.pools import CATALOGUE, DirectorySource, Library, Pool, pool_id
 from solver.search.solve import solve
 
 MIN_LENGTH = 16  # the catalogue keeps puzzles of this many moves and more
-SEED_FROM = 20   # and grows variants from those of this many and more
+SEED_FROM = 20   # sweeps a board until one of this many moves or more, and walks towards exactly this many
 PER_LENGTH = 3   # puzzles kept per pair and length
+PLACEMENTS = 16  # robot placements of a family's long puzzles tried on each of its boards
 
 
 def catalogue() -> DirectorySource:
@@ -47,48 +51,45 @@ def _quadrant(cell: tuple[int, int]) -> int:
     return (0 if x < 8 else 1) if y < 8 else (2 if x >= 8 else 3)  # NW NE SE SW, as specs list them
 
 
-def variant_specs(spec: str, target_quadrant: int, edition: str = "2013") -> list[str]:
-    """The board specs one change away from `spec` that keep the target's quadrant
-    (see the module's docstring), in a fixed order."""
-    quads = list(parse_spec(spec))
-    sides = "AB" if edition == "1999" else "ABCD"
-    by_colour: dict[str, list[str]] = defaultdict(list)
-    for sid, q in sections().items():
-        if sid[-1] in sides:
-            by_colour[q["colour_marking"]].append(sid)
-    out = []
-    for q in range(4):
-        if q == target_quadrant:
-            continue
-        for alternative in by_colour[sections()[quads[q]]["colour_marking"]]:
-            if alternative != quads[q]:
-                out.append(",".join(quads[:q] + [alternative] + quads[q + 1:]))
-    for a in range(1, 4):
-        for b in range(a + 1, 4):
-            if target_quadrant not in (a, b):
-                swapped = quads.copy()
-                swapped[a], swapped[b] = swapped[b], swapped[a]
-                out.append(",".join(swapped))
-    return out
+def family_of(p: Puzzle) -> str:
+    """A puzzle's family: its target's section, quadrant and chip (see the module's docstring)."""
+    return _family(p.board.spec or "", p.goal.cell, p.goal.colour)
 
 
-def variants(p: Puzzle, edition: str = "2013") -> list[Puzzle]:
-    """The puzzle on each variant board (robots and target where they were); a
-    variant where a robot would stand on a diagonal barrier is left out."""
-    out = []
-    for spec in variant_specs(p.board.spec, _quadrant(p.goal.cell), edition):
-        try:
-            out.append(Puzzle.create(real_board(spec), dict(p.robots), p.goal, p.rules))
-        except InvalidInput:
-            continue
-    return out
+def _family(spec: str, cell: tuple[int, int], colour: str | None) -> str:
+    q = _quadrant(cell)
+    return f"{parse_spec(spec)[q]}@{q}:{cell[0]}-{cell[1]}-{colour or 'any'}"
 
 
-def variant_key(p: Puzzle) -> str:
-    """A variant is tried once per position (its code): a pair tried short with
-    one seed's robots may be long with another's.  (Once per pair was measured:
-    the growth ran dry at 230 pairs.)"""
-    return p.code()
+def all_families(edition: str = "2013") -> list[str]:
+    """Every family of the edition (each chip of each section at each quadrant it
+    can sit at), in a fixed order."""
+    seen: dict[str, None] = {}
+    firsts: dict[tuple[str, int], str] = {}
+    for spec in all_boards(edition):
+        for q, sid in enumerate(parse_spec(spec)):
+            firsts.setdefault((sid, q), spec)
+    for (_, q), spec in sorted(firsts.items()):
+        for t in real_board(spec).targets:
+            if _quadrant(t.cell) == q:
+                seen.setdefault(_family(spec, t.cell, t.colour), None)
+    return list(seen)
+
+
+def family_boards(family: str, edition: str = "2013") -> list[str]:
+    """The boards of a family, in the edition's order."""
+    section, _, rest = family.partition("@")
+    q = int(rest.split(":")[0])
+    return [spec for spec in all_boards(edition) if parse_spec(spec)[q] == section]
+
+
+def placed(p: Puzzle, spec: str) -> Puzzle | None:
+    """A puzzle's robots and target on another board of its family (None when
+    a robot would stand on a target or a diagonal barrier there)."""
+    try:
+        return Puzzle.create(real_board(spec), dict(p.robots), p.goal, p.rules)
+    except InvalidInput:
+        return None
 
 
 def prove(p: Puzzle, time_budget: float, min_length: int = MIN_LENGTH) -> Generated | None:
@@ -110,52 +111,176 @@ def claimer(tried: set[str]) -> Callable[[str], bool]:
     return claim
 
 
+def families(seeds: Iterable[Puzzle], moved: bool = False) -> dict[str, list[Puzzle]]:
+    """The seeds by family, at most PLACEMENTS distinct placements each, in the
+    order given; with `moved`, also each seed turned into the families of its
+    section at the other quadrants (see `turned`), after the seeds' own."""
+    out: dict[str, list[Puzzle]] = defaultdict(list)
+    items = list(seeds)
+    for p in items + ([t for seed in items for t in turned(seed)] if moved else []):
+        placements = out[family_of(p)]
+        if len(placements) < PLACEMENTS and all(dict(p.robots) != dict(o.robots) for o in placements):
+            placements.append(p)
+    return dict(out)
+
+
+def turned(p: Puzzle) -> list[Puzzle]:
+    """A puzzle's robots and target in the families of its target's section at
+    the other quadrants (a section is alike at every quadrant: its outer walls
+    at the board's edges): the whole puzzle turned so that the section sits
+    there, then the green section swapped back to the top-left with the section
+    there, robots staying where they are (the board's name puts green there).
+    Unproven: placements to try.  A green target's section has no other quadrant."""
+    ids = list(parse_spec(p.board.spec))
+    q = _quadrant(p.goal.cell)
+    out = []
+    for k in range(1, 4):
+        if q == 0 or (q + k) % 4 == 0:
+            continue
+        order = ids[-k:] + ids[:-k]
+        order[0], order[k] = order[k], order[0]
+        try:
+            board = real_board(",".join(order))
+            robots = {c: _turned(cell, k) for c, cell in p.robots}
+            out.append(Puzzle.create(board, robots, Goal(_turned(p.goal.cell, k), p.goal.colour, p.goal.symbol),
+                                     p.rules))
+        except InvalidInput:
+            continue
+    return out
+
+
+def _turned(cell: tuple[int, int], turns: int) -> tuple[int, int]:
+    """A cell of the board turned `turns` quarter turns clockwise."""
+    x, y = cell
+    for _ in range(turns):
+        x, y = 15 - y, x
+    return x, y
+
+
 def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str = 0,
-         claim: Callable[[str], bool] | None = None, until: float | None = None) -> Iterator[Generated]:
-    """Proven long puzzles on new pairs, breadth first from `seeds`: each seed's
-    variants, then those of the long variants found.  `claim(key)` says whether a
-    variant is this caller's to prove (a set of those tried, by default; the
-    workers share theirs in Redis), so none is proven twice.  It stops at
-    `until` (time.monotonic()), if given."""
+         claim: Callable[[str], bool] | None = None, until: float | None = None,
+         part: tuple[int, int] = (0, 1), discover: Iterable[str] = ()) -> Iterator[Generated]:
+    """Proven long puzzles on new pairs: the families of `seeds` swept (see the
+    module's docstring), each with the placements of its seeds in the order
+    given (longest first, at most PLACEMENTS), boards in an order drawn from
+    `seed`; then the families named in `discover`, each screened first (see
+    `screen`) and swept from what its screen found when that is long enough.
+    `part` (k, n) sweeps every n-th board from the k-th, so that n tasks share
+    a family.  `claim(key)` says whether a board of a family (or a family's
+    screen) is this caller's (a set of those done, by default; the workers
+    share theirs in Redis), so none is done twice.  It stops at `until`
+    (time.monotonic()), if given."""
     claim = claim or claimer(set())
     rng = random.Random(seed)
-    queue = list(seeds)
-    while queue:
-        p = queue.pop(0)
-        found = []
-        for v in variants(p):
+    todo = [(family, placements) for family, placements in families(seeds).items()]
+    todo += [(family, []) for family in discover]
+    for family, placements in todo:
+        if not placements:
+            if not claim(f"screen|{family}|{part[0]}"):
+                continue
+            found = sorted(screen(family, rng, claim, time_budget, until, part),
+                           key=lambda g: -len(g.solution.moves))
+            yield from found
+            placements = [g.puzzle for g in found if len(g.solution.moves) >= SCREEN_KEEPS][:PLACEMENTS]
+            if placements:
+                yield from _nearby(found[0], rng, claim, time_budget, until)
+        boards = family_boards(family)
+        rng.shuffle(boards)
+        for spec in boards[part[0]::part[1]]:
             if until is not None and time.monotonic() > until:
                 return
-            if not claim(variant_key(v)):
-                continue
-            g = prove(v, time_budget)
-            if g is not None:
-                found.append(g)
-                yield g
-                yield from _nearby(g, rng, claim, time_budget, until)
-        rng.shuffle(found)
-        queue.extend(g.puzzle for g in found if len(g.solution.moves) >= SEED_FROM)
+            if placements and claim(f"{family}|{spec}"):
+                yield from _sweep(spec, placements, rng, claim, time_budget, until)
 
 
-WALK_STEPS = 6  # positions walked on a new pair whose puzzle is near WALK_NEAR moves
-WALK_NEAR = range(17, 24)
+SCREEN_BOARDS = 3     # boards of a family its screen samples
+SCREEN_SAMPLES = 400  # random positions sampled on each
+SCREEN_KEEPS = 17     # a family is swept when its screen found a puzzle this long
+
+
+def screen(family: str, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
+           until: float | None, part: tuple[int, int] = (0, 1)) -> list[Generated]:
+    """Is a family long?  Random fair positions (4 robots, ricochet rule) on a
+    few of its boards (the `part` share of them), each proven unless its cheap
+    upper bound is already short: most families hold nothing of MIN_LENGTH
+    moves, and their positions are ruled out in microseconds.  The proven
+    puzzles of MIN_LENGTH moves and more."""
+    from solver.model.geometry import ROBOT_COLOURS
+    from solver.model.puzzle import Rules
+    from solver.search.solve import upper_bound
+
+    boards = family_boards(family)
+    picks = random.Random(family).sample(boards, min(len(boards), SCREEN_BOARDS * part[1]))[part[0]::part[1]]
+    x, y = (int(v) for v in family.split(":")[1].split("-")[:2])
+    out = []
+    for spec in picks:
+        board = real_board(spec)
+        chip = board.target_at((x, y))
+        assert chip is not None
+        goal, free = Goal((x, y), chip.colour, chip.symbol), board.start_cells()
+        for _ in range(SCREEN_SAMPLES):
+            if until is not None and time.monotonic() > until:
+                return out
+            p = Puzzle.create(board, dict(zip(ROBOT_COLOURS[:4], rng.sample(free, 4))), goal, Rules("turn"))
+            bound = upper_bound(p)
+            if (bound is None or bound >= MIN_LENGTH) and claim(p.code()) and (g := prove(p, time_budget)):
+                out.append(g)
+    return out
+
+
+def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Callable[[str], bool],
+           time_budget: float, until: float | None) -> Iterator[Generated]:
+    """One board of a family: placements tried until one is SEED_FROM moves or
+    more; the walk from the longest found."""
+    best = None
+    for p in placements:
+        v = placed(p, spec)
+        if v is None or not claim(v.code()) or (until is not None and time.monotonic() > until):
+            continue
+        g = prove(v, time_budget)
+        if g is None:
+            continue
+        yield g
+        if best is None or len(g.solution.moves) > len(best.solution.moves):
+            best = g
+        if len(g.solution.moves) >= SEED_FROM:
+            break
+    if best is not None:
+        yield from _nearby(best, rng, claim, time_budget, until)
+
+
+WALK_STEPS = 10  # positions walked on a new pair of WALK_FROM moves or more
+WALK_FROM = 17
+WALK_ENOUGH = 2  # a walk stops once it found this many puzzles of SEED_FROM moves
 
 
 def _nearby(g: Generated, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
             until: float | None) -> Iterator[Generated]:
-    """A few more puzzles on a new pair: the walk (solver/production/walk.py)
-    from its puzzle, one robot at a time, keeping what is long enough; most
-    pairs' lengths near 20 reach 20 itself this way."""
+    """More puzzles on a new pair, aiming at SEED_FROM moves: the walk
+    (solver/production/walk.py) from its puzzle, one robot at a time.  From a
+    longer puzzle it walks down, moving on from positions of SEED_FROM moves
+    and more but not longer (a robot moved shortens a puzzle more often than
+    not); from a shorter one it climbs.  Everything of MIN_LENGTH moves and
+    more it meets is kept.  (Measured: one variant in eight of a 20-move seed
+    is 20 moves or longer, so this is how most pairs get their 20.)"""
     from solver.production.walk import walk
 
-    if len(g.solution.moves) not in WALK_NEAR:
+    n = len(g.solution.moves)
+    if n < WALK_FROM:
         return
     deadline = time.monotonic() + time_budget
     if until is not None:
         deadline = min(deadline, until)
-    for p, answer in walk(g.puzzle, rng, steps=WALK_STEPS, floor=MIN_LENGTH, depth=30, deadline=deadline):
-        if answer is not None and answer.status == "optimal" and len(answer.moves) >= MIN_LENGTH and claim(p.code()):
-            yield Generated(p, answer, difficulty(p, answer, time_budget=0.2))
+    down = n >= SEED_FROM
+    at_seed = int(n == SEED_FROM)
+    for p, answer in walk(g.puzzle, rng, steps=WALK_STEPS, floor=SEED_FROM if down else n, depth=30,
+                          ceiling=n if down else 10_000, climb=not down, deadline=deadline):
+        if answer is None or answer.status != "optimal" or len(answer.moves) < MIN_LENGTH or not claim(p.code()):
+            continue
+        yield Generated(p, answer, difficulty(p, answer, time_budget=0.2))
+        at_seed += len(answer.moves) == SEED_FROM
+        if at_seed >= WALK_ENOUGH:
+            return
 
 
 def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[Pool]:
@@ -191,30 +316,32 @@ def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[P
 
 
 def seeds_for(library: Library, count: int, min_length: int = SEED_FROM) -> list[str]:
-    """Codes of `count` long puzzles to grow from, of `min_length` moves and more:
-    one from each pair the bank holds, then the pools' rows, the pools taking turns,
-    longest first (the bank's hundreds lie on a few pairs, whose variants are the
-    same boards)."""
+    """Codes of `count` long puzzles to grow from, of `min_length` moves and more,
+    longest first, under the ricochet rule (packs' default): the bank's, then
+    the pools' rows (PER_LENGTH of each length from each pool, the pools taking
+    turns), at most PLACEMENTS per family, so that the seeds cover as many
+    families as they can."""
     from solver.production import bank
 
-    codes, pairs = [], set()
-    for e in bank.entries():
-        p = Puzzle.from_code(e["code"])
-        pair = pool_id(p.board.spec, p.goal, len(p.robots), p.rules.ricochet)
-        if e["length"] >= min_length and e["robots"] == 4 and e["edition"] == "2013" and pair not in pairs:
-            pairs.add(pair)
-            codes.append(e["code"])
-    rows = []
+    rows = [[e["code"] for e in sorted(bank.entries(), key=lambda e: (-e["length"], e["code"]))
+             if e["length"] >= min_length and e["robots"] == 4 and e["edition"] == "2013"
+             and e["ricochet"] == "turn"]]
     for entry in library.entries():
         pool = library.load(entry.id)
-        if pool is None or len(pool.colours) != 4 or pool.board.spec is None or "-" not in pool.board.spec:
+        if pool is None or len(pool.colours) != 4 or pool.ricochet != "turn" or "-" not in (pool.board.spec or ""):
             continue
         longest = sorted((n for n in pool.lengths() if n >= min_length), reverse=True)
         rows.append([pool.puzzle(i).code() for n in longest for i in pool.lengths()[n][:PER_LENGTH]])
+    codes: list[str] = []
+    per_family: dict[str, int] = defaultdict(int)
     while rows and len(codes) < count:
         for r in rows:
             if r:
-                codes.append(r.pop(0))
+                code = r.pop(0)
+                family = family_of(Puzzle.from_code(code))
+                if per_family[family] < PLACEMENTS:
+                    per_family[family] += 1
+                    codes.append(code)
         rows = [r for r in rows if r]
     return codes[:count]
 
@@ -238,3 +365,40 @@ def from_json(code: str, found: dict[str, object]) -> Generated:
 def catalogue_pool_id(g: Generated) -> str:
     p = g.puzzle
     return pool_id(p.board.spec, p.goal, len(p.robots), p.rules.ricochet)
+
+
+# -- deepening: a long pair analysed whole ----------------------------------------------------
+
+DEEP_PER_LENGTH = 3000  # positions an analysis draws per length, from MIN_LENGTH on
+DEEP_KEEP = {"turn": (3000, 400), "none": (150, 150)}  # kept per option: at SEED_FROM moves, at other lengths
+
+
+def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple[str, str, int]]:
+    """(board, chip name, longest) of each pair the catalogue holds a puzzle of
+    `min_length` moves or more on (4 robots, ricochet rule), longest first,
+    then by board: the pairs worth analysing whole."""
+    out = []
+    for pool in pools:
+        longest = max(pool.lengths(), default=0)
+        if len(pool.colours) == 4 and pool.ricochet == "turn" and longest >= min_length and pool.board.spec:
+            chip = f"{pool.goal.colour}-{pool.goal.symbol}" if pool.goal.colour else pool.goal.symbol
+            out.append((pool.board.spec, chip, longest))
+    return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
+
+
+def analysed(pool: Pool) -> bool:
+    return "analysis_seconds" in pool.built
+
+
+def trimmed(pool: Pool) -> Pool:
+    """What ships of a pair analysed whole: its puzzles of MIN_LENGTH moves and
+    more, at most DEEP_KEEP of each length, drawn by the pool's id; `built.kept`
+    says so."""
+    at_seed, other = DEEP_KEEP[pool.ricochet]
+    rng = random.Random(pool.id)
+    keep = sorted(i for n, rows in pool.lengths().items() if n >= MIN_LENGTH
+                  for i in rng.sample(rows, min(len(rows), at_seed if n == SEED_FROM else other)))
+    built = dict(pool.built, kept=f"{at_seed} at {SEED_FROM} moves, {other} at other lengths"
+                 if at_seed != other else f"{other} per length")
+    return Pool(pool.board, pool.goal, pool.colours, pool.ricochet, [pool.rows[i] for i in keep],
+                dict(pool.fair_positions), built)

@@ -4,13 +4,15 @@ A pure function of the request, its seed and the pool set.  Lengths take
 turns (lo..hi in an order drawn from the seed), and for each length the
 (board, target) pairs that hold it take turns too: every fitting pool, and
 the bank's proven long puzzles grouped by board and target.  So a pack
-spreads over every source before it repeats one.  No two planned puzzles
+spreads over every source before it repeats one; after that each pair is
+drawn on in proportion to what it holds.  No two planned puzzles
 share a board, target and optimal solution.  Items no source can fill (no
 pool holds the length, or its puzzles are used up) are searched for.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -117,23 +119,24 @@ def _keys(pick: Pick) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
 
 
 def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
-    """The picks of several (board, target) pairs, one pair after another in
-    turn, each pair's picks in an order drawn from rng."""
+    """The picks of several (board, target) pairs: every pair once (in an order
+    drawn from rng), then each pair as often as its share of all the picks, so
+    that a pair holding thousands of puzzles is drawn on more than one holding
+    three (ten packs with different seeds then repeat few puzzles); each
+    pair's picks in an order drawn from rng.  A pair's k-th turn comes at k /
+    (its picks), ties in the drawn order."""
     queues = []
     for pair in sorted(pairs):
         order = list(pairs[pair])
         rng.shuffle(order)
         queues.append(order)
     rng.shuffle(queues)
-    k = 0
-    while queues:
-        live = []
-        for order in queues:
-            if k < len(order):
-                yield order[k]
-                live.append(order)
-        queues = live
-        k += 1
+    due = [(0.0, i, 0) for i in range(len(queues))]
+    while due:
+        _, i, k = heapq.heappop(due)
+        yield queues[i][k]
+        if k + 1 < len(queues[i]):
+            heapq.heappush(due, ((k + 1) / len(queues[i]), i, k + 1))
 
 
 def plan_for(request: dict[str, Any], library: Library | None) -> list[Planned]:
