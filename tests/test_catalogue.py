@@ -21,6 +21,7 @@ from solver.production.catalogue import (
     placed,
     pools_of,
     prove,
+    screen,
     trimmed,
     turned,
 )
@@ -87,6 +88,16 @@ def test_a_sweep_keeps_only_proven_long_puzzles_and_claims_each_board_once():
             assert check(g.puzzle, g.solution.moves).solved and g.difficulty["optimal_length"] == g.solution.length
 
 
+def test_a_screen_finds_a_long_family_long_and_a_short_one_empty():
+    rng = random.Random(3)
+    short = screen("green-D@0:1-3-red", rng, claimer(set()), 10.0, time.monotonic() + 20)
+    long = screen("blue-B@3:3-9-blue", rng, claimer(set()), 10.0, time.monotonic() + 8)
+    assert not short and long
+    for g in long:
+        assert family_of(g.puzzle) == "blue-B@3:3-9-blue" and len(g.solution.moves) >= MIN_LENGTH
+        assert check(g.puzzle, g.solution.moves).solved
+
+
 def test_a_sample_of_the_shipped_catalogue_is_proven_again():
     source = catalogue()
     ids = source.ids()
@@ -137,7 +148,7 @@ def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redi
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "1", "--seeds", "2",
-                 "--minutes", "0.1"]
+                 "--screen", "2", "--minutes", "0.1"]
         subprocess.run(build, env=env, check=True, capture_output=True)
         deadline = time.monotonic() + 120
         while not stores.catalogue.pool_ids() and time.monotonic() < deadline:

@@ -26,6 +26,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from, at most 8 per family "
                        "(default 400)")
+    build.add_argument("--screen", type=int, default=None, help="families without seeds to screen for long "
+                       "puzzles (default: every family of the edition)")
     build.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     build.add_argument("--queue", action="store_true", help="fan the seeds out as Celery tasks on the analysis "
                        "queue of the deployment at REDIS_URL, for any number of workers, instead of processes here")
@@ -108,10 +110,10 @@ def _grow(job: Job) -> list[tuple[str, dict[str, Any]]]:
                                                            discover=discover)]
 
 
-def _to_discover(families: dict[str, list[str]]) -> list[str]:
+def _to_discover(families: dict[str, list[str]], count: int | None) -> list[str]:
     from solver.production.catalogue import all_families
 
-    return [f for f in all_families() if f not in families]
+    return [f for f in all_families() if f not in families][:count]
 
 
 def _families(seeds: list[str]) -> dict[str, list[str]]:
@@ -135,8 +137,8 @@ def run_build(args: argparse.Namespace) -> int:
     from solver.production.catalogue import SEED_FROM, seeds_for
     from solver.production.pools import Library, packaged
 
-    if args.processes < 1 or args.seeds < 1 or args.minutes <= 0 or args.batches < 1:
-        raise InputError("--processes, --seeds, --batches and --minutes must be positive")
+    if args.processes < 1 or args.seeds < 1 or args.minutes <= 0 or args.batches < 1 or (args.screen or 0) < 0:
+        raise InputError("--processes, --seeds, --batches and --minutes must be positive, --screen not negative")
     out, have = _out(args.out)
     library = Library([packaged(), out])
     families = _families(seeds_for(library, args.seeds, SEED_FROM))
@@ -146,7 +148,8 @@ def run_build(args: argparse.Namespace) -> int:
     starters = [p for e in library.entries() if (p := library.load(e.id)) is not None]
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))} | _swept(starters))
     deadline = time.time() + 60 * args.minutes
-    jobs: list[Job] = [([], (0, 1), deadline, n, [f]) for n, f in enumerate(_to_discover(families))]  # cheap first
+    screens = _to_discover(families, args.screen)
+    jobs: list[Job] = [([], (0, 1), deadline, n, [f]) for n, f in enumerate(screens)]  # the cheap ones first
     jobs += [(codes, (k, args.batches), deadline, n, []) for n, codes in enumerate(families.values())
              for k in range(args.batches)]
     started = last = time.time()
@@ -176,7 +179,7 @@ def _fan_out(families: dict[str, list[str]], args: argparse.Namespace) -> int:
 
     _stores()  # REDIS_URL is set
     celery = make_celery(settings_or_exit().redis_url)
-    discover = _to_discover(families)
+    discover = _to_discover(families, args.screen)
     for family in discover:
         celery.send_task("ricochet.catalogue_grow", args=[[], 60 * args.minutes, [0, 1], [family]],
                          queue=ANALYSIS_QUEUE)

@@ -27,13 +27,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 
 from solver.errors import InvalidInput
-from solver.model.board import all_boards, parse_spec, real_board
-from solver.model.geometry import DIRECTIONS
-from solver.model.puzzle import Goal, Puzzle
+from solver.model.board import Board, all_boards, parse_spec, real_board
+from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS
+from solver.model.puzzle import Goal, Puzzle, Rules
 from solver.production.difficulty import difficulty
 from solver.production.generated import Generated
 from solver.production.pools import CATALOGUE, DirectorySource, Library, Pool, pool_id
-from solver.search.solve import solve
+from solver.search.solve import solve, upper_bound
 
 MIN_LENGTH = 16  # the catalogue keeps puzzles of this many moves and more
 SEED_FROM = 20   # sweeps a board until one of this many moves or more, and walks towards exactly this many
@@ -205,33 +205,41 @@ def screen(family: str, rng: random.Random, claim: Callable[[str], bool], time_b
     upper bound is already short: most families hold nothing of MIN_LENGTH
     moves, and their positions are ruled out in microseconds.  The proven
     puzzles of MIN_LENGTH moves and more."""
-    from solver.model.geometry import ROBOT_COLOURS
-    from solver.model.puzzle import Rules
-    from solver.search.solve import upper_bound
 
     boards = family_boards(family)
     picks = random.Random(family).sample(boards, min(len(boards), SCREEN_BOARDS * part[1]))[part[0]::part[1]]
     x, y = (int(v) for v in family.split(":")[1].split("-")[:2])
-    out = []
+    out: list[Generated] = []
     for spec in picks:
         board = real_board(spec)
         chip = board.target_at((x, y))
         assert chip is not None
-        goal, free = Goal((x, y), chip.colour, chip.symbol), board.start_cells()
-        for _ in range(SCREEN_SAMPLES):
-            if until is not None and time.monotonic() > until:
-                return out
-            p = Puzzle.create(board, dict(zip(ROBOT_COLOURS[:4], rng.sample(free, 4))), goal, Rules("turn"))
-            bound = upper_bound(p)
-            if (bound is None or bound >= MIN_LENGTH) and claim(p.code()) and (g := prove(p, time_budget)):
-                out.append(g)
+        out += sampled(board, Goal((x, y), chip.colour, chip.symbol), rng, claim, time_budget, until, MIN_LENGTH)
+    return out
+
+
+def sampled(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
+            until: float | None, floor: int) -> list[Generated]:
+    """SCREEN_SAMPLES random fair positions (4 robots, ricochet rule) on a board,
+    each proven unless its cheap upper bound is below `floor`: those proven
+    of MIN_LENGTH moves and more."""
+    free, out = board.start_cells(), []
+    for _ in range(SCREEN_SAMPLES):
+        if until is not None and time.monotonic() > until:
+            break
+        p = Puzzle.create(board, dict(zip(ROBOT_COLOURS[:4], rng.sample(free, 4))), goal, Rules("turn"))
+        bound = upper_bound(p)
+        if (bound is None or bound >= floor) and claim(p.code()) and (g := prove(p, time_budget)):
+            out.append(g)
     return out
 
 
 def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Callable[[str], bool],
            time_budget: float, until: float | None) -> Iterator[Generated]:
     """One board of a family: placements tried until one is SEED_FROM moves or
-    more; the walk from the longest found."""
+    more; when the longest is shorter but long (a board of a long family),
+    random positions sampled too (a board's own long positions are often not
+    its neighbours'); the walk from the longest found."""
     best = None
     for p in placements:
         v = placed(p, spec)
@@ -245,6 +253,10 @@ def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Calla
             best = g
         if len(g.solution.moves) >= SEED_FROM:
             break
+    if best is not None and len(best.solution.moves) < SEED_FROM:
+        more = sampled(best.puzzle.board, best.puzzle.goal, rng, claim, time_budget, until, SCREEN_KEEPS + 1)
+        yield from more
+        best = max([best, *more], key=lambda g: len(g.solution.moves))
     if best is not None:
         yield from _nearby(best, rng, claim, time_budget, until)
 
