@@ -249,3 +249,28 @@ def test_merging_keeps_a_pair_analysed_whole(tmp_path):
     assert analysed in merged and out.ids() == [grown[1].id]
     short = trimmed(analysed)
     assert short.built["kept"] and len(short.rows) <= len(analysed.rows)
+
+
+def test_a_pair_the_workers_analysed_whole_merges_into_the_files_trimmed(redis_url, tmp_path):
+    """`ricochet catalogue deepen --queue` leaves its analyses in the deployment's
+    pools; `ricochet catalogue merge` writes the long ones, trimmed, beside the rest."""
+    import os
+    import subprocess
+    import sys
+
+    from workers.stores import Stores
+
+    base, _, _ = redis_url.rpartition("/")
+    url = f"{base}/6"
+    stores = Stores.from_url(url)
+    stores.redis.flushdb()
+    source = catalogue()
+    deep = next(p for i in source.ids() if "analysis_seconds" in (p := Pool.loads(source.read(i))).built)
+    try:
+        stores.pools.write(deep.id, deep.dumps())
+        subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "merge", "--out", str(tmp_path)],
+                       env={**os.environ, "REDIS_URL": url}, check=True, capture_output=True)
+        written = Pool.loads((tmp_path / f"{deep.id}.pool.gz").read_bytes())
+        assert written == trimmed(deep) and written.built["kept"]
+    finally:
+        stores.redis.flushdb()

@@ -79,8 +79,20 @@ def run_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    """What the workers grew, and the long pairs they analysed whole (`deepen
+    --queue`), written into the catalogue's files."""
+    from solver.production.catalogue import SEED_FROM, analysed, trimmed
+    from solver.production.pools import Pool, packaged
+
     stores = _stores()
     out, have = _out(args.out)
+    starters = set(packaged().ids())
+    for pool_id in stores.pools.ids():
+        data = stores.pools.read(pool_id)
+        pool = Pool.loads(data) if data is not None and pool_id not in starters else None
+        if pool is not None and analysed(pool) and max(pool.lengths(), default=0) >= SEED_FROM:
+            out.write(trimmed(pool))
+            have = [p for p in have if p.id != pool.id] + [trimmed(pool)]
     found = [(code, item) for p in stores.catalogue.pool_ids() for code, item in stores.catalogue.rows(p).items()]
     merged = merge(out, have, found)
     print(f"ricochet: the catalogue holds {sum(len(p.rows) for p in merged)} puzzles on {len(merged)} pairs",
