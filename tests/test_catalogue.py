@@ -274,3 +274,32 @@ def test_a_pair_the_workers_analysed_whole_merges_into_the_files_trimmed(redis_u
         assert written == trimmed(deep) and written.built["kept"]
     finally:
         stores.redis.flushdb()
+
+
+def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from service.cli.catalogue import _out, _to_deepen
+    from workers.stores import Stores
+
+    base, _, _ = redis_url.rpartition("/")
+    url = f"{base}/7"  # no worker listens here: the jobs stay queued
+    stores = Stores.from_url(url)
+    stores.redis.flushdb()
+    try:
+        out = subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "deepen", "--queue", "--pairs", "2"],
+                             env={**os.environ, "REDIS_URL": url}, check=True, capture_output=True, text=True).stdout
+        assert stores.queued("analysis") == 2
+        _, have = _out(None)
+        wanted = [(board, chip) for board, chip, _ in _to_deepen(have, 2, set())]
+        queued = [json.loads(line) for line in out.splitlines()]
+        assert [(q["board"], q["target"]) for q in queued] == wanted
+        for q in queued:
+            request = stores.jobs.get(q["job"])["request"]
+            assert (request["board"], request["target"], request["per_length"], request["min_length"]) == \
+                (q["board"], q["target"], 3000, MIN_LENGTH)
+    finally:
+        stores.redis.flushdb()

@@ -258,10 +258,10 @@ def _queue_deepen(have: list[Any], pairs: int) -> int:
         job = stores.jobs.create("pool", {"board": board, "target": chip, "robots": 4,
                                           "per_length": DEEP_PER_LENGTH, "min_length": MIN_LENGTH,
                                           "seed": "catalogue"})
-        stores.pools.set_building(job["id"])
         celery.send_task("ricochet.pool_build", args=[job["id"]], queue=ANALYSIS_QUEUE)
-    print(f"ricochet: {len(todo)} analyses queued on {ANALYSIS_QUEUE}; `ricochet catalogue merge` writes them into "
-          "the catalogue's files once done", file=sys.stderr)
+        print(json.dumps({"job": job["id"], "board": board, "target": chip}))
+    print(f"ricochet: {len(todo)} analyses queued on {ANALYSIS_QUEUE} (their jobs above); `ricochet catalogue merge` "
+          "writes them into the catalogue's files once done", file=sys.stderr)
     return EXIT_OK
 
 
