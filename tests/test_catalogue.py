@@ -128,7 +128,7 @@ def test_packs_spread_over_the_catalogue():
 
 def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redis_url, tmp_path):
     """`ricochet catalogue build --queue` fans seeds out as tasks on the analysis
-    queue; a worker proves variants (each claimed once in Redis), the deployment's
+    queue; a worker sweeps family boards (each claimed once in Redis), the deployment's
     pools see them at once, and `ricochet catalogue merge` writes them to files."""
     import json
     import os
@@ -173,7 +173,7 @@ def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redi
         assert set(written) == set(stores.catalogue.pool_ids()) - set(packaged().ids())
         tried = stores.catalogue.tried()
         assert not stores.catalogue.claim(next(iter(stores.redis.smembers("catalogue:tried"))).decode())
-        assert stores.catalogue.tried() == tried  # a variant is claimed once
+        assert stores.catalogue.tried() == tried  # a key is claimed once
     finally:
         worker.terminate()
         worker.wait(timeout=30)

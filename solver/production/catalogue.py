@@ -273,8 +273,9 @@ def _nearby(g: Generated, rng: random.Random, claim: Callable[[str], bool], time
     longer puzzle it walks down, moving on from positions of SEED_FROM moves
     and more but not longer (a robot moved shortens a puzzle more often than
     not); from a shorter one it climbs.  Everything of MIN_LENGTH moves and
-    more it meets is kept.  (Measured: one variant in eight of a 20-move seed
-    is 20 moves or longer, so this is how most pairs get their 20.)"""
+    more it meets is kept.  (Measured: a 20-move seed's robots are 20 moves or
+    more on one board in eight of its family, and rarely exactly 20, so this
+    is how most pairs get their 20.)"""
     from solver.production.walk import walk
 
     n = len(g.solution.moves)

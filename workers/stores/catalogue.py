@@ -1,8 +1,8 @@
-"""The catalogue as the workers grow it: which board variants were tried (so a
-variant is proven once, by one worker, and a build resumes where it stopped),
-and the puzzles proven, by pool id.
+"""The catalogue as the workers grow it: which family boards, screens and
+positions were tried (so each is done once, by one worker, and a build
+resumes where it stopped), and the puzzles proven, by pool id.
 
-Keys: `catalogue:tried` (a set of variant keys), `catalogue:rows:<pool id>` (a
+Keys: `catalogue:tried` (a set of those keys), `catalogue:rows:<pool id>` (a
 hash: puzzle code -> its solution and bound, JSON), `catalogue:pools` (the pool
 ids that have rows).  It is a pool source too: a pool of the rows kept."""
 
@@ -19,7 +19,7 @@ class CatalogueStore:
         self.redis = client
 
     def claim(self, key: str) -> bool:
-        """True for the one caller that tries this variant first."""
+        """True for the one caller that asks for this key first."""
         return bool(self.redis.sadd("catalogue:tried", key))
 
     def add(self, pool_id: str, code: str, found: dict[str, Any]) -> None:
