@@ -24,7 +24,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--edition", choices=("2013",), default="2013", help="the edition (2013)")
     build.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
     build.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from, at most 8 per family "
+    build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from, at most 16 per family "
                        "(default 400)")
     build.add_argument("--screen", type=int, default=None, help="families without seeds to screen for long "
                        "puzzles (default: every family of the edition)")
@@ -91,8 +91,9 @@ def run_merge(args: argparse.Namespace) -> int:
         data = stores.pools.read(pool_id)
         pool = Pool.loads(data) if data is not None and pool_id not in starters else None
         if pool is not None and analysed(pool) and max(pool.lengths(), default=0) >= SEED_FROM:
-            out.write(trimmed(pool))
-            have = [p for p in have if p.id != pool.id] + [trimmed(pool)]
+            kept = trimmed(pool)
+            out.write(kept)
+            have = [p for p in have if p.id != pool.id] + [kept]
     found = [(code, item) for p in stores.catalogue.pool_ids() for code, item in stores.catalogue.rows(p).items()]
     merged = merge(out, have, found)
     print(f"ricochet: the catalogue holds {sum(len(p.rows) for p in merged)} puzzles on {len(merged)} pairs",
@@ -237,10 +238,11 @@ def run_deepen(args: argparse.Namespace) -> int:
         started = time.time()
         built = pools.build(board, pools.target_named(board, chip), per_length=DEEP_PER_LENGTH,
                             min_length=MIN_LENGTH, seed="catalogue", threads=args.threads)
-        for pool in built:
-            out.write(trimmed(pool))
+        kept = [trimmed(pool) for pool in built]
+        for pool in kept:
+            out.write(pool)
         print(f"ricochet: {board} {chip} (longest known {longest}) analysed in {time.time() - started:.0f} s: "
-              + ", ".join(f"{p.ricochet} {len(trimmed(p).rows)} kept of {len(p.rows)}" for p in built),
+              + ", ".join(f"{k.ricochet} {len(k.rows)} kept of {len(p.rows)}" for k, p in zip(kept, built)),
               file=sys.stderr, flush=True)
     return EXIT_OK
 
@@ -272,15 +274,15 @@ def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) ->
     analysed whole keeps its pool as the analysis made it; a puzzle the bank
     holds is the bank's)."""
     from solver.production import bank
-    from solver.production.catalogue import from_json, pools_of
+    from solver.production.catalogue import analysed, from_json, pools_of
     from solver.production.pools import packaged
 
-    analysed = {pool.id for pool in have if "analysis_seconds" in pool.built}
-    generated = [pool.generated(i) for pool in have if pool.id not in analysed for i in range(len(pool.rows))]
+    whole = {pool.id for pool in have if analysed(pool)}
+    generated = [pool.generated(i) for pool in have if pool.id not in whole for i in range(len(pool.rows))]
     generated += [from_json(code, item) for code, item in found]
     banked = {e["code"] for e in bank.entries()}  # the growth comes back to its seeds' boards now and then
-    kept = set(packaged().ids()) | analysed
+    kept = set(packaged().ids()) | whole
     merged = [p for p in pools_of(g for g in generated if g.puzzle.code() not in banked) if p.id not in kept]
     for pool in merged:
         out.write(pool)
-    return merged + [pool for pool in have if pool.id in analysed]
+    return merged + [pool for pool in have if pool.id in whole]
