@@ -6,18 +6,25 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from solver.model.board import all_boards, parse_spec, real_board
 from solver.model.moves import check
 from solver.model.puzzle import Goal, Puzzle
 from solver.production.catalogue import (
     MIN_LENGTH,
+    SEED_FROM,
+    _family,
     _turned,
+    analysed,
+    candidates,
     catalogue,
     claimer,
     family_boards,
     family_of,
     found_json,
     grow,
+    long_pairs,
     placed,
     pools_of,
     prove,
@@ -25,7 +32,7 @@ from solver.production.catalogue import (
     trimmed,
     turned,
 )
-from solver.production.pools import Library, Pool, packaged, shipped
+from solver.production.pools import Library, Pool, packaged, shipped, target_named
 from solver.search.solve import solve
 
 BOARDS = set(all_boards("2013"))
@@ -281,7 +288,35 @@ def test_a_pair_the_workers_analysed_whole_merges_into_the_files_trimmed(redis_u
         stores.redis.flushdb()
 
 
-def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url):
+def _family_of(board: str, chip: str) -> str:
+    goal = target_named(board, chip)
+    return _family(board, goal.cell, goal.colour)
+
+
+def test_candidates_are_the_other_boards_of_long_families_likeliest_first():
+    source = catalogue()
+    pools = [Pool.loads(source.read(i)) for i in source.ids()]
+    known = {(p.board.spec, p.goal.cell): max(p.lengths(), default=0) for p in pools
+             if len(p.colours) == 4 and p.ricochet == "turn"}
+    whole = {(p.board.spec, p.goal.cell) for p in pools if analysed(p)}
+    long = [(board, chip) for board, chip, _ in long_pairs(pools)]
+    rich = {_family_of(b, c) for b, c in long}
+    rows = candidates(pools)
+    assert len(rows) > 500
+    for board, chip, longest in rows:
+        goal = target_named(board, chip)
+        assert _family_of(board, chip) in rich
+        assert (board, goal.cell) not in whole and longest == known.get((board, goal.cell), 0) < SEED_FROM
+    assert [n for *_, n in rows] == sorted((n for *_, n in rows), reverse=True)
+    assert len({(b, c) for b, c, _ in rows}) == len(rows)
+    every = {(spec, target_named(b, c).cell) for b, c in long
+             for spec in family_boards(_family_of(b, c))}
+    assert {(b, target_named(b, c).cell) for b, c, _ in rows} == every - whole - set(
+        (b, target_named(b, c).cell) for b, c in long)
+
+
+@pytest.mark.parametrize("new", [False, True], ids=["longest", "candidates"])
+def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url, new):
     import json
     import os
     import subprocess
@@ -295,11 +330,13 @@ def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url):
     stores = Stores.from_url(url)
     stores.redis.flushdb()
     try:
-        out = subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "deepen", "--queue", "--pairs", "2"],
+        out = subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "deepen", "--queue", "--pairs", "2",
+                              *(["--candidates"] if new else [])],
                              env={**os.environ, "REDIS_URL": url}, check=True, capture_output=True, text=True).stdout
         assert stores.queued("analysis") == 2
         _, have = _out(None)
-        wanted = [(board, chip) for board, chip, _ in _to_deepen(have, 2, set())]
+        wanted = [(board, chip) for board, chip, _ in _to_deepen(have, 2, set(), new)]
+        assert (set(wanted) & {(b, c) for b, c, _ in long_pairs(have)} == set()) == new
         queued = [json.loads(line) for line in out.splitlines()]
         assert [(q["board"], q["target"]) for q in queued] == wanted
         for q in queued:

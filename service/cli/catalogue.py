@@ -43,6 +43,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     deepen = actions.add_parser("deepen", help="analyse the catalogue's longest pairs whole (4 GiB and about "
                                 "4 minutes of 2 cores each) and keep a sample of their proven puzzles")
     deepen.add_argument("--pairs", type=int, default=1, help="pairs to analyse, longest first (default 1)")
+    deepen.add_argument("--candidates", action="store_true", help="analyse new pairs instead: the boards of long "
+                        "families that hold no 20-move puzzle yet, likeliest first (the sweeps miss many)")
     deepen.add_argument("--threads", type=int, default=2, help="threads per analysis (default 2)")
     deepen.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     deepen.add_argument("--queue", action="store_true", help="queue the analyses as pool jobs on the deployment "
@@ -81,7 +83,7 @@ def run_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command
 def run_merge(args: argparse.Namespace) -> int:
     """What the workers grew, and the long pairs they analysed whole (`deepen
     --queue`), written into the catalogue's files."""
-    from solver.production.catalogue import SEED_FROM, analysed, trimmed
+    from solver.production.catalogue import DEEP_SEED, analysed, trimmed
     from solver.production.pools import Pool, packaged
 
     stores = _stores()
@@ -90,10 +92,11 @@ def run_merge(args: argparse.Namespace) -> int:
     for pool_id in stores.pools.ids():
         data = stores.pools.read(pool_id)
         pool = Pool.loads(data) if data is not None and pool_id not in starters else None
-        if pool is not None and analysed(pool) and max(pool.lengths(), default=0) >= SEED_FROM:
+        if pool is not None and analysed(pool) and pool.built.get("seed") == DEEP_SEED:
             kept = trimmed(pool)
-            out.write(kept)
-            have = [p for p in have if p.id != pool.id] + [kept]
+            if kept.rows:
+                out.write(kept)
+                have = [p for p in have if p.id != pool.id] + [kept]
     found = [(code, item) for p in stores.catalogue.pool_ids() for code, item in stores.catalogue.rows(p).items()]
     merged = merge(out, have, found)
     print(f"ricochet: the catalogue holds {sum(len(p.rows) for p in merged)} puzzles on {len(merged)} pairs",
@@ -208,11 +211,11 @@ def _fan_out(families: dict[str, list[str]], args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _to_deepen(have: list[Any], pairs: int, skip: set[str]) -> list[tuple[str, str, int]]:
-    from solver.production.catalogue import analysed, long_pairs
+def _to_deepen(have: list[Any], pairs: int, skip: set[str], new: bool = False) -> list[tuple[str, str, int]]:
+    from solver.production.catalogue import analysed, candidates, long_pairs
 
     done = {p.id.rsplit("-", 1)[0] for p in have if analysed(p)} | skip
-    todo = [t for t in long_pairs(have) if _pair_of(*t[:2]) not in done]
+    todo = [t for t in (candidates(have) if new else long_pairs(have)) if _pair_of(*t[:2]) not in done]
     return todo[:pairs]
 
 
@@ -227,39 +230,40 @@ def run_deepen(args: argparse.Namespace) -> int:
     after another (each written as it is done, so a stopped run resumes), or
     queued on the deployment's analysis workers."""
     from solver.production import pools
-    from solver.production.catalogue import DEEP_PER_LENGTH, MIN_LENGTH, trimmed
+    from solver.production.catalogue import DEEP_PER_LENGTH, DEEP_SEED, MIN_LENGTH, trimmed
 
     if args.pairs < 1 or not 1 <= args.threads <= 8:
         raise InputError("--pairs must be positive and --threads 1 to 8")
     out, have = _out(args.out)
     if args.queue:
-        return _queue_deepen(have, args.pairs)
-    for board, chip, longest in _to_deepen(have, args.pairs, set()):
+        return _queue_deepen(have, args.pairs, args.candidates)
+    for board, chip, longest in _to_deepen(have, args.pairs, set(), args.candidates):
         started = time.time()
         built = pools.build(board, pools.target_named(board, chip), per_length=DEEP_PER_LENGTH,
-                            min_length=MIN_LENGTH, seed="catalogue", threads=args.threads)
+                            min_length=MIN_LENGTH, seed=DEEP_SEED, threads=args.threads)
         kept = [trimmed(pool) for pool in built]
         for pool in kept:
-            out.write(pool)
+            if pool.rows:
+                out.write(pool)
         print(f"ricochet: {board} {chip} (longest known {longest}) analysed in {time.time() - started:.0f} s: "
               + ", ".join(f"{k.ricochet} {len(k.rows)} kept of {len(p.rows)}" for k, p in zip(kept, built)),
               file=sys.stderr, flush=True)
     return EXIT_OK
 
 
-def _queue_deepen(have: list[Any], pairs: int) -> int:
-    from solver.production.catalogue import DEEP_PER_LENGTH, MIN_LENGTH
+def _queue_deepen(have: list[Any], pairs: int, new: bool) -> int:
+    from solver.production.catalogue import DEEP_PER_LENGTH, DEEP_SEED, MIN_LENGTH
     from workers.app import ANALYSIS_QUEUE, make_celery
     from workers.settings import settings_or_exit
 
     stores = _stores()
     celery = make_celery(settings_or_exit().redis_url)
     grown = {i.rsplit("-", 1)[0] for i in stores.pools.ids()}
-    todo = _to_deepen(have, pairs, grown)
+    todo = _to_deepen(have, pairs, grown, new)
     for board, chip, _ in todo:
         job = stores.jobs.create("pool", {"board": board, "target": chip, "robots": 4,
                                           "per_length": DEEP_PER_LENGTH, "min_length": MIN_LENGTH,
-                                          "seed": "catalogue"})
+                                          "seed": DEEP_SEED})
         celery.send_task("ricochet.pool_build", args=[job["id"]], queue=ANALYSIS_QUEUE)
         print(json.dumps({"job": job["id"], "board": board, "target": chip}))
     print(f"ricochet: {len(todo)} analyses queued on {ANALYSIS_QUEUE} (their jobs above); `ricochet catalogue merge` "

@@ -382,6 +382,7 @@ def catalogue_pool_id(g: Generated) -> str:
 
 # -- deepening: a long pair analysed whole ----------------------------------------------------
 
+DEEP_SEED = "catalogue"  # the seed of the catalogue's analyses (their pool jobs' too: merge knows them by it)
 DEEP_PER_LENGTH = 3000  # positions an analysis draws per length, from MIN_LENGTH on
 DEEP_KEEP = {"turn": (3000, 400), "none": (150, 150)}  # kept per option: at SEED_FROM moves, at other lengths
 
@@ -397,6 +398,34 @@ def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple
             chip = f"{pool.goal.colour}-{pool.goal.symbol}" if pool.goal.colour else pool.goal.symbol
             out.append((pool.board.spec, chip, longest))
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
+
+
+def candidates(pools: Iterable[Pool]) -> list[tuple[str, str, int]]:
+    """(board, chip name, longest known or 0) of the pairs likeliest to hold a
+    SEED_FROM-move puzzle the sweeps missed, for a whole analysis: every board
+    of each family that holds one on some board, where none is known yet and
+    that is not analysed whole; longest known first, then the families with
+    the most boards holding one, then by board.  (Measured: a board of family
+    blue-B@3 on which the sweeps found nothing of 16 moves, and a 240 s climb
+    nothing over 19, holds 1,376 positions of 20 moves by its analysis: a
+    board's longest positions are needles the walks miss.)"""
+    items = [p for p in pools if len(p.colours) == 4 and p.ricochet == "turn" and p.board.spec]
+    longest = {(p.board.spec, p.goal.cell): max(p.lengths(), default=0) for p in items}
+    done = {(p.board.spec, p.goal.cell) for p in items if analysed(p)}
+    rich: dict[str, int] = defaultdict(int)
+    for p in items:
+        if longest[p.board.spec, p.goal.cell] >= SEED_FROM:
+            rich[_family(p.board.spec or "", p.goal.cell, p.goal.colour)] += 1
+    out = []
+    for family, count in rich.items():
+        cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
+        for spec in family_boards(family):
+            known = longest.get((spec, cell), 0)
+            if known < SEED_FROM and (spec, cell) not in done:
+                chip = real_board(spec).target_at(cell)
+                assert chip is not None
+                out.append((-known, -count, spec, f"{chip.colour}-{chip.symbol}" if chip.colour else chip.symbol))
+    return [(spec, chip, -known) for known, _, spec, chip in sorted(out)]
 
 
 def analysed(pool: Pool) -> bool:
