@@ -12,6 +12,7 @@ from solver.model.board import all_boards, parse_spec, real_board
 from solver.model.moves import check
 from solver.model.puzzle import Goal, Puzzle
 from solver.production.catalogue import (
+    LIFT_FROM,
     MIN_LENGTH,
     SEED_FROM,
     _family,
@@ -24,11 +25,12 @@ from solver.production.catalogue import (
     family_of,
     found_json,
     grow,
+    lift,
     long_pairs,
     placed,
     pools_of,
+    promise,
     prove,
-    screen,
     trimmed,
     turned,
 )
@@ -95,14 +97,22 @@ def test_a_sweep_keeps_only_proven_long_puzzles_and_claims_each_board_once():
             assert check(g.puzzle, g.solution.moves).solved and g.difficulty["optimal_length"] == g.solution.length
 
 
-def test_a_screen_finds_a_long_family_long_and_a_short_one_empty():
+def test_a_lift_finds_a_pair_the_sweeps_missed_long_and_rules_a_short_one_out_at_once():
     rng = random.Random(3)
-    short = screen("green-D@0:1-3-red", rng, claimer(set()), 10.0, time.monotonic() + 20)
-    long = screen("blue-B@3:3-9-blue", rng, claimer(set()), 10.0, time.monotonic() + 8)
-    assert not short and long
-    for g in long:
-        assert family_of(g.puzzle) == "blue-B@3:3-9-blue" and len(g.solution.moves) >= MIN_LENGTH
-        assert check(g.puzzle, g.solution.moves).solved
+    long_board = "green-D,yellow-B,red-D,blue-A"  # no sweep found a long puzzle on it
+    found = list(lift(real_board(long_board), target_named(long_board, "red-hexagon"), rng, claimer(set()), 30.0,
+                      None))
+    assert any(len(g.solution.moves) == SEED_FROM for g in found)
+    for g in found:
+        assert len(g.solution.moves) >= MIN_LENGTH and len(g.puzzle.robots) == 4
+        assert g.puzzle.rules.ricochet == "turn" and check(g.puzzle, g.solution.moves).solved
+        assert {cell for _, cell in g.puzzle.robots} <= set(g.puzzle.board.start_cells())
+    short_board = "green-D,red-D,yellow-C,blue-A"
+    started = time.monotonic()
+    assert not list(lift(real_board(short_board), target_named(short_board, "red-square"), rng, claimer(set()),
+                         30.0, None))
+    assert time.monotonic() - started < 5  # the 2-robot analysis alone said so
+    assert promise(family_of(found[0].puzzle)) >= LIFT_FROM > promise("green-D@0:1-3-red")
 
 
 def test_a_sample_of_the_shipped_catalogue_is_proven_again():

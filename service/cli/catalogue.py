@@ -26,8 +26,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     build.add_argument("--seeds", type=int, default=400, help="long puzzles to start from, at most 16 per family "
                        "(default 400)")
-    build.add_argument("--screen", type=int, default=None, help="families without seeds to screen for long "
-                       "puzzles (default: every family of the edition)")
+    build.add_argument("--screen", type=int, default=None, help="families without seeds to lift long "
+                       "puzzles on too (default: every family of the edition)")
     build.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     build.add_argument("--queue", action="store_true", help="fan the seeds out as Celery tasks on the analysis "
                        "queue of the deployment at REDIS_URL, for any number of workers, instead of processes here")
@@ -115,7 +115,7 @@ Job = tuple[list[str], tuple[int, int], float, int, list[str]]
 
 
 def _grow(job: Job) -> list[tuple[str, dict[str, Any]]]:
-    """A share of one family's sweep, or the screen of families (a local build's task)."""
+    """A share of one family's growth (a local build's task)."""
     from solver.model.puzzle import Puzzle
     from solver.production.catalogue import claimer, found_json, grow
 
@@ -142,11 +142,11 @@ def _families(seeds: list[str]) -> dict[str, list[str]]:
 
 
 def _swept(pools: list[Any]) -> set[str]:
-    """The boards of families that need no sweep: those holding a SEED_FROM-move puzzle."""
+    """The boards of families that need no sweep nor lift: those holding a SEED_FROM-move puzzle."""
     from solver.production.catalogue import SEED_FROM, family_of
 
-    return {f"{family_of(p.puzzle(0))}|{p.board.spec}" for p in pools
-            if p.rows and p.board.spec and max(p.lengths()) >= SEED_FROM}
+    return {f"{how}{family_of(p.puzzle(0))}|{p.board.spec}" for p in pools
+            if p.rows and p.board.spec and max(p.lengths()) >= SEED_FROM for how in ("", "lift|")}
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -158,16 +158,14 @@ def run_build(args: argparse.Namespace) -> int:
     out, have = _out(args.out)
     library = Library([packaged(), out])
     families = _families(seeds_for(library, args.seeds, SEED_FROM))
-    if args.queue:
-        return _fan_out(families, args)
     # What is kept is not tried again: its puzzles, and the boards already holding a long one.
     starters = [p for e in library.entries() if (p := library.load(e.id)) is not None]
+    if args.queue:
+        return _fan_out(families, args, sorted(_swept(starters)))
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))} | _swept(starters))
     deadline = time.time() + 60 * args.minutes
-    screens = _to_discover(families, args.screen)
-    jobs: list[Job] = [([], (0, 1), deadline, n, [f]) for n, f in enumerate(screens)]  # the cheap ones first
-    jobs += [(codes, (k, args.batches), deadline, n, []) for n, codes in enumerate(families.values())
-             for k in range(args.batches)]
+    jobs: list[Job] = [(codes, part, deadline, n, discover)
+                       for n, (codes, part, discover) in enumerate(_shares(families, args.screen, args.batches))]
     started = last = time.time()
     found: list[tuple[str, dict[str, Any]]] = []
     with multiprocessing.get_context("spawn").Pool(args.processes, _known, (known,)) as workers:
@@ -187,25 +185,33 @@ def run_build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _fan_out(families: dict[str, list[str]], args: argparse.Namespace) -> int:
-    """Each family not seeded screened, and each seeded family's sweep in
-    `--batches` shares: each a task on the analysis queue."""
+def _shares(families: dict[str, list[str]], screen: int | None, batches: int) -> list[
+        tuple[list[str], tuple[int, int], list[str]]]:
+    """Every task of a build, as (placements' codes, share, families to
+    discover): each seeded family and `screen` (default: every) other family of
+    the edition, in `batches` shares each, the likeliest long first (see
+    `catalogue.promise`)."""
+    from solver.production.catalogue import promise
+
+    named = [(f, codes) for f, codes in families.items()] + [(f, []) for f in _to_discover(families, screen)]
+    named.sort(key=lambda item: -promise(item[0]))
+    return [(codes, (k, batches), [] if codes else [f]) for f, codes in named for k in range(batches)]
+
+
+def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: list[str]) -> int:
+    """Each family's growth (see `_shares`), each share a task on the analysis
+    queue; the boards `known` long marked tried first."""
     from workers.app import ANALYSIS_QUEUE, make_celery
     from workers.settings import settings_or_exit
 
-    _stores()  # REDIS_URL is set
+    _stores().catalogue.mark(known)
     celery = make_celery(settings_or_exit().redis_url)
-    discover = _to_discover(families, args.screen)
-    for family in discover:
-        celery.send_task("ricochet.catalogue_grow", args=[[], 60 * args.minutes, [0, 1], [family]],
+    shares = _shares(families, args.screen, args.batches)
+    for codes, part, discover in shares:
+        celery.send_task("ricochet.catalogue_grow", args=[codes, 60 * args.minutes, list(part), discover],
                          queue=ANALYSIS_QUEUE)
-    for codes in families.values():
-        for k in range(args.batches):
-            celery.send_task("ricochet.catalogue_grow", args=[codes, 60 * args.minutes, [k, args.batches], []],
-                             queue=ANALYSIS_QUEUE)
-    print(f"ricochet: {len(discover) + len(families) * args.batches} tasks queued on {ANALYSIS_QUEUE} "
-          f"({len(discover)} families to screen, {len(families)} to sweep in {args.batches} shares each, about "
-          f"{args.minutes:g} minutes each at most); `ricochet catalogue status` "
+    print(f"ricochet: {len(shares)} tasks queued on {ANALYSIS_QUEUE} ({len(shares) // args.batches} families in "
+          f"{args.batches} shares each, about {args.minutes:g} minutes each at most); `ricochet catalogue status` "
           "follows them, `ricochet catalogue merge` writes what they grew into the catalogue's files",
           file=sys.stderr)
     return EXIT_OK

@@ -160,86 +160,43 @@ def _turned(cell: tuple[int, int], turns: int) -> tuple[int, int]:
 def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str = 0,
          claim: Callable[[str], bool] | None = None, until: float | None = None,
          part: tuple[int, int] = (0, 1), discover: Iterable[str] = ()) -> Iterator[Generated]:
-    """Proven long puzzles on new pairs: the families of `seeds` swept (see the
-    module's docstring), each with the placements of its seeds in the order
-    given (longest first, at most PLACEMENTS), boards in an order drawn from
-    `seed`; then the families named in `discover`, each screened first (see
-    `screen`) and swept from what its screen found when that is long enough.
-    `part` (k, n) sweeps every n-th board from the k-th, so that n tasks share
-    a family.  `claim(key)` says whether a board of a family (or a family's
-    screen) is this caller's (a set of those done, by default; the workers
-    share theirs in Redis), so none is done twice.  It stops at `until`
-    (time.monotonic()), if given."""
+    """Proven long puzzles on new pairs: the families of `seeds`, then those
+    named in `discover`, board by board in an order drawn from `seed`.  A board
+    of a seeded family is swept with the placements of its seeds in the order
+    given (longest first, at most PLACEMENTS; see `_sweep`); every board not
+    SEED_FROM moves long by then is lifted (see `lift`).  `part` (k, n) takes
+    every n-th board from the k-th, so that n tasks share a family.
+    `claim(key)` says whether a board's sweep or lift (or a position) is this
+    caller's (a set of those done, by default; the workers share theirs in
+    Redis), so none is done twice.  It stops at `until` (time.monotonic()), if
+    given."""
     claim = claim or claimer(set())
     rng = random.Random(seed)
     todo = [(family, placements) for family, placements in families(seeds).items()]
     todo += [(family, []) for family in discover]
     for family, placements in todo:
-        if not placements:
-            if not claim(f"screen|{family}|{part[0]}"):
-                continue
-            found = sorted(screen(family, rng, claim, time_budget, until, part),
-                           key=lambda g: -len(g.solution.moves))
-            yield from found
-            placements = [g.puzzle for g in found if len(g.solution.moves) >= SCREEN_KEEPS][:PLACEMENTS]
-            if placements:
-                yield from _nearby(found[0], rng, claim, time_budget, until)
         boards = family_boards(family)
         rng.shuffle(boards)
+        cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
         for spec in boards[part[0]::part[1]]:
             if until is not None and time.monotonic() > until:
                 return
+            longest = 0
             if placements and claim(f"{family}|{spec}"):
-                yield from _sweep(spec, placements, rng, claim, time_budget, until)
-
-
-SCREEN_BOARDS = 3     # boards of a family its screen samples
-SCREEN_SAMPLES = 400  # random positions sampled on each
-SCREEN_KEEPS = 17     # a family is swept when its screen found a puzzle this long
-
-
-def screen(family: str, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
-           until: float | None, part: tuple[int, int] = (0, 1)) -> list[Generated]:
-    """Is a family long?  Random fair positions (4 robots, ricochet rule) on a
-    few of its boards (the `part` share of them), each proven unless its cheap
-    upper bound is already short: most families hold nothing of MIN_LENGTH
-    moves, and their positions are ruled out in microseconds.  The proven
-    puzzles of MIN_LENGTH moves and more."""
-
-    boards = family_boards(family)
-    picks = random.Random(family).sample(boards, min(len(boards), SCREEN_BOARDS * part[1]))[part[0]::part[1]]
-    x, y = (int(v) for v in family.split(":")[1].split("-")[:2])
-    out: list[Generated] = []
-    for spec in picks:
-        board = real_board(spec)
-        chip = board.target_at((x, y))
-        assert chip is not None
-        out += sampled(board, Goal((x, y), chip.colour, chip.symbol), rng, claim, time_budget, until, MIN_LENGTH)
-    return out
-
-
-def sampled(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
-            until: float | None, floor: int) -> list[Generated]:
-    """SCREEN_SAMPLES random fair positions (4 robots, ricochet rule) on a board,
-    each proven unless its cheap upper bound is below `floor`: those proven
-    of MIN_LENGTH moves and more."""
-    free, out = board.start_cells(), []
-    for _ in range(SCREEN_SAMPLES):
-        if until is not None and time.monotonic() > until:
-            break
-        p = Puzzle.create(board, dict(zip(ROBOT_COLOURS[:4], rng.sample(free, 4))), goal, Rules("turn"))
-        bound = upper_bound(p)
-        if (bound is None or bound >= floor) and claim(p.code()) and (g := prove(p, time_budget)):
-            out.append(g)
-    return out
+                for g in _sweep(spec, placements, rng, claim, time_budget, until):
+                    longest = max(longest, len(g.solution.moves))
+                    yield g
+            if longest < SEED_FROM and claim(f"lift|{family}|{spec}"):
+                board = real_board(spec)
+                chip = board.target_at(cell)  # type: ignore[arg-type]
+                assert chip is not None
+                yield from lift(board, Goal(chip.cell, chip.colour, chip.symbol), rng, claim, LIFT_BUDGET, until)
 
 
 def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Callable[[str], bool],
            time_budget: float, until: float | None) -> Iterator[Generated]:
     """One board of a family: placements tried until one is SEED_FROM moves or
-    more; when the longest is shorter but long (a board of a long family),
-    random positions sampled too (a board's own long positions are often not
-    its neighbours'); the walk from the longest found."""
+    more; the walk from the longest found."""
     best = None
     for p in placements:
         v = placed(p, spec)
@@ -253,12 +210,74 @@ def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Calla
             best = g
         if len(g.solution.moves) >= SEED_FROM:
             break
-    if best is not None and len(best.solution.moves) < SEED_FROM:
-        more = sampled(best.puzzle.board, best.puzzle.goal, rng, claim, time_budget, until, SCREEN_KEEPS + 1)
-        yield from more
-        best = max([best, *more], key=lambda g: len(g.solution.moves))
     if best is not None:
         yield from _nearby(best, rng, claim, time_budget, until)
+
+
+LIFT_FROM = 21       # a pair is lifted when its longest 3-robot position is this long (2 robots: a move less)
+LIFT_POSITIONS = 60  # its longest 3-robot positions (on start cells) a fourth robot is added to
+LIFT_TRIES = 8       # cells tried for the fourth robot of each
+LIFT_ENOUGH = 3      # a lift stops once it found this many puzzles of exactly SEED_FROM moves
+LIFT_BUDGET = 30.0   # seconds a lift may take after its analyses
+
+
+def promise(family: str, boards: int = 4) -> int:
+    """How long a family may be, cheaply: the longest 2-robot position over a
+    few of its boards (milliseconds each; see `lift`)."""
+    from solver.search.solve import exhaustive
+
+    cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
+    longest = 0
+    for spec in random.Random(family).sample(family_boards(family), boards):
+        board = real_board(spec)
+        chip = board.target_at(cell)  # type: ignore[arg-type]
+        assert chip is not None
+        names = _lift_colours(chip.colour)
+        goal = Goal(chip.cell, chip.colour, chip.symbol)
+        longest = max(longest, exhaustive(board, names[:2], goal, min_length=99, limit=1, threads=1).longest or 0)
+    return longest
+
+
+def _lift_colours(colour: str | None) -> list[str]:
+    """The robots of a lift: the target's colour first (red for the vortex), the fourth added last."""
+    first = colour or ROBOT_COLOURS[0]
+    return [first] + [c for c in ROBOT_COLOURS[:4] if c != first]
+
+
+def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
+         until: float | None) -> Iterator[Generated]:
+    """Long 4-robot puzzles on one pair, from its longest 3-robot positions.
+    With fewer robots a target is further: over the 45 pairs analysed whole, the
+    longest 3-robot position was 0 to 4 moves longer than the longest 4-robot
+    one (2 to 3 mostly), and 2 robots are longer still.  So the 2-robot
+    analysis (milliseconds) and then the 3-robot one (1-2 s) rule a short pair
+    out; on a long one, a fourth robot on a random cell beside one of its
+    longest 3-robot positions keeps it SEED_FROM moves or more often enough
+    (measured: 15 of 250 tries on a pair no sweep had found), each proven by the
+    solver under the ricochet rule."""
+    from solver.search.solve import exhaustive
+
+    names = _lift_colours(goal.colour)
+    if (exhaustive(board, names[:2], goal, min_length=99, limit=1, threads=1).longest or 0) < LIFT_FROM - 1:
+        return
+    three = exhaustive(board, names[:3], goal, min_length=LIFT_FROM, limit=4 * LIFT_POSITIONS, threads=1)
+    free = set(board.start_cells())
+    starts = [pos for _, pos, _ in three.positions if set(pos.values()) <= free][:LIFT_POSITIONS]
+    deadline = time.monotonic() + time_budget if until is None else min(until, time.monotonic() + time_budget)
+    at_seed = 0
+    for pos in starts:
+        for cell in rng.sample(sorted(free - set(pos.values())), LIFT_TRIES):
+            if time.monotonic() > deadline:
+                return
+            p = Puzzle.create(board, {**pos, names[3]: cell}, goal, Rules("turn"))
+            bound = upper_bound(p)
+            if (bound is not None and bound < MIN_LENGTH) or not claim(p.code()):
+                continue
+            if g := prove(p, max(0.1, deadline - time.monotonic())):
+                yield g
+                at_seed += len(g.solution.moves) == SEED_FROM
+                if at_seed >= LIFT_ENOUGH:
+                    return
 
 
 WALK_STEPS = 10  # positions walked on a new pair of WALK_FROM moves or more

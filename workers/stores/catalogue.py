@@ -1,5 +1,5 @@
-"""The catalogue as the workers grow it: which family boards, screens and
-positions were tried (so each is done once, by one worker, and a build
+"""The catalogue as the workers grow it: which family boards (swept or lifted)
+and positions were tried (so each is done once, by one worker, and a build
 resumes where it stopped), and the puzzles proven, by pool id.
 
 Keys: `catalogue:tried` (a set of those keys), `catalogue:rows:<pool id>` (a
@@ -21,6 +21,11 @@ class CatalogueStore:
     def claim(self, key: str) -> bool:
         """True for the one caller that asks for this key first."""
         return bool(self.redis.sadd("catalogue:tried", key))
+
+    def mark(self, keys: list[str]) -> None:
+        """Claim these keys for no one: what is known already is not tried."""
+        if keys:
+            self.redis.sadd("catalogue:tried", *keys)
 
     def add(self, pool_id: str, code: str, found: dict[str, Any]) -> None:
         with self.redis.pipeline() as pipe:
