@@ -8,15 +8,17 @@ mostly in its target's section and where its robots stand, so the other boards
 of its **family** are often long too.  A family is a section with one of its
 chips as the target, at one quadrant: its boards are every board of the
 edition with that section there (128 of them, 384 when it is the green one at
-the top-left), all with the target on the same cell.  The growth **sweeps** a
-family: on each of its boards it tries the robot placements of the family's
-longest known puzzles, one after another, each proven by the solver, until one
-is `SEED_FROM` moves or more; from the board's longest it walks towards
-exactly `SEED_FROM` moves (see `_nearby`).  Everything of `MIN_LENGTH` moves and
-more is kept.  Two other ways were measured and fail: growing chains of
-variants from single puzzles (its robots only) ran dry at about 250 pairs, and
-screening pairs with the 3-robot analysis and adding a fourth robot reaches 10
-to 15 moves: a fourth robot did not lengthen one of 700 tries beyond that.
+the top-left), all with the target on the same cell.  The growth takes each
+family's boards in turn.  It **sweeps** a board of a family with long puzzles
+known: it tries the robot placements of the family's longest, one after
+another, each proven by the solver, until one is `SEED_FROM` moves or more,
+and from the board's longest walks towards exactly `SEED_FROM` moves (see
+`_nearby`).  It **lifts** every board still short (see `lift`): the 2-robot
+and 3-robot analyses tell in milliseconds to seconds whether it can be long,
+and a fourth robot added to its longest 3-robot positions makes 4-robot
+puzzles of `SEED_FROM` moves on the long ones.  Everything of `MIN_LENGTH`
+moves and more is kept.  Growing chains of variants from single puzzles
+(its robots only) was measured and given up: it ran dry at about 250 pairs.
 """
 
 from __future__ import annotations
@@ -219,6 +221,7 @@ LIFT_POSITIONS = 60  # its longest 3-robot positions (on start cells) a fourth r
 LIFT_TRIES = 8       # cells tried for the fourth robot of each
 LIFT_ENOUGH = 3      # a lift stops once it found this many puzzles of exactly SEED_FROM moves
 LIFT_BUDGET = 30.0   # seconds a lift may take after its analyses
+LIFT_HOPE = 40       # proofs after which a lift gives up unless one was SEED_FROM - 1 moves or more
 
 
 def promise(family: str, boards: int = 4) -> int:
@@ -254,7 +257,8 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     out; on a long one, a fourth robot on a random cell beside one of its
     longest 3-robot positions keeps it SEED_FROM moves or more often enough
     (measured: 15 of 250 tries on a pair no sweep had found), each proven by the
-    solver under the ricochet rule."""
+    solver under the ricochet rule.  A lift whose first LIFT_HOPE proofs stay
+    two moves short gives up."""
     from solver.search.solve import exhaustive
 
     names = _lift_colours(goal.colour)
@@ -264,17 +268,19 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     free = set(board.start_cells())
     starts = [pos for _, pos, _ in three.positions if set(pos.values()) <= free][:LIFT_POSITIONS]
     deadline = time.monotonic() + time_budget if until is None else min(until, time.monotonic() + time_budget)
-    at_seed = 0
+    at_seed = proofs = longest = 0
     for pos in starts:
         for cell in rng.sample(sorted(free - set(pos.values())), LIFT_TRIES):
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or (proofs >= LIFT_HOPE and longest < SEED_FROM - 1):
                 return
             p = Puzzle.create(board, {**pos, names[3]: cell}, goal, Rules("turn"))
             bound = upper_bound(p)
             if (bound is not None and bound < MIN_LENGTH) or not claim(p.code()):
                 continue
+            proofs += 1
             if g := prove(p, max(0.1, deadline - time.monotonic())):
                 yield g
+                longest = max(longest, len(g.solution.moves))
                 at_seed += len(g.solution.moves) == SEED_FROM
                 if at_seed >= LIFT_ENOUGH:
                     return
