@@ -355,3 +355,25 @@ def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url, new):
                 (q["board"], q["target"], 3000, MIN_LENGTH)
     finally:
         stores.redis.flushdb()
+
+
+def test_a_local_build_goes_on_with_the_shares_it_did_not_finish(tmp_path):
+    import subprocess
+    import sys
+
+    from service.cli.catalogue import GROWN, _families, _grow, _shares
+    from solver.production.catalogue import seeds_for
+
+    # A share done before the deadline is named (a build writes it down); one cut short is not.
+    short = "green-D@0:1-3-red"  # its boards are ruled out by their 2-robot analysis
+    assert _grow((f"{short} 0/8", [], (0, 8), time.time() + 120, 0, [short])) == (f"{short} 0/8", [])
+    assert _grow(("blue-B@3:3-9-blue 0/1", [], (0, 1), time.time() + 1, 0, ["blue-B@3:3-9-blue"]))[0] is None
+    # A build whose shares are all written down has nothing left to do.
+    families = _families(seeds_for(Library([packaged()]), 1, SEED_FROM))
+    names = [f"{family} {k}/{n}" for family, _, (k, n), _ in _shares(families, 0, 1)]
+    (tmp_path / GROWN).write_text("\n".join(names) + "\n")
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "build", "--seeds", "1", "--screen", "0",
+                    "--batches", "1", "--processes", "1", "--minutes", "5", "--out", str(tmp_path)],
+                   check=True, capture_output=True)
+    assert time.monotonic() - started < 120 and not list(tmp_path.glob("*.pool.gz"))

@@ -111,19 +111,22 @@ def _known(codes: list[str]) -> None:
     _tried.update(codes)
 
 
-Job = tuple[list[str], tuple[int, int], float, int, list[str]]
+Job = tuple[str, list[str], tuple[int, int], float, int, list[str]]
+GROWN = "grown.txt"  # beside a catalogue's files: the shares local builds finished, one per line
 
 
-def _grow(job: Job) -> list[tuple[str, dict[str, Any]]]:
-    """A share of one family's growth (a local build's task)."""
+def _grow(job: Job) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    """A share of one family's growth (a local build's task): the share's name
+    when it finished before the deadline, and what it found."""
     from solver.model.puzzle import Puzzle
     from solver.production.catalogue import claimer, found_json, grow
 
-    codes, part, deadline, seed, discover = job
+    name, codes, part, deadline, seed, discover = job
     until = time.monotonic() + max(0.0, deadline - time.time())
-    return [(g.puzzle.code(), found_json(g)) for g in grow([Puzzle.from_code(c) for c in codes], seed=seed,
-                                                           claim=claimer(_tried), until=until, part=part,
-                                                           discover=discover)]
+    found = [(g.puzzle.code(), found_json(g)) for g in grow([Puzzle.from_code(c) for c in codes], seed=seed,
+                                                            claim=claimer(_tried), until=until, part=part,
+                                                            discover=discover)]
+    return (name if time.monotonic() < until else None), found
 
 
 def _to_discover(families: dict[str, list[str]], count: int | None) -> list[str]:
@@ -164,13 +167,20 @@ def run_build(args: argparse.Namespace) -> int:
         return _fan_out(families, args, sorted(_swept(starters)))
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))} | _swept(starters))
     deadline = time.time() + 60 * args.minutes
-    jobs: list[Job] = [(codes, part, deadline, n, discover)
-                       for n, (codes, part, discover) in enumerate(_shares(families, args.screen, args.batches))]
+    grown = out.path / GROWN  # a build run again goes on with the shares not finished
+    finished = set(grown.read_text().split("\n")) if grown.exists() else set()
+    jobs: list[Job] = [(name, codes, part, deadline, n, discover) for n, (family, codes, part, discover) in
+                       enumerate(_shares(families, args.screen, args.batches))
+                       if (name := f"{family} {part[0]}/{part[1]}") not in finished]
     started = last = time.time()
     found: list[tuple[str, dict[str, Any]]] = []
     with multiprocessing.get_context("spawn").Pool(args.processes, _known, (known,)) as workers:
-        for batch in workers.imap_unordered(_grow, jobs):
+        for name, batch in workers.imap_unordered(_grow, jobs):
             found += batch
+            if name:
+                out.path.mkdir(parents=True, exist_ok=True)
+                with grown.open("a") as f:
+                    f.write(name + "\n")
             if time.time() - last > 60:  # what is proven is written as it comes: a stopped build keeps it
                 have = merge(out, have, found)
                 found, last = [], time.time()
@@ -186,16 +196,16 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def _shares(families: dict[str, list[str]], screen: int | None, batches: int) -> list[
-        tuple[list[str], tuple[int, int], list[str]]]:
-    """Every task of a build, as (placements' codes, share, families to
-    discover): each seeded family and `screen` (default: every) other family of
+        tuple[str, list[str], tuple[int, int], list[str]]]:
+    """Every task of a build, as (family, its placements' codes, share,
+    families to discover): each seeded family and `screen` (default: every) other family of
     the edition, in `batches` shares each, the likeliest long first (see
     `catalogue.promise`)."""
     from solver.production.catalogue import promise
 
     named = [(f, codes) for f, codes in families.items()] + [(f, []) for f in _to_discover(families, screen)]
     named.sort(key=lambda item: -promise(item[0]))
-    return [(codes, (k, batches), [] if codes else [f]) for f, codes in named for k in range(batches)]
+    return [(f, codes, (k, batches), [] if codes else [f]) for f, codes in named for k in range(batches)]
 
 
 def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: list[str]) -> int:
@@ -207,7 +217,7 @@ def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: li
     _stores().catalogue.mark(known)
     celery = make_celery(settings_or_exit().redis_url)
     shares = _shares(families, args.screen, args.batches)
-    for codes, part, discover in shares:
+    for _, codes, part, discover in shares:
         celery.send_task("ricochet.catalogue_grow", args=[codes, 60 * args.minutes, list(part), discover],
                          queue=ANALYSIS_QUEUE)
     print(f"ricochet: {len(shares)} tasks queued on {ANALYSIS_QUEUE} ({len(shares) // args.batches} families in "
