@@ -40,6 +40,7 @@ from solver.search.solve import solve, upper_bound
 MIN_LENGTH = 16  # the catalogue keeps puzzles of this many moves and more
 SEED_FROM = 20   # sweeps a board until one of this many moves or more, and walks towards exactly this many
 PER_LENGTH = 3   # puzzles kept per pair and length
+PER_SEED = 12    # and at exactly SEED_FROM moves (ten packs of that length draw on every pair)
 PLACEMENTS = 16  # robot placements of a family's long puzzles tried on each of its boards
 
 
@@ -219,7 +220,7 @@ def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Calla
 LIFT_FROM = 21       # a pair is lifted when its longest 3-robot position is this long (2 robots: a move less)
 LIFT_POSITIONS = 60  # its longest 3-robot positions (on start cells) a fourth robot is added to
 LIFT_TRIES = 8       # cells tried for the fourth robot of each
-LIFT_ENOUGH = 3      # a lift stops once it found this many puzzles of exactly SEED_FROM moves
+LIFT_ENOUGH = PER_SEED  # a lift stops once it found this many puzzles of exactly SEED_FROM moves
 LIFT_BUDGET = 30.0   # seconds a lift may take after its analyses
 LIFT_HOPE = 40       # proofs after which a lift gives up unless one was SEED_FROM - 1 moves or more
 
@@ -323,7 +324,7 @@ def _nearby(g: Generated, rng: random.Random, claim: Callable[[str], bool], time
 
 def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[Pool]:
     """Proven puzzles as pools (one per board, target, robots and rule), at most
-    `per_length` per length, in the pools' row format (the counts a pool build
+    `per_length` per length (PER_SEED at SEED_FROM moves), in the pools' row format (the counts a pool build
     takes from its analysis are left empty: fewest robots and helper moves come
     from the one solution)."""
     grouped: dict[str, list[Generated]] = defaultdict(list)
@@ -338,7 +339,7 @@ def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[P
         seen = set()
         for g in sorted(items, key=lambda g: (len(g.solution.moves), g.puzzle.code())):
             n = len(g.solution.moves)
-            if per[n] >= per_length or g.puzzle.code() in seen:
+            if per[n] >= (max(per_length, PER_SEED) if n == SEED_FROM else per_length) or g.puzzle.code() in seen:
                 continue
             per[n] += 1
             seen.add(g.puzzle.code())
