@@ -20,7 +20,8 @@ from .common import EXIT_OK, InputError
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("catalogue", help="grow the catalogue of long puzzles over an edition")
     actions = p.add_subparsers(dest="action", required=True)
-    build = actions.add_parser("build", help="sweep the boards of long puzzles' families, and merge them in")
+    build = actions.add_parser("build", help="sweep and lift the boards of every family, likeliest first, "
+                               "and merge them in")
     build.add_argument("--edition", choices=("2013",), default="2013", help="the edition (2013)")
     build.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
     build.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
@@ -31,7 +32,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     build.add_argument("--queue", action="store_true", help="fan the seeds out as Celery tasks on the analysis "
                        "queue of the deployment at REDIS_URL, for any number of workers, instead of processes here")
-    build.add_argument("--batches", type=int, default=4, help="shares each family's sweep is split into, "
+    build.add_argument("--batches", type=int, default=4, help="shares each family's growth is split into, "
                        "each a task with --queue (default 4)")
     build.set_defaults(run=run_build)
     status = actions.add_parser("status", help="what the deployment's workers have grown (REDIS_URL)")
