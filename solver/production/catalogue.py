@@ -180,7 +180,6 @@ def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str 
     for family, placements in todo:
         boards = family_boards(family)
         rng.shuffle(boards)
-        cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
         for spec in boards[part[0]::part[1]]:
             if until is not None and time.monotonic() > until:
                 return
@@ -190,10 +189,24 @@ def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str 
                     longest = max(longest, len(g.solution.moves))
                     yield g
             if longest < SEED_FROM and claim(f"lift|{family}|{spec}"):
-                board = real_board(spec)
-                chip = board.target_at(cell)  # type: ignore[arg-type]
-                assert chip is not None
-                yield from lift(board, Goal(chip.cell, chip.colour, chip.symbol), rng, claim, LIFT_BUDGET, until)
+                yield from lift(*family_pair(family, spec), rng, claim, LIFT_BUDGET, until)
+
+
+def family_pair(family: str, spec: str) -> tuple[Board, Goal]:
+    """A board of a family and the family's target on it."""
+    cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
+    board = real_board(spec)
+    chip = board.target_at(cell)  # type: ignore[arg-type]
+    assert chip is not None
+    return board, Goal(chip.cell, chip.colour, chip.symbol)
+
+
+def _longest(board: Board, goal: Goal, robots: int) -> int:
+    """The longest position of the first `robots` robots of a lift (see `_lift_colours`)."""
+    from solver.search.solve import exhaustive
+
+    names = _lift_colours(goal.colour)[:robots]
+    return exhaustive(board, names, goal, min_length=99, limit=1, threads=1).longest or 0
 
 
 def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Callable[[str], bool],
@@ -228,18 +241,8 @@ LIFT_HOPE = 40       # proofs after which a lift gives up unless one was SEED_FR
 def promise(family: str, boards: int = 4) -> int:
     """How long a family may be, cheaply: the longest 2-robot position over a
     few of its boards (milliseconds each; see `lift`)."""
-    from solver.search.solve import exhaustive
-
-    cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
-    longest = 0
-    for spec in random.Random(family).sample(family_boards(family), boards):
-        board = real_board(spec)
-        chip = board.target_at(cell)  # type: ignore[arg-type]
-        assert chip is not None
-        names = _lift_colours(chip.colour)
-        goal = Goal(chip.cell, chip.colour, chip.symbol)
-        longest = max(longest, exhaustive(board, names[:2], goal, min_length=99, limit=1, threads=1).longest or 0)
-    return longest
+    return max(_longest(*family_pair(family, spec), 2)
+               for spec in random.Random(family).sample(family_boards(family), boards))
 
 
 def _lift_colours(colour: str | None) -> list[str]:
@@ -263,7 +266,7 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     from solver.search.solve import exhaustive
 
     names = _lift_colours(goal.colour)
-    if (exhaustive(board, names[:2], goal, min_length=99, limit=1, threads=1).longest or 0) < LIFT_FROM - 1:
+    if _longest(board, goal, 2) < LIFT_FROM - 1:
         return
     three = exhaustive(board, names[:3], goal, min_length=LIFT_FROM, limit=4 * LIFT_POSITIONS, threads=1)
     free = set(board.start_cells())
@@ -444,13 +447,11 @@ def candidates(pools: Iterable[Pool]) -> list[tuple[str, str, int]]:
             rich[_family(p.board.spec or "", p.goal.cell, p.goal.colour)] += 1
     out = []
     for family, count in rich.items():
-        cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
         for spec in family_boards(family):
-            known = longest.get((spec, cell), 0)
-            if known < SEED_FROM and (spec, cell) not in done:
-                chip = real_board(spec).target_at(cell)
-                assert chip is not None
-                out.append((-known, -count, spec, f"{chip.colour}-{chip.symbol}" if chip.colour else chip.symbol))
+            goal = family_pair(family, spec)[1]
+            known = longest.get((spec, goal.cell), 0)
+            if known < SEED_FROM and (spec, goal.cell) not in done:
+                out.append((-known, -count, spec, f"{goal.colour}-{goal.symbol}" if goal.colour else goal.symbol))
     return [(spec, chip, -known) for known, _, spec, chip in sorted(out)]
 
 
