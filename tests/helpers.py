@@ -150,10 +150,12 @@ def served(app: Any) -> Iterator[str]:
         server.shutdown()
 
 
-def get_json(url: str, timeout: float = 120) -> Any:
-    """GET a URL of a served app: its JSON."""
+def get_json(url: str, timeout: float = 120, body: Any = None) -> Any:
+    """GET a URL of a served app (POST `body` as JSON when given): its JSON."""
     import json
     import urllib.request
 
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+    request = urllib.request.Request(url) if body is None else urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as r:
         return json.load(r)
