@@ -14,15 +14,18 @@ from solver.model.puzzle import Goal, Puzzle
 from solver.production.catalogue import (
     LIFT_FROM,
     MIN_LENGTH,
+    PER_SEED,
     SEED_FROM,
     _family,
     _turned,
     analysed,
     candidates,
     catalogue,
+    catalogue_pool_id,
     claimer,
     family_boards,
     family_of,
+    fill,
     found_json,
     grow,
     lift,
@@ -31,6 +34,7 @@ from solver.production.catalogue import (
     pools_of,
     promise,
     prove,
+    thin,
     trimmed,
     turned,
 )
@@ -113,6 +117,79 @@ def test_a_lift_finds_a_pair_the_sweeps_missed_long_and_rules_a_short_one_out_at
                          30.0, None))
     assert time.monotonic() - started < 5  # the 2-robot analysis alone said so
     assert promise(family_of(found[0].puzzle)) >= LIFT_FROM > promise("green-D@0:1-3-red")
+
+
+DENSE = "green-B,blue-B,red-B,yellow-D@8-10-yellow-4-turn"  # a starter pool holding hundreds at 20 moves
+
+
+def test_a_fill_finds_more_proven_puzzles_of_exactly_seed_from_moves_beside_a_known_one():
+    pool = Pool.loads(packaged().read(DENSE))
+    known = [pool.generated(pool.lengths()[SEED_FROM][0])]
+    found = list(fill(known, random.Random(1), claimer(set()), time.monotonic() + 90, enough=3))
+    assert len(found) == 2 and len({g.puzzle.code() for g in found + known}) == 3
+    for g in found:
+        p = Puzzle.from_code(g.puzzle.code())
+        assert (p.board.spec, p.goal, p.rules.ricochet, len(p.robots)) == (pool.board.spec, pool.goal, "turn", 4)
+        assert {cell for _, cell in p.robots} <= set(p.board.start_cells()) and check(p, g.solution.moves).solved
+        again = solve(p, time_budget=60)
+        assert again.status == "optimal" and again.length == SEED_FROM
+    # A pair whose positions nearby are all shorter is given up on, not searched for ever.
+    started = time.monotonic()
+    short = pool.generated(pool.lengths()[SEED_FROM - 4][0])
+    assert not list(fill([short], random.Random(1), claimer(set()), time.monotonic() + 90))
+    assert time.monotonic() - started < 5  # nothing at SEED_FROM to start from
+
+
+def test_the_pairs_to_fill_hold_a_few_puzzles_of_seed_from_moves_and_no_analysis():
+    pairs = thin(Library(shipped()))
+    assert pairs, "the shipped catalogue holds pairs with few 20-move puzzles"
+    starters = {(p.board.spec, p.goal.cell) for i in packaged().ids() if (p := Pool.loads(packaged().read(i)))}
+    sizes = [len(items) for items in pairs]
+    assert sizes == sorted(sizes) and sizes[0] > 0 and sizes[-1] < PER_SEED
+    for items in pairs:
+        assert len({(g.puzzle.board.spec, g.puzzle.goal.cell) for g in items}) == 1
+        assert (items[0].puzzle.board.spec, items[0].puzzle.goal.cell) not in starters
+        assert all(len(g.solution.moves) == SEED_FROM and len(g.puzzle.robots) == 4 for g in items)
+
+
+def test_workers_fill_a_thin_pair_from_the_queue_and_it_merges_into_files(redis_url, tmp_path):
+    """`ricochet catalogue fill --queue` queues a task per pair holding few 20-move
+    puzzles (here into an empty catalogue: the bank's pairs); a worker proves
+    more beside them and `merge` writes them in."""
+    import os
+    import subprocess
+    import sys
+
+    from workers.stores import Stores
+
+    base, _, _ = redis_url.rpartition("/")
+    url = f"{base}/8"
+    stores = Stores.from_url(url)
+    stores.redis.flushdb()
+    first = thin(Library([packaged()]))[0]  # the pair it fills first (fewest first): one of the bank's
+    pair = catalogue_pool_id(first[0])
+    env = {**os.environ, "REDIS_URL": url}
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        cli = [sys.executable, "-m", "service.cli", "catalogue"]
+        subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
+                       env=env, check=True, capture_output=True)
+        deadline = time.monotonic() + 120
+        while not stores.catalogue.rows(pair) and time.monotonic() < deadline:  # the first found
+            time.sleep(1)
+        subprocess.run([*cli, "merge", "--out", str(tmp_path)], env=env, check=True, capture_output=True)
+        merged = Pool.loads((tmp_path / f"{pair}.pool.gz").read_bytes())
+        known = {g.puzzle.code() for g in first}
+        new = [g for i in merged.lengths()[SEED_FROM] if (g := merged.generated(i)).puzzle.code() not in known]
+        assert new and len(merged.lengths()[SEED_FROM]) <= PER_SEED and stores.queued("analysis") == 0
+        for g in new:
+            assert check(g.puzzle, g.solution.moves).solved
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+        stores.redis.flushdb()
 
 
 def test_a_sample_of_the_shipped_catalogue_is_proven_again():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -394,6 +395,22 @@ def catalogue_grow(codes: list[str], seconds: float, part: list[int] | None = No
     for g in catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
                             seed=",".join(codes[:1] or discover or []), until=deadline, part=tuple(part or (0, 1)),
                             discover=discover or ()):
+        stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
+        found += 1
+    return {"found": found}
+
+
+@celery_app.task(name="ricochet.catalogue_fill", acks_late=True)
+def catalogue_fill(items: list[list[Any]], seconds: float) -> dict[str, Any]:
+    """More puzzles of SEED_FROM moves on one pair holding few (`items`: its
+    known ones, code and found JSON), for at most `seconds` (and
+    catalogue.FILL_SECONDS); each position claimed in Redis, each puzzle kept by
+    its pool id as `catalogue_grow` keeps them."""
+    stores = _stores()
+    known = [catalogue.from_json(code, item) for code, item in items]
+    until = time.monotonic() + min(seconds, catalogue.FILL_SECONDS)
+    found = 0
+    for g in catalogue.fill(known, random.Random(items[0][0]), stores.catalogue.claim, until):
         stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
         found += 1
     return {"found": found}

@@ -2,13 +2,15 @@
 (solver/production/catalogue.py) from the starter pools' and the bank's long
 puzzles, and merge what it proves into the catalogue's pool files.  It resumes
 where it stopped: the boards already holding a long puzzle are not swept
-again.  `ricochet catalogue deepen` analyses its longest pairs whole."""
+again.  `ricochet catalogue fill` adds 20-move puzzles to the pairs holding
+few, and `ricochet catalogue deepen` analyses its longest pairs whole."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import multiprocessing
+import random
 import sys
 import time
 from pathlib import Path
@@ -52,6 +54,16 @@ def add(sub: argparse._SubParsersAction) -> None:
                         "at REDIS_URL (its analysis workers), instead of running them here; `ricochet catalogue "
                         "merge` then writes them into the catalogue's files")
     deepen.set_defaults(run=run_deepen)
+    fill = actions.add_parser("fill", help="more 20-move puzzles on the pairs that hold few (fewest first), "
+                              "and merge them in")
+    fill.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
+    fill.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    fill.add_argument("--pairs", type=int, default=None, help="at most this many pairs, fewest first (default: all)")
+    fill.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
+    fill.add_argument("--queue", action="store_true", help="queue one task per pair on the analysis queue of the "
+                      "deployment at REDIS_URL instead of running them here; `ricochet catalogue merge` then "
+                      "writes what they found into the catalogue's files")
+    fill.set_defaults(run=run_fill)
 
 
 def _stores() -> Any:
@@ -173,16 +185,26 @@ def run_build(args: argparse.Namespace) -> int:
     jobs: list[Job] = [(name, codes, part, deadline, n, discover) for n, (family, codes, part, discover) in
                        enumerate(_shares(families, args.screen, args.batches))
                        if (name := f"{family} {part[0]}/{part[1]}") not in finished]
+    _run_here(_grow, jobs, known, out, have, deadline, args.processes, grown)
+    return EXIT_OK
+
+
+def _run_here(task: Any, jobs: list[Any], known: list[str], out: Any, have: list[Any], deadline: float,
+              processes: int, done: Path | None = None) -> None:
+    """A local build's or fill's jobs on `processes` processes (each knowing the
+    codes and keys `known`), what they prove merged into the catalogue's files
+    every minute and at the end (a stopped run keeps it), the name of each job
+    `task` finished written to `done`."""
     started = last = time.time()
     found: list[tuple[str, dict[str, Any]]] = []
-    with multiprocessing.get_context("spawn").Pool(args.processes, _known, (known,)) as workers:
-        for name, batch in workers.imap_unordered(_grow, jobs):
+    with multiprocessing.get_context("spawn").Pool(processes, _known, (known,)) as workers:
+        for name, batch in workers.imap_unordered(task, jobs):
             found += batch
-            if name:
+            if name and done is not None:
                 out.path.mkdir(parents=True, exist_ok=True)
-                with grown.open("a") as f:
+                with done.open("a") as f:
                     f.write(name + "\n")
-            if time.time() - last > 60:  # what is proven is written as it comes: a stopped build keeps it
+            if time.time() - last > 60:
                 have = merge(out, have, found)
                 found, last = [], time.time()
                 print(f"ricochet: {sum(len(p.rows) for p in have)} puzzles on {len(have)} pairs after "
@@ -193,7 +215,6 @@ def run_build(args: argparse.Namespace) -> int:
     have = merge(out, have, found)
     print(f"ricochet: the catalogue holds {sum(len(p.rows) for p in have)} puzzles on {len(have)} pairs "
           f"after {time.time() - started:.0f} s", file=sys.stderr)
-    return EXIT_OK
 
 
 def _shares(families: dict[str, list[str]], screen: int | None, batches: int) -> list[
@@ -285,6 +306,52 @@ def _queue_deepen(have: list[Any], pairs: int, new: bool) -> int:
         print(json.dumps({"job": job["id"], "board": board, "target": chip}))
     print(f"ricochet: {len(todo)} analyses queued on {ANALYSIS_QUEUE} (their jobs above); `ricochet catalogue merge` "
           "writes them into the catalogue's files once done", file=sys.stderr)
+    return EXIT_OK
+
+
+FillJob = tuple[list[tuple[str, dict[str, Any]]], float]
+
+
+def _fill(job: FillJob) -> tuple[None, list[tuple[str, dict[str, Any]]]]:
+    """One pair's fill (a local fill's task): what it found."""
+    from solver.production.catalogue import FILL_SECONDS, claimer, fill, found_json, from_json
+
+    items, deadline = job
+    until = time.monotonic() + max(0.0, min(deadline - time.time(), FILL_SECONDS))
+    known = [from_json(code, item) for code, item in items]
+    rng = random.Random(items[0][0])
+    return None, [(g.puzzle.code(), found_json(g)) for g in fill(known, rng, claimer(_tried), until)]
+
+
+def run_fill(args: argparse.Namespace) -> int:
+    """The pairs holding fewer than PER_SEED puzzles of SEED_FROM moves, filled
+    here (merged as they come) or queued on the deployment's analysis workers."""
+    from solver.production.catalogue import found_json, thin
+    from solver.production.pools import Library, packaged
+
+    if args.processes < 1 or args.minutes <= 0 or (args.pairs is not None and args.pairs < 1):
+        raise InputError("--processes, --minutes and --pairs must be positive")
+    out, have = _out(args.out)
+    pairs = [[(g.puzzle.code(), found_json(g)) for g in items]
+             for items in thin(Library([packaged(), out]))[:args.pairs]]
+    if args.queue:
+        return _queue_fill(pairs, args.minutes)
+    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
+    deadline = time.time() + 60 * args.minutes
+    print(f"ricochet: filling {len(pairs)} pairs", file=sys.stderr, flush=True)
+    _run_here(_fill, [(items, deadline) for items in pairs], known, out, have, deadline, args.processes)
+    return EXIT_OK
+
+
+def _queue_fill(pairs: list[list[tuple[str, dict[str, Any]]]], minutes: float) -> int:
+    from workers.app import ANALYSIS_QUEUE, make_celery
+    from workers.settings import settings_or_exit
+
+    celery = make_celery(settings_or_exit().redis_url)
+    for items in pairs:
+        celery.send_task("ricochet.catalogue_fill", args=[items, 60 * minutes], queue=ANALYSIS_QUEUE)
+    print(f"ricochet: {len(pairs)} fills queued on {ANALYSIS_QUEUE}; `ricochet catalogue status` follows them, "
+          "`ricochet catalogue merge` writes what they found into the catalogue's files", file=sys.stderr)
     return EXIT_OK
 
 

@@ -40,7 +40,7 @@ from solver.search.solve import solve, upper_bound
 MIN_LENGTH = 16  # the catalogue keeps puzzles of this many moves and more
 SEED_FROM = 20   # sweeps a board until one of this many moves or more, and walks towards exactly this many
 PER_LENGTH = 3   # puzzles kept per pair and length
-PER_SEED = 12    # and at exactly SEED_FROM moves (ten packs of that length draw on every pair)
+PER_SEED = 24    # and at exactly SEED_FROM moves (ten packs of that length draw on every pair: see `fill`)
 PLACEMENTS = 16  # robot placements of a family's long puzzles tried on each of its boards
 
 
@@ -323,6 +323,78 @@ def _nearby(g: Generated, rng: random.Random, claim: Callable[[str], bool], time
         at_seed += len(answer.moves) == SEED_FROM
         if at_seed >= WALK_ENOUGH:
             return
+
+
+FILL_NEAR = 2    # a fill moves one robot at most this far (rows plus columns)
+FILL_HOPE = 40   # proofs in a row without a new one after which a fill gives up on its pair
+FILL_SECONDS = 120.0  # a pair's fill takes at most this long
+
+
+def fill(known: list[Generated], rng: random.Random, claim: Callable[[str], bool], until: float,
+         enough: int = PER_SEED) -> Iterator[Generated]:
+    """More puzzles of exactly SEED_FROM moves on a pair that holds a few
+    (`known`), until it holds `enough`: one robot of a known one (or of one
+    found so far) moved to a free start cell at most FILL_NEAR away, kept when
+    the solver proves it SEED_FROM moves.  Every pack of that length takes a
+    puzzle from every pair, so ten packs repeat a pair holding three about
+    seven times; a long position's neighbours are long far more often than
+    random positions (measured on ten pairs holding one to five: 48 new ones
+    of 350 proofs, 36 of them with a solution of their own, where moving a
+    robot anywhere gave 21 of 600).  Gives up after FILL_HOPE proofs in a row
+    that find nothing."""
+    bases = [g for g in known if len(g.solution.moves) == SEED_FROM]
+    if not bases:
+        return
+    free = sorted(bases[0].puzzle.board.start_cells())
+    count, barren = len(bases), 0
+    while count < enough and barren < FILL_HOPE and time.monotonic() < until:
+        p = rng.choice(bases).puzzle
+        robots = dict(p.robots)
+        colour = rng.choice(sorted(robots))
+        (x, y), taken = robots[colour], set(robots.values())
+        near = [c for c in free if c not in taken and 0 < abs(c[0] - x) + abs(c[1] - y) <= FILL_NEAR]
+        if not near:
+            barren += 1
+            continue
+        robots[colour] = rng.choice(near)
+        q = Puzzle.create(p.board, robots, p.goal, p.rules)
+        bound = upper_bound(q)
+        if (bound is not None and bound < SEED_FROM) or not claim(q.code()):
+            continue
+        barren += 1
+        g = prove(q, max(0.1, until - time.monotonic()), min_length=SEED_FROM)
+        if g is not None and len(g.solution.moves) == SEED_FROM:
+            bases.append(g)
+            count, barren = count + 1, 0
+            yield g
+
+
+def thin(library: Library, enough: int = PER_SEED) -> list[list[Generated]]:
+    """The pairs to `fill`: the 20-move puzzles (4 robots, ricochet rule) of
+    each pair holding fewer than `enough`, in the bank and in the catalogue's
+    pools that are not analyses (a pair a starter pool or an analysis holds
+    has hundreds), fewest first."""
+    from solver.production import bank
+
+    rows: dict[tuple[str, tuple[int, int]], list[Callable[[], Generated]]] = defaultdict(list)
+    full = set()
+    for entry in library.entries():
+        pool = library.load(entry.id)
+        if pool is None or len(pool.colours) != 4 or pool.ricochet != "turn" or not pool.board.spec:
+            continue
+        pair = (pool.board.spec, pool.goal.cell)
+        if pool.built.get("source") != "catalogue":
+            full.add(pair)
+        else:
+            rows[pair] += [lambda pool=pool, i=i: pool.generated(i) for i in pool.lengths().get(SEED_FROM, [])]
+    for e in bank.entries():
+        if e["length"] == SEED_FROM and e["robots"] == 4 and e["ricochet"] == "turn" and e["edition"] == "2013":
+            p = Puzzle.from_code(e["code"])
+            rows[p.board.spec or "", p.goal.cell].append(lambda e=e: bank.generated(e))
+    by_pair = {pair: [make() for make in makers] for pair, makers in rows.items()
+               if pair not in full and len(makers) < enough}
+    return sorted((items for items in by_pair.values() if items),
+                  key=lambda items: (len(items), items[0].puzzle.code()))
 
 
 def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[Pool]:
