@@ -110,11 +110,12 @@ def pool_packs(five_robots: bool, variety: bool = False) -> None:
             for count, lo, hi in POOL_PACKS:
                 _one_pack(base, count, lo, hi)
             if variety:
-                seen: set[str] = set()
+                seen: set[tuple[str, str]] = set()
                 for seed in range(VARIETY_PACKS):
                     seen |= _one_pack(base, 1000, 20, 20, f"variety-{seed}")
                 print(f"{VARIETY_PACKS} packs of 1000 x 20 (seeds variety-0..{VARIETY_PACKS - 1}): "
-                      f"{len(seen)} distinct puzzles", flush=True)
+                      f"{len(seen)} distinct puzzles, {len({key for _, key in seen})} with a (board, target, "
+                      "solution) of their own", flush=True)
         finally:
             os.killpg(serve.pid, signal.SIGTERM)
             serve.wait(timeout=60)
@@ -122,8 +123,8 @@ def pool_packs(five_robots: bool, variety: bool = False) -> None:
         _five_robots()
 
 
-def _one_pack(base: str, count: int, lo: int, hi: int, seed: str = "bench") -> set[str]:
-    """One pack timed and described; the codes of its puzzles."""
+def _one_pack(base: str, count: int, lo: int, hi: int, seed: str = "bench") -> set[tuple[str, str]]:
+    """One pack timed and described; the code and variety key of each of its puzzles."""
     from solver.production.packs import variety_key
 
     started = time.perf_counter()
@@ -144,7 +145,7 @@ def _one_pack(base: str, count: int, lo: int, hi: int, seed: str = "bench") -> s
     label = f"{count} x {lo}" if lo == hi else f"{count} x {lo}-{hi}"
     print(f"{label:>18} {took:>8.1f} {len(puzzles):>5} {len(pack.get('failed', [])):>6} {pairs:>6} "
           f"{distinct:>8}", flush=True)
-    return {p["code"] for p in puzzles}
+    return {(p["code"], variety_key(p)) for p in puzzles}
 
 
 def _five_robots() -> None:

@@ -64,9 +64,16 @@ def test_differential_five_robots():
     assert out["exact"] >= 120, out
 
 
+# The reference's state cap on small boards: nine tenths of its time on them went to the
+# one puzzle in twenty it explores past 30,000 states (measured on 600: 100,000 states
+# settled 591 in 23 s, 30,000 settled 586 in 10 s), so more puzzles at this cap settle
+# more of them in less time than fewer at a higher one.
+SMALL_STATES = 30_000
+
+
 def test_differential_small_custom_boards():
-    out = _run(random_custom_puzzle, 3000, 4, 100_000)
-    assert out["exact"] >= 2850, out
+    out = _run(random_custom_puzzle, 3500, 4, SMALL_STATES)
+    assert out["exact"] >= 3350, out
 
 
 def test_differential_one_board_many_goals():
@@ -178,7 +185,7 @@ def test_a_finisher_one_slide_from_its_target_under_the_ricochet_rule(strategy):
 
 @pytest.mark.parametrize("strategy", ["ida", "astar"])
 def test_both_strategies_agree_with_the_reference(strategy):
-    _run(random_custom_puzzle, 400, 5, 100_000, strategy)
+    _run(random_custom_puzzle, 400, 5, SMALL_STATES, strategy)
     _run(lambda rng: random_real_puzzle(rng, 4), 150, 6, 20_000, strategy)
 
 
@@ -260,7 +267,7 @@ def test_the_relaxed_finish_keeps_a_star_optimal():
 
 
 def test_the_crew_agrees_with_the_reference():
-    out = _run(random_custom_puzzle, 300, 11, 100_000, **CREW)
+    out = _run(random_custom_puzzle, 300, 11, SMALL_STATES, **CREW)
     assert out["exact"] >= 270, out
     out = _run(lambda rng: random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])), 60, 12, 20_000, **CREW)
     out += _run(lambda rng: random_real_puzzle(rng, 4, barriers=True), 60, 13, 20_000, **CREW)

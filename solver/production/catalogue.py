@@ -17,7 +17,9 @@ and from the board's longest walks towards exactly `SEED_FROM` moves (see
 and 3-robot analyses tell in milliseconds to seconds whether it can be long,
 and a fourth robot added to its longest 3-robot positions makes 4-robot
 puzzles of `SEED_FROM` moves on the long ones.  Everything of `MIN_LENGTH`
-moves and more is kept.  Growing chains of variants from single puzzles
+moves and more is kept.  It **fills** a pair holding few puzzles of
+`SEED_FROM` moves with more beside them (see `fill`): every pack of that
+length takes one from every pair.  Growing chains of variants from single puzzles
 (its robots only) was measured and given up: it ran dry at about 250 pairs.
 """
 
@@ -230,7 +232,10 @@ def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Calla
         yield from _nearby(best, rng, claim, time_budget, until)
 
 
-LIFT_FROM = 21       # a pair is lifted when its longest 3-robot position is this long (2 robots: a move less)
+LIFT_FROM = 21       # a pair is lifted when its longest 3-robot position is this long
+LIFT_TWO = 22        # and its longest 2-robot one this long (measured: every one of the 269 pairs found holding
+                     # a 20-move puzzle has a 2-robot position of 22 moves or more; 1,474 pairs lifted with
+                     # 20 or 21 gave none)
 LIFT_POSITIONS = 60  # its longest 3-robot positions (on start cells) a fourth robot is added to
 LIFT_TRIES = 8       # cells tried for the fourth robot of each
 LIFT_ENOUGH = PER_SEED  # a lift stops once it found this many puzzles of exactly SEED_FROM moves
@@ -266,7 +271,7 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     from solver.search.solve import exhaustive
 
     names = _lift_colours(goal.colour)
-    if _longest(board, goal, 2) < LIFT_FROM - 1:
+    if _longest(board, goal, 2) < LIFT_TWO:
         return
     three = exhaustive(board, names[:3], goal, min_length=LIFT_FROM, limit=4 * LIFT_POSITIONS, threads=1)
     free = set(board.start_cells())
@@ -334,39 +339,46 @@ def fill(known: list[Generated], rng: random.Random, claim: Callable[[str], bool
          enough: int = PER_SEED) -> Iterator[Generated]:
     """More puzzles of exactly SEED_FROM moves on a pair that holds a few
     (`known`), until it holds `enough`: one robot of a known one (or of one
-    found so far) moved to a free start cell at most FILL_NEAR away, kept when
-    the solver proves it SEED_FROM moves.  Every pack of that length takes a
-    puzzle from every pair, so ten packs repeat a pair holding three about
-    seven times; a long position's neighbours are long far more often than
+    found so far) moved to a free start cell at most FILL_NEAR away, in an
+    order drawn from `rng`, kept when the solver proves it SEED_FROM moves.
+    Every pack of that length takes a puzzle from every pair, so ten packs
+    repeat a pair holding three about seven times; a long position's neighbours are long far more often than
     random positions (measured on ten pairs holding one to five: 48 new ones
     of 350 proofs, 36 of them with a solution of their own, where moving a
-    robot anywhere gave 21 of 600).  Gives up after FILL_HOPE proofs in a row
-    that find nothing."""
+    robot anywhere gave 21 of 600).  Gives up when every such position is
+    tried, or after FILL_HOPE proofs in a row that find nothing."""
     bases = [g for g in known if len(g.solution.moves) == SEED_FROM]
     if not bases:
         return
     free = sorted(bases[0].puzzle.board.start_cells())
+    seen = {g.puzzle.code() for g in bases}
+    frontier = [q for g in bases for q in _neighbours(g.puzzle, free)]
     count, barren = len(bases), 0
-    while count < enough and barren < FILL_HOPE and time.monotonic() < until:
-        p = rng.choice(bases).puzzle
-        robots = dict(p.robots)
-        colour = rng.choice(sorted(robots))
-        (x, y), taken = robots[colour], set(robots.values())
-        near = [c for c in free if c not in taken and 0 < abs(c[0] - x) + abs(c[1] - y) <= FILL_NEAR]
-        if not near:
-            barren += 1
+    while frontier and count < enough and barren < FILL_HOPE and time.monotonic() < until:
+        i = rng.randrange(len(frontier))
+        frontier[i], frontier[-1] = frontier[-1], frontier[i]
+        q = frontier.pop()
+        if q.code() in seen:
             continue
-        robots[colour] = rng.choice(near)
-        q = Puzzle.create(p.board, robots, p.goal, p.rules)
+        seen.add(q.code())
         bound = upper_bound(q)
         if (bound is not None and bound < SEED_FROM) or not claim(q.code()):
             continue
         barren += 1
         g = prove(q, max(0.1, until - time.monotonic()), min_length=SEED_FROM)
         if g is not None and len(g.solution.moves) == SEED_FROM:
-            bases.append(g)
+            frontier += _neighbours(q, free)
             count, barren = count + 1, 0
             yield g
+
+
+def _neighbours(p: Puzzle, free: list[tuple[int, int]]) -> list[Puzzle]:
+    """The positions with one robot of `p` moved to a free start cell at most FILL_NEAR away."""
+    robots = dict(p.robots)
+    taken = set(robots.values())
+    return [Puzzle.create(p.board, {**robots, colour: c}, p.goal, p.rules)
+            for colour, (x, y) in sorted(robots.items())
+            for c in free if c not in taken and 0 < abs(c[0] - x) + abs(c[1] - y) <= FILL_NEAR]
 
 
 def thin(library: Library, enough: int = PER_SEED) -> list[list[Generated]]:
