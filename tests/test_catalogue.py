@@ -174,7 +174,8 @@ def test_workers_fill_a_thin_pair_from_the_queue_and_it_merges_into_files(redis_
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         cli = [sys.executable, "-m", "service.cli", "catalogue"]
-        subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
+        # A quarter of a minute: the worker's warm shutdown below waits for the task to end.
+        subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.25", "--out", str(tmp_path)],
                        env=env, check=True, capture_output=True)
         deadline = time.monotonic() + 120
         while not stores.catalogue.rows(pair) and time.monotonic() < deadline:  # the first found
@@ -188,7 +189,7 @@ def test_workers_fill_a_thin_pair_from_the_queue_and_it_merges_into_files(redis_
             assert check(g.puzzle, g.solution.moves).solved
     finally:
         worker.terminate()
-        worker.wait(timeout=30)
+        worker.wait(timeout=60)
         stores.redis.flushdb()
 
 
