@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -407,10 +406,8 @@ def catalogue_fill(items: list[list[Any]], seconds: float) -> dict[str, Any]:
     catalogue.FILL_SECONDS); each position claimed in Redis, each puzzle kept by
     its pool id as `catalogue_grow` keeps them."""
     stores = _stores()
-    known = [catalogue.from_json(code, item) for code, item in items]
-    until = time.monotonic() + min(seconds, catalogue.FILL_SECONDS)
     found = 0
-    for g in catalogue.fill(known, random.Random(items[0][0]), stores.catalogue.claim, until):
+    for g in catalogue.fill_pair([(code, item) for code, item in items], stores.catalogue.claim, seconds):
         stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
         found += 1
     return {"found": found}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import random
 import sys
 import time
 from pathlib import Path
@@ -314,13 +313,10 @@ FillJob = tuple[list[tuple[str, dict[str, Any]]], float]
 
 def _fill(job: FillJob) -> tuple[None, list[tuple[str, dict[str, Any]]]]:
     """One pair's fill (a local fill's task): what it found."""
-    from solver.production.catalogue import FILL_SECONDS, claimer, fill, found_json, from_json
+    from solver.production.catalogue import claimer, fill_pair, found_json
 
     items, deadline = job
-    until = time.monotonic() + max(0.0, min(deadline - time.time(), FILL_SECONDS))
-    known = [from_json(code, item) for code, item in items]
-    rng = random.Random(items[0][0])
-    return None, [(g.puzzle.code(), found_json(g)) for g in fill(known, rng, claimer(_tried), until)]
+    return None, [(g.puzzle.code(), found_json(g)) for g in fill_pair(items, claimer(_tried), deadline - time.time())]
 
 
 def run_fill(args: argparse.Namespace) -> int:

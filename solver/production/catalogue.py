@@ -342,8 +342,8 @@ def fill(known: list[Generated], rng: random.Random, claim: Callable[[str], bool
     found so far) moved to a free start cell at most FILL_NEAR away, in an
     order drawn from `rng`, kept when the solver proves it SEED_FROM moves.
     Every pack of that length takes a puzzle from every pair, so ten packs
-    repeat a pair holding three about seven times; a long position's neighbours are long far more often than
-    random positions (measured on ten pairs holding one to five: 48 new ones
+    repeat a pair holding three about seven times; a long position's
+    neighbours are long far more often than random positions (measured on ten pairs holding one to five: 48 new ones
     of 350 proofs, 36 of them with a solution of their own, where moving a
     robot anywhere gave 21 of 600).  Gives up when every such position is
     tried, or after FILL_HOPE proofs in a row that find nothing."""
@@ -370,6 +370,16 @@ def fill(known: list[Generated], rng: random.Random, claim: Callable[[str], bool
             frontier += _neighbours(q, free)
             count, barren = count + 1, 0
             yield g
+
+
+def fill_pair(items: list[tuple[str, dict[str, object]]], claim: Callable[[str], bool],
+              seconds: float) -> Iterator[Generated]:
+    """`fill` on one pair given as its known puzzles' codes and found JSON (what
+    `thin` gives, as a task carries it), for at most `seconds` and FILL_SECONDS,
+    in an order drawn from the pair's first code."""
+    known = [from_json(code, item) for code, item in items]
+    until = time.monotonic() + max(0.0, min(seconds, FILL_SECONDS))
+    return fill(known, random.Random(items[0][0]), claim, until)
 
 
 def _neighbours(p: Puzzle, free: list[tuple[int, int]]) -> list[Puzzle]:
