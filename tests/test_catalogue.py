@@ -12,7 +12,7 @@ from solver.model.board import all_boards, parse_spec, real_board
 from solver.model.moves import check
 from solver.model.puzzle import Goal, Puzzle
 from solver.production.catalogue import (
-    LIFT_FROM,
+    LIFT_TWO,
     MIN_LENGTH,
     PER_SEED,
     SEED_FROM,
@@ -116,7 +116,7 @@ def test_a_lift_finds_a_pair_the_sweeps_missed_long_and_rules_a_short_one_out_at
     assert not list(lift(real_board(short_board), target_named(short_board, "red-square"), rng, claimer(set()),
                          30.0, None))
     assert time.monotonic() - started < 5  # the 2-robot analysis alone said so
-    assert promise(family_of(found[0].puzzle)) >= LIFT_FROM > promise("green-D@0:1-3-red")
+    assert promise(family_of(found[0].puzzle)) >= LIFT_TWO > promise("green-D@0:1-3-red")
 
 
 DENSE = "green-B,blue-B,red-B,yellow-D@8-10-yellow-4-turn"  # a starter pool holding hundreds at 20 moves

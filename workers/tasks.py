@@ -7,7 +7,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,6 +18,7 @@ from solver.model.board import all_boards, real_board
 from solver.model.puzzle import Puzzle
 from solver.play.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.production import catalogue, packs, pools
+from solver.production.generated import Generated
 from solver.production.packs import plan_for, variety_key
 from solver.search.solve import Cancel
 
@@ -390,13 +391,9 @@ def catalogue_grow(codes: list[str], seconds: float, part: list[int] | None = No
     source).  Run again, it goes on where it stopped."""
     stores = _stores()
     deadline = time.monotonic() + seconds
-    found = 0
-    for g in catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
-                            seed=",".join(codes[:1] or discover or []), until=deadline, part=tuple(part or (0, 1)),
-                            discover=discover or ()):
-        stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
-        found += 1
-    return {"found": found}
+    return _keep(stores, catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
+                                        seed=",".join(codes[:1] or discover or []), until=deadline,
+                                        part=tuple(part or (0, 1)), discover=discover or ()))
 
 
 @celery_app.task(name="ricochet.catalogue_fill", acks_late=True)
@@ -406,8 +403,22 @@ def catalogue_fill(items: list[list[Any]], seconds: float) -> dict[str, Any]:
     catalogue.FILL_SECONDS); each position claimed in Redis, each puzzle kept by
     its pool id as `catalogue_grow` keeps them."""
     stores = _stores()
-    found = 0
-    for g in catalogue.fill_pair([(code, item) for code, item in items], stores.catalogue.claim, seconds):
+    return _keep(stores, catalogue.fill_pair([(code, item) for code, item in items], stores.catalogue.claim, seconds))
+
+
+@celery_app.task(name="ricochet.catalogue_lift", acks_late=True)
+def catalogue_lift(family: str, spec: str, seconds: float) -> dict[str, Any]:
+    """One pair lifted (catalogue.lift_pair: a board of `family`) for at most
+    `seconds` (and catalogue.LIFT_BUDGET); each position claimed in Redis, each
+    puzzle kept by its pool id as `catalogue_grow` keeps them."""
+    stores = _stores()
+    return _keep(stores, catalogue.lift_pair(family, spec, stores.catalogue.claim, seconds))
+
+
+def _keep(stores: Stores, found: Iterable[Generated]) -> dict[str, Any]:
+    """Each proven puzzle kept in the deployment's catalogue store by its pool id; how many."""
+    count = 0
+    for g in found:
         stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
-        found += 1
-    return {"found": found}
+        count += 1
+    return {"found": count}

@@ -3,7 +3,8 @@
 puzzles, and merge what it proves into the catalogue's pool files.  It resumes
 where it stopped: the boards already holding a long puzzle are not swept
 again.  `ricochet catalogue fill` adds 20-move puzzles to the pairs holding
-few, and `ricochet catalogue deepen` analyses its longest pairs whole."""
+few, `ricochet catalogue lift` lifts every pair that can hold one and holds
+none, and `ricochet catalogue deepen` analyses its longest pairs whole."""
 
 from __future__ import annotations
 
@@ -63,6 +64,16 @@ def add(sub: argparse._SubParsersAction) -> None:
                       "deployment at REDIS_URL instead of running them here; `ricochet catalogue merge` then "
                       "writes what they found into the catalogue's files")
     fill.set_defaults(run=run_fill)
+    lift = actions.add_parser("lift", help="lift every pair of the edition that can hold a 20-move puzzle and holds "
+                              "none yet, longest 2-robot position first (see docs/production.md)")
+    lift.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
+    lift.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    lift.add_argument("--pairs", type=int, default=None, help="at most this many pairs, longest first (default: all)")
+    lift.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
+    lift.add_argument("--queue", action="store_true", help="queue one task per pair on the analysis queue of the "
+                      "deployment at REDIS_URL instead of running them here; `ricochet catalogue merge` then "
+                      "writes what they found into the catalogue's files")
+    lift.set_defaults(run=run_lift)
 
 
 def _stores() -> Any:
@@ -331,7 +342,7 @@ def run_fill(args: argparse.Namespace) -> int:
     pairs = [[(g.puzzle.code(), found_json(g)) for g in items]
              for items in thin(Library([packaged(), out]))[:args.pairs]]
     if args.queue:
-        return _queue_fill(pairs, args.minutes)
+        return _queue("ricochet.catalogue_fill", "fills", [[items, 60 * args.minutes] for items in pairs])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
     print(f"ricochet: filling {len(pairs)} pairs", file=sys.stderr, flush=True)
@@ -339,16 +350,75 @@ def run_fill(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _queue_fill(pairs: list[list[tuple[str, dict[str, Any]]]], minutes: float) -> int:
+def _queue(task: str, what: str, tasks: list[list[Any]]) -> int:
+    """One Celery task per pair on the analysis queue of the deployment at REDIS_URL."""
     from workers.app import ANALYSIS_QUEUE, make_celery
     from workers.settings import settings_or_exit
 
     celery = make_celery(settings_or_exit().redis_url)
-    for items in pairs:
-        celery.send_task("ricochet.catalogue_fill", args=[items, 60 * minutes], queue=ANALYSIS_QUEUE)
-    print(f"ricochet: {len(pairs)} fills queued on {ANALYSIS_QUEUE}; `ricochet catalogue status` follows them, "
+    for task_args in tasks:
+        celery.send_task(task, args=task_args, queue=ANALYSIS_QUEUE)
+    print(f"ricochet: {len(tasks)} {what} queued on {ANALYSIS_QUEUE}; `ricochet catalogue status` follows them, "
           "`ricochet catalogue merge` writes what they found into the catalogue's files", file=sys.stderr)
     return EXIT_OK
+
+
+LiftJob = tuple[str, str, float]
+LIFTED = "lifted.txt"  # beside a catalogue's files: the pairs local lifts finished, one per line
+
+
+def _lift(job: LiftJob) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    """One pair's lift (a local lift's task): its name when it finished before the deadline, and what it found."""
+    from solver.production.catalogue import claimer, found_json, lift_pair
+
+    family, spec, deadline = job
+    found = [(g.puzzle.code(), found_json(g)) for g in lift_pair(family, spec, claimer(_tried), deadline - time.time())]
+    return (f"{family}|{spec}" if time.time() < deadline else None), found
+
+
+def run_lift(args: argparse.Namespace) -> int:
+    """The pairs a lift may find a SEED_FROM-move puzzle on and that hold none,
+    longest 2-robot position first: lifted here (merged as they come; a run
+    again goes on with the pairs not finished) or queued on the deployment's
+    analysis workers."""
+    from solver.production.catalogue import all_families, liftable
+    from solver.production.pools import Library, packaged
+
+    if args.processes < 1 or args.minutes <= 0 or (args.pairs is not None and args.pairs < 1):
+        raise InputError("--processes, --minutes and --pairs must be positive")
+    out, have = _out(args.out)
+    held = _holding(Library([packaged(), out]))
+    done_path = out.path / LIFTED
+    done = set(done_path.read_text().split("\n")) if done_path.exists() else set()
+    families = all_families()
+    print(f"ricochet: ranking the boards of {len(families)} families by their longest 2-robot position",
+          file=sys.stderr, flush=True)
+    with multiprocessing.get_context("spawn").Pool(args.processes) as workers:
+        ranked = sorted((-n, spec, family) for family, boards in zip(families, workers.map(liftable, families))
+                        for n, spec in boards if f"{family}|{spec}" not in done)
+    todo = [(family, spec) for _, spec, family in ranked if _pair_key(family, spec) not in held][:args.pairs]
+    if args.queue:
+        return _queue("ricochet.catalogue_lift", "lifts", [[f, spec, 60 * args.minutes] for f, spec in todo])
+    known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
+    deadline = time.time() + 60 * args.minutes
+    print(f"ricochet: lifting {len(todo)} pairs", file=sys.stderr, flush=True)
+    _run_here(_lift, [(f, spec, deadline) for f, spec in todo], known, out, have, deadline, args.processes,
+              done_path)
+    return EXIT_OK
+
+
+def _holding(library: Any) -> set[tuple[str, tuple[int, int]]]:
+    """The (board, target cell) pairs a pool of `library` holds a SEED_FROM-move puzzle on (4 robots, ricochet rule)."""
+    from solver.production.catalogue import SEED_FROM
+
+    return {(pool.board.spec, pool.goal.cell) for e in library.entries() if (pool := library.load(e.id)) is not None
+            and len(pool.colours) == 4 and pool.ricochet == "turn" and SEED_FROM in pool.lengths()}
+
+
+def _pair_key(family: str, spec: str) -> tuple[str, tuple[int, int]]:
+    from solver.production.catalogue import family_pair
+
+    return spec, family_pair(family, spec)[1].cell
 
 
 def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) -> list[Any]:

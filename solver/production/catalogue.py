@@ -232,15 +232,13 @@ def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Calla
         yield from _nearby(best, rng, claim, time_budget, until)
 
 
-LIFT_FROM = 21       # a pair is lifted when its longest 3-robot position is this long
-LIFT_TWO = 22        # and its longest 2-robot one this long (measured: every one of the 269 pairs found holding
-                     # a 20-move puzzle has a 2-robot position of 22 moves or more; 1,474 pairs lifted with
-                     # 20 or 21 gave none)
-LIFT_POSITIONS = 60  # its longest 3-robot positions (on start cells) a fourth robot is added to
-LIFT_TRIES = 8       # cells tried for the fourth robot of each
-LIFT_ENOUGH = PER_SEED  # a lift stops once it found this many puzzles of exactly SEED_FROM moves
-LIFT_BUDGET = 30.0   # seconds a lift may take after its analyses
-LIFT_HOPE = 40       # proofs after which a lift gives up unless one was SEED_FROM - 1 moves or more
+LIFT_TWO = 22        # a pair is lifted when its longest 2-robot position is this long (measured: every one of
+                     # the 269 pairs found holding a 20-move puzzle has a 2-robot position of 22 moves or more;
+                     # 1,474 pairs lifted with 20 or 21 gave none)
+LIFT_SAMPLE = 2000   # 3-robot positions (on start cells) per length from SEED_FROM a fourth robot is added to
+LIFT_ENOUGH = 12     # a lift stops once it found this many puzzles of exactly SEED_FROM moves (`fill` adds more)
+LIFT_HOPE = 24       # or after this many proofs in a row found none
+LIFT_BUDGET = 40.0   # or after this many seconds
 
 
 def promise(family: str, boards: int = 4) -> int:
@@ -258,41 +256,86 @@ def _lift_colours(colour: str | None) -> list[str]:
 
 def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
          until: float | None) -> Iterator[Generated]:
-    """Long 4-robot puzzles on one pair, from its longest 3-robot positions.
-    With fewer robots a target is further: over the 45 pairs analysed whole, the
-    longest 3-robot position was 0 to 4 moves longer than the longest 4-robot
-    one (2 to 3 mostly), and 2 robots are longer still.  So the 2-robot
-    analysis (milliseconds) and then the 3-robot one (1-2 s) rule a short pair
-    out; on a long one, a fourth robot on a random cell beside one of its
-    longest 3-robot positions keeps it SEED_FROM moves or more often enough
-    (measured: 15 of 250 tries on a pair no sweep had found), each proven by the
-    solver under the ricochet rule.  A lift whose first LIFT_HOPE proofs stay
-    two moves short gives up."""
-    from solver.search.solve import exhaustive
-
-    names = _lift_colours(goal.colour)
+    """Puzzles of SEED_FROM moves (and whatever else of MIN_LENGTH and more
+    its proofs meet) on one pair, from its 3-robot analyses.  With fewer
+    robots a target is further, so the 2-robot analysis (milliseconds) rules
+    most pairs out at once.  On the others, a 4-robot position is about as
+    long as the shortest of its three 3-robot parts (the target's robot and
+    two of the three others): over 300 positions of each length from 16 to 24
+    on three pairs analysed whole, that shortest part was exactly as long in
+    71-95 of every 100 and one move off in most of the rest.  So every
+    position of the target's robot and two others that is SEED_FROM moves or
+    more with three robots, with the fourth on each free start cell, is looked
+    up in the analyses (see `_screened`), and those whose shortest part is
+    SEED_FROM moves, then SEED_FROM + 1, are proven by the solver under the
+    ricochet rule in a random order until LIFT_ENOUGH are exactly SEED_FROM
+    (measured: about half are, on the pairs that have such positions), or
+    LIFT_HOPE proofs in a row found none, or LIFT_BUDGET seconds passed."""
     if _longest(board, goal, 2) < LIFT_TWO:
         return
-    three = exhaustive(board, names[:3], goal, min_length=LIFT_FROM, limit=4 * LIFT_POSITIONS, threads=1)
-    free = set(board.start_cells())
-    starts = [pos for _, pos, _ in three.positions if set(pos.values()) <= free][:LIFT_POSITIONS]
     deadline = time.monotonic() + time_budget if until is None else min(until, time.monotonic() + time_budget)
-    at_seed = proofs = longest = 0
-    for pos in starts:
-        for cell in rng.sample(sorted(free - set(pos.values())), LIFT_TRIES):
-            if time.monotonic() > deadline or (proofs >= LIFT_HOPE and longest < SEED_FROM - 1):
-                return
-            p = Puzzle.create(board, {**pos, names[3]: cell}, goal, Rules("turn"))
-            bound = upper_bound(p)
-            if (bound is not None and bound < MIN_LENGTH) or not claim(p.code()):
-                continue
-            proofs += 1
-            if g := prove(p, max(0.1, deadline - time.monotonic())):
-                yield g
-                longest = max(longest, len(g.solution.moves))
-                at_seed += len(g.solution.moves) == SEED_FROM
+    at_seed = barren = 0
+    for robots in _screened(board, goal, rng):
+        if time.monotonic() > deadline or barren >= LIFT_HOPE:
+            return
+        p = Puzzle.create(board, robots, goal, Rules("turn"))
+        bound = upper_bound(p)
+        if (bound is not None and bound < SEED_FROM) or not claim(p.code()):
+            continue
+        barren += 1
+        if g := prove(p, max(0.1, deadline - time.monotonic())):
+            yield g
+            if len(g.solution.moves) == SEED_FROM:
+                at_seed, barren = at_seed + 1, 0
                 if at_seed >= LIFT_ENOUGH:
                     return
+
+
+def liftable(family: str) -> list[tuple[int, str]]:
+    """(longest 2-robot position, board) of each board of a family that a lift
+    does not rule out at once (milliseconds a board)."""
+    return [(n, spec) for spec in family_boards(family) if (n := _longest(*family_pair(family, spec), 2)) >= LIFT_TWO]
+
+
+def lift_pair(family: str, spec: str, claim: Callable[[str], bool], seconds: float) -> Iterator[Generated]:
+    """`lift` on one board of a family for at most `seconds` and LIFT_BUDGET,
+    in an order drawn from the pair (a local lift's job and a worker's task)."""
+    until = time.monotonic() + max(0.0, min(seconds, LIFT_BUDGET))
+    return lift(*family_pair(family, spec), random.Random(f"{family}|{spec}"), claim, LIFT_BUDGET, until)
+
+
+def _screened(board: Board, goal: Goal, rng: random.Random) -> list[dict[str, tuple[int, int]]]:
+    """A lift's candidates (see `lift`): 4-robot positions on start cells whose
+    shortest 3-robot part is SEED_FROM moves, then those where it is one more,
+    each group in an order drawn from `rng`.  One analysis serves the three
+    parts when no diagonal barrier tells the helpers apart (about 1 s; 16 MiB
+    each)."""
+    from solver.search.solve import analyse
+
+    a, *helpers = _lift_colours(goal.colour)
+    parts = [(helpers[0], helpers[1]), (helpers[0], helpers[2]), (helpers[1], helpers[2])]
+    tables = ([analyse(board, (a, *part), goal, threads=1) for part in parts] if board.diagonals
+              else [analyse(board, (a, *parts[0]), goal, threads=1)] * 3)
+    try:
+        free = board.start_cells()
+        _, rows = tables[0].sample(LIFT_SAMPLE, min_length=SEED_FROM, seed=rng.randrange(2**32))
+        found: dict[int, list[dict[str, tuple[int, int]]]] = {SEED_FROM: [], SEED_FROM + 1: []}
+        for n, three, _ in rows:
+            taken = set(three.values())
+            fours = [{**three, helpers[2]: z} for z in free if z not in taken]
+            lengths = [[n] * len(fours)] + [
+                table.lengths([{a: f[a], table.colours[1]: f[x], table.colours[2]: f[y]} for f in fours])
+                for table, (x, y) in zip(tables[1:], parts[1:])]
+            for f, *parts_n in zip(fours, *lengths):
+                shortest = min(m if m is not None else 99 for m in parts_n)
+                if shortest in found:
+                    found[shortest].append(f)
+    finally:
+        for table in {id(t): t for t in tables}.values():
+            table.release()
+    for group in found.values():
+        rng.shuffle(group)
+    return found[SEED_FROM] + found[SEED_FROM + 1]
 
 
 WALK_STEPS = 10  # positions walked on a new pair of WALK_FROM moves or more
