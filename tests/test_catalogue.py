@@ -25,10 +25,12 @@ from solver.production.catalogue import (
     claimer,
     family_boards,
     family_of,
+    family_pair,
     fill,
     found_json,
     grow,
     lift,
+    liftable,
     long_pairs,
     placed,
     pools_of,
@@ -38,7 +40,7 @@ from solver.production.catalogue import (
     trimmed,
     turned,
 )
-from solver.production.pools import Library, Pool, packaged, shipped, target_named
+from solver.production.pools import Library, Pool, packaged, pool_id, shipped, target_named
 from solver.search.solve import solve
 
 BOARDS = set(all_boards("2013"))
@@ -152,10 +154,14 @@ def test_the_pairs_to_fill_hold_a_few_puzzles_of_seed_from_moves_and_no_analysis
         assert all(len(g.solution.moves) == SEED_FROM and len(g.puzzle.robots) == 4 for g in items)
 
 
-def test_workers_fill_a_thin_pair_from_the_queue_and_it_merges_into_files(redis_url, tmp_path):
+LIFTED_FAMILY = "yellow-B@1:14-2-red"  # its longest board by 2 robots holds 20-move puzzles no pool holds
+
+
+def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(redis_url, tmp_path):
     """`ricochet catalogue fill --queue` queues a task per pair holding few 20-move
-    puzzles (here into an empty catalogue: the bank's pairs); a worker proves
-    more beside them and `merge` writes them in."""
+    puzzles (here into an empty catalogue: the bank's pairs), `lift --queue` one
+    per pair holding none; a worker proves more beside the first and new ones
+    on the second, and `merge` writes them in."""
     import os
     import subprocess
     import sys
@@ -168,25 +174,35 @@ def test_workers_fill_a_thin_pair_from_the_queue_and_it_merges_into_files(redis_
     stores.redis.flushdb()
     first = thin(Library([packaged()]))[0]  # the pair it fills first (fewest first): one of the bank's
     pair = catalogue_pool_id(first[0])
+    n, spec = min(liftable(LIFTED_FAMILY), key=lambda t: (-t[0], t[1]))  # the one it lifts first
+    board, goal = family_pair(LIFTED_FAMILY, spec)
+    lifted = pool_id(spec, goal, 4, "turn")
     env = {**os.environ, "REDIS_URL": url}
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
                                "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         cli = [sys.executable, "-m", "service.cli", "catalogue"]
-        # A quarter of a minute: the worker's warm shutdown below waits for the task to end.
+        # A quarter of a minute each: the worker's warm shutdown below waits for the tasks to end.
         subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.25", "--out", str(tmp_path)],
                        env=env, check=True, capture_output=True)
+        subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.25",
+                        "--out", str(tmp_path)], env=env, check=True, capture_output=True)
         deadline = time.monotonic() + 120
-        while not stores.catalogue.rows(pair) and time.monotonic() < deadline:  # the first found
+        while stores.queued("analysis") and time.monotonic() < deadline:
+            time.sleep(1)
+        while not stores.catalogue.rows(lifted) and time.monotonic() < deadline:  # the lift's first found
             time.sleep(1)
         subprocess.run([*cli, "merge", "--out", str(tmp_path)], env=env, check=True, capture_output=True)
         merged = Pool.loads((tmp_path / f"{pair}.pool.gz").read_bytes())
         known = {g.puzzle.code() for g in first}
         new = [g for i in merged.lengths()[SEED_FROM] if (g := merged.generated(i)).puzzle.code() not in known]
         assert new and len(merged.lengths()[SEED_FROM]) <= PER_SEED and stores.queued("analysis") == 0
+        grown = Pool.loads((tmp_path / f"{lifted}.pool.gz").read_bytes())
+        assert n >= LIFT_TWO and grown.board.spec == spec and grown.goal == goal
+        new += [grown.generated(i) for i in range(len(grown.rows))]
         for g in new:
-            assert check(g.puzzle, g.solution.moves).solved
+            assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
     finally:
         worker.terminate()
         worker.wait(timeout=60)
@@ -200,9 +216,9 @@ def test_a_sample_of_the_shipped_catalogue_is_proven_again():
     rng = random.Random(5)
     starters = set(packaged().ids())
     rows = []
-    for pool_id in rng.sample(ids, min(12, len(ids))):
-        assert pool_id not in starters
-        pool = Pool.loads(source.read(pool_id))
+    for name in rng.sample(ids, min(12, len(ids))):
+        assert name not in starters
+        pool = Pool.loads(source.read(name))
         rows += [(pool, i) for i in range(len(pool.rows))]
     # Up to 22 moves the solver alone proves a puzzle in seconds; longer rows come from whole-board
     # analyses, exact by construction (tests/test_exhaustive.py checks the analysis against the

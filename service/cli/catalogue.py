@@ -69,6 +69,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     lift.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
     lift.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     lift.add_argument("--pairs", type=int, default=None, help="at most this many pairs, longest first (default: all)")
+    lift.add_argument("--family", action="append", default=None, help="only this family's boards, e.g. "
+                      "yellow-B@1:14-2-red (see docs/production.md; repeat for more; default: every family)")
     lift.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     lift.add_argument("--queue", action="store_true", help="queue one task per pair on the analysis queue of the "
                       "deployment at REDIS_URL instead of running them here; `ricochet catalogue merge` then "
@@ -390,7 +392,10 @@ def run_lift(args: argparse.Namespace) -> int:
     held = _holding(Library([packaged(), out]))
     done_path = out.path / LIFTED
     done = set(done_path.read_text().split("\n")) if done_path.exists() else set()
-    families = all_families()
+    families = args.family or all_families()
+    if unknown := sorted(set(families) - set(all_families())):
+        raise InputError(f"--family: no family {', '.join(unknown)} in the 2013 edition (a section, its quadrant "
+                         "and one of its chips, as lifted.txt names them: e.g. yellow-B@1:14-2-red)")
     print(f"ricochet: ranking the boards of {len(families)} families by their longest 2-robot position",
           file=sys.stderr, flush=True)
     with multiprocessing.get_context("spawn").Pool(args.processes) as workers:
