@@ -255,7 +255,7 @@ def _lift_colours(colour: str | None) -> list[str]:
 
 
 def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bool], time_budget: float,
-         until: float | None) -> Iterator[Generated]:
+         until: float | None, enough: int = LIFT_ENOUGH) -> Iterator[Generated]:
     """Puzzles of SEED_FROM moves (and whatever else of MIN_LENGTH and more
     its proofs meet) on one pair, from its 3-robot analyses.  With fewer
     robots a target is further, so the 2-robot analysis (milliseconds) rules
@@ -268,10 +268,10 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     more with three robots, with the fourth on each free start cell, is looked
     up in the analyses (see `_screened`), and those whose shortest part is
     SEED_FROM moves, then SEED_FROM + 1, are proven by the solver under the
-    ricochet rule in a random order until LIFT_ENOUGH are exactly SEED_FROM
+    ricochet rule in a random order until `enough` are exactly SEED_FROM
     (measured: about half are, on the pairs that have such positions), or
     LIFT_HOPE proofs in a row found none, or LIFT_BUDGET seconds passed."""
-    if _longest(board, goal, 2) < LIFT_TWO:
+    if enough < 1 or _longest(board, goal, 2) < LIFT_TWO:
         return
     deadline = time.monotonic() + time_budget if until is None else min(until, time.monotonic() + time_budget)
     at_seed = barren = 0
@@ -287,7 +287,7 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
             yield g
             if len(g.solution.moves) == SEED_FROM:
                 at_seed, barren = at_seed + 1, 0
-                if at_seed >= LIFT_ENOUGH:
+                if at_seed >= enough:
                     return
 
 
@@ -417,12 +417,19 @@ def fill(known: list[Generated], rng: random.Random, claim: Callable[[str], bool
 
 def fill_pair(items: list[tuple[str, dict[str, object]]], claim: Callable[[str], bool],
               seconds: float) -> Iterator[Generated]:
-    """`fill` on one pair given as its known puzzles' codes and found JSON (what
-    `thin` gives, as a task carries it), for at most `seconds` and FILL_SECONDS,
-    in an order drawn from the pair's first code."""
+    """More puzzles of SEED_FROM moves on one pair given as its known puzzles'
+    codes and found JSON (what `thin` gives, as a task carries it), for at most
+    `seconds` and FILL_SECONDS, in an order drawn from the pair's first code:
+    a `lift` first (about half of its proofs are SEED_FROM moves on a pair it
+    can lift, against one in seven beside known ones), then `fill`."""
     known = [from_json(code, item) for code, item in items]
     until = time.monotonic() + max(0.0, min(seconds, FILL_SECONDS))
-    return fill(known, random.Random(items[0][0]), claim, until)
+    rng, first = random.Random(items[0][0]), known[0].puzzle
+    wanted = PER_SEED - sum(len(g.solution.moves) == SEED_FROM for g in known)
+    for g in lift(first.board, first.goal, rng, claim, FILL_SECONDS, until, enough=wanted):
+        known.append(g)
+        yield g
+    yield from fill(known, rng, claim, until)
 
 
 def _neighbours(p: Puzzle, free: list[tuple[int, int]]) -> list[Puzzle]:
