@@ -31,14 +31,15 @@ STOP_AFTER = 4.0  # seconds a long command runs in the test before it is stopped
 
 
 def readme_commands() -> list[str]:
-    """Each `.venv/bin/ricochet` line of the documents' sh blocks, without its comment."""
+    """Each `.venv/bin/ricochet` line of the documents' sh blocks, without its
+    comment, once (the README and docs/ print some alike)."""
     text = "\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
     lines = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         for line in block.splitlines():
             if line.startswith(".venv/bin/ricochet "):
                 lines.append(re.sub(r"\s+#.*$", "", line).strip())
-    return lines
+    return list(dict.fromkeys(lines))
 
 
 def test_the_readme_names_the_commands():
