@@ -193,7 +193,7 @@ def test_a_finisher_one_slide_from_its_target_under_the_ricochet_rule(strategy):
 @pytest.mark.parametrize("strategy", ["ida", "astar"])
 def test_both_strategies_agree_with_the_reference(strategy):
     _run(random_custom_puzzle, 400, 5, SMALL_STATES, strategy)
-    _run(lambda rng: random_real_puzzle(rng, 4), 150, 6, 20_000, strategy)
+    _run(lambda rng: random_real_puzzle(rng, 4), 190, 6, REAL_STATES, strategy)
 
 
 # A* on two threads (its crew) with every bucket, however small, expanded side by side.
@@ -276,9 +276,9 @@ def test_the_relaxed_finish_keeps_a_star_optimal():
 def test_the_crew_agrees_with_the_reference():
     out = _run(random_custom_puzzle, 300, 11, SMALL_STATES, **CREW)
     assert out["exact"] >= 270, out
-    out = _run(lambda rng: random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])), 60, 12, 20_000, **CREW)
-    out += _run(lambda rng: random_real_puzzle(rng, 4, barriers=True), 60, 13, 20_000, **CREW)
-    out += _run(lambda rng: random_real_puzzle(rng, 5, rng.choice(["1999", "2013"])), 40, 14, 20_000, **CREW)
+    out = _run(lambda rng: random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])), 75, 12, REAL_STATES, **CREW)
+    out += _run(lambda rng: random_real_puzzle(rng, 4, barriers=True), 75, 13, REAL_STATES, **CREW)
+    out += _run(lambda rng: random_real_puzzle(rng, 5, rng.choice(["1999", "2013"])), 50, 14, REAL_STATES, **CREW)
     assert out["exact"] >= 50, out
 
 
