@@ -17,6 +17,8 @@ from solver.production.catalogue import (
     PER_SEED,
     SEED_FROM,
     _family,
+    _lift_colours,
+    _screened,
     _turned,
     analysed,
     candidates,
@@ -41,7 +43,7 @@ from solver.production.catalogue import (
     turned,
 )
 from solver.production.pools import Library, Pool, packaged, pool_id, shipped, target_named
-from solver.search.solve import solve
+from solver.search.solve import analyse, solve
 
 BOARDS = set(all_boards("2013"))
 
@@ -101,6 +103,32 @@ def test_a_sweep_keeps_only_proven_long_puzzles_and_claims_each_board_once():
         for i in range(len(loaded.rows)):
             g = loaded.generated(i)
             assert check(g.puzzle, g.solution.moves).solved and g.difficulty["optimal_length"] == g.solution.length
+
+
+def test_a_lift_screens_positions_whose_shortest_three_robot_part_is_seed_from_moves(monkeypatch):
+    """On a board without diagonal barriers one 3-robot analysis serves the
+    three parts (the helpers are alike): each analysed with its own robots
+    agrees that every position screened has its shortest part SEED_FROM moves
+    long, then SEED_FROM + 1, robots on distinct start cells."""
+    spec = "green-B,yellow-A,blue-C,red-C"  # a lift found 20-move puzzles on its green square
+    board, goal = real_board(spec), target_named(spec, "green-square")
+    assert not board.diagonals
+    monkeypatch.setattr("solver.production.catalogue.LIFT_SAMPLE", 200)  # 3-robot positions per length: enough here
+    screened = _screened(board, goal, random.Random(1))
+    a, *others = _lift_colours(goal.colour)
+    tables = [analyse(board, (a, x, y), goal, threads=1) for x, y in ((others[0], others[1]),
+                                                                       (others[0], others[2]), (others[1], others[2]))]
+    try:
+        starts = set(board.start_cells())
+        shortest = []
+        for i in sorted(random.Random(2).sample(range(len(screened)), 40)):
+            robots = screened[i]
+            assert len(robots) == 4 and len(set(robots.values())) == 4 and set(robots.values()) <= starts
+            shortest.append(min(t.lengths([{c: robots[c] for c in t.colours}])[0] for t in tables))
+        assert set(shortest) <= {SEED_FROM, SEED_FROM + 1} and shortest == sorted(shortest)
+    finally:
+        for t in tables:
+            t.release()
 
 
 def test_a_lift_finds_a_pair_the_sweeps_missed_long_and_rules_a_short_one_out_at_once():
@@ -183,8 +211,9 @@ def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(re
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         cli = [sys.executable, "-m", "service.cli", "catalogue"]
-        # A quarter of a minute each: the worker's warm shutdown below waits for the tasks to end.
-        subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.25", "--out", str(tmp_path)],
+        # Half a minute and a quarter (a fill lifts for half its time first): the worker's warm
+        # shutdown below waits for the tasks to end.
+        subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
                        env=env, check=True, capture_output=True)
         subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.25",
                         "--out", str(tmp_path)], env=env, check=True, capture_output=True)

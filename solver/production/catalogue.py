@@ -14,9 +14,9 @@ known: it tries the robot placements of the family's longest, one after
 another, each proven by the solver, until one is `SEED_FROM` moves or more,
 and from the board's longest walks towards exactly `SEED_FROM` moves (see
 `_nearby`).  It **lifts** every board still short (see `lift`): the 2-robot
-and 3-robot analyses tell in milliseconds to seconds whether it can be long,
-and a fourth robot added to its longest 3-robot positions makes 4-robot
-puzzles of `SEED_FROM` moves on the long ones.  Everything of `MIN_LENGTH`
+analysis tells in milliseconds whether it can be long, and the 3-robot ones
+(a second or two) which 4-robot positions are likely `SEED_FROM` moves long,
+each then proven by the solver.  Everything of `MIN_LENGTH`
 moves and more is kept.  It **fills** a pair holding few puzzles of
 `SEED_FROM` moves with more beside them (see `fill`): every pack of that
 length takes one from every pair.  Growing chains of variants from single puzzles
@@ -420,13 +420,15 @@ def fill_pair(items: list[tuple[str, dict[str, object]]], claim: Callable[[str],
     """More puzzles of SEED_FROM moves on one pair given as its known puzzles'
     codes and found JSON (what `thin` gives, as a task carries it), for at most
     `seconds` and FILL_SECONDS, in an order drawn from the pair's first code:
-    a `lift` first (about half of its proofs are SEED_FROM moves on a pair it
-    can lift, against one in seven beside known ones), then `fill`."""
+    a `lift` first, for half the time at most (about half of its proofs are
+    SEED_FROM moves on a pair it lifts well, against one in seven beside known
+    ones), then `fill`."""
     known = [from_json(code, item) for code, item in items]
-    until = time.monotonic() + max(0.0, min(seconds, FILL_SECONDS))
+    seconds = max(0.0, min(seconds, FILL_SECONDS))
+    until = time.monotonic() + seconds
     rng, first = random.Random(items[0][0]), known[0].puzzle
     wanted = PER_SEED - sum(len(g.solution.moves) == SEED_FROM for g in known)
-    for g in lift(first.board, first.goal, rng, claim, FILL_SECONDS, until, enough=wanted):
+    for g in lift(first.board, first.goal, rng, claim, seconds / 2, until, enough=wanted):
         known.append(g)
         yield g
     yield from fill(known, rng, claim, until)
