@@ -220,7 +220,7 @@ def _sweep(spec: str, placements: list[Puzzle], rng: random.Random, claim: Calla
         v = placed(p, spec)
         if v is None or not claim(v.code()) or (until is not None and time.monotonic() > until):
             continue
-        g = prove(v, time_budget)
+        g = prove(v, time_budget if until is None else max(0.1, min(time_budget, until - time.monotonic())))
         if g is None:
             continue
         yield g
@@ -271,11 +271,11 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     ricochet rule in a random order until `enough` are exactly SEED_FROM
     (measured: about half are, on the pairs that have such positions), or
     LIFT_HOPE proofs in a row found none, or LIFT_BUDGET seconds passed."""
-    if enough < 1 or _longest(board, goal, 2) < LIFT_TWO:
-        return
     deadline = time.monotonic() + time_budget if until is None else min(until, time.monotonic() + time_budget)
+    if enough < 1 or time.monotonic() > deadline or _longest(board, goal, 2) < LIFT_TWO:
+        return
     at_seed = barren = 0
-    for robots in _screened(board, goal, rng):
+    for robots in _screened(board, goal, rng, deadline):
         if time.monotonic() > deadline or barren >= LIFT_HOPE:
             return
         p = Puzzle.create(board, robots, goal, Rules("turn"))
@@ -304,38 +304,44 @@ def lift_pair(family: str, spec: str, claim: Callable[[str], bool], seconds: flo
     return lift(*family_pair(family, spec), random.Random(f"{family}|{spec}"), claim, LIFT_BUDGET, until)
 
 
-def _screened(board: Board, goal: Goal, rng: random.Random) -> list[dict[str, tuple[int, int]]]:
+def _screened(board: Board, goal: Goal, rng: random.Random,
+              until: float | None = None) -> list[dict[str, tuple[int, int]]]:
     """A lift's candidates (see `lift`): 4-robot positions on start cells whose
     shortest 3-robot part is SEED_FROM moves, then those where it is one more,
-    each group in an order drawn from `rng`.  One analysis serves the three
-    parts when no diagonal barrier tells the helpers apart (about 1 s; 16 MiB
-    each)."""
+    each group in an order drawn from `rng`; those found by `until`
+    (time.monotonic()), if given.  One analysis serves the three parts when no
+    diagonal barrier tells the helpers apart (about 1 s; 16 MiB each)."""
     from solver.search.solve import analyse
 
     a, *helpers = _lift_colours(goal.colour)
     parts = [(helpers[0], helpers[1]), (helpers[0], helpers[2]), (helpers[1], helpers[2])]
     tables = ([analyse(board, (a, *part), goal, threads=1) for part in parts] if board.diagonals
               else [analyse(board, (a, *parts[0]), goal, threads=1)] * 3)
+    found: dict[int, list[tuple[int, ...]]] = {SEED_FROM: [], SEED_FROM + 1: []}
     try:
-        free = board.start_cells()
+        free = [board.index(c) for c in board.start_cells()]
         _, rows = tables[0].sample(LIFT_SAMPLE, min_length=SEED_FROM, seed=rng.randrange(2**32))
-        found: dict[int, list[dict[str, tuple[int, int]]]] = {SEED_FROM: [], SEED_FROM + 1: []}
         for n, three, _ in rows:
-            taken = set(three.values())
-            fours = [{**three, helpers[2]: z} for z in free if z not in taken]
-            lengths = [[n] * len(fours)] + [
-                table.lengths([{a: f[a], table.colours[1]: f[x], table.colours[2]: f[y]} for f in fours])
-                for table, (x, y) in zip(tables[1:], parts[1:])]
-            for f, *parts_n in zip(fours, *lengths):
-                shortest = min(m if m is not None else 99 for m in parts_n)
+            if until is not None and time.monotonic() > until:
+                break
+            ia, ix, iy = (board.index(three[c]) for c in (a, helpers[0], helpers[1]))
+            fourth = [z for z in free if z not in (ia, ix, iy)]
+            # The parts with the fourth robot, in each table's robot order (a shared one takes it
+            # in the second helper's place: no barrier tells them apart).
+            with_x = tables[1].lengths_at([(ia, ix, z) for z in fourth])
+            with_y = tables[2].lengths_at([(ia, iy, z) for z in fourth])
+            for z, mx, my in zip(fourth, with_x, with_y):
+                shortest = min(n, 99 if mx is None else mx, 99 if my is None else my)
                 if shortest in found:
-                    found[shortest].append(f)
+                    found[shortest].append((ia, ix, iy, z))
     finally:
         for table in {id(t): t for t in tables}.values():
             table.release()
+    out = []
     for group in found.values():
         rng.shuffle(group)
-    return found[SEED_FROM] + found[SEED_FROM + 1]
+        out += [{c: board.cell(i) for c, i in zip((a, *helpers), cells)} for cells in group]
+    return out
 
 
 WALK_STEPS = 10  # positions walked on a new pair of WALK_FROM moves or more

@@ -427,6 +427,11 @@ class Analysis:
         return _core.analysis_lengths(self._capsule, [[self.board.index(p[c]) for c in self.colours]
                                                       for p in positions])
 
+    def lengths_at(self, positions: Iterable[Sequence[int]]) -> list[int | None]:
+        """`lengths` of positions given as cell indices in the analysis's robot
+        order (no dicts: for looking up many at once)."""
+        return _core.analysis_lengths(self._capsule, positions if isinstance(positions, list) else list(positions))
+
     def sample(self, per_length: int, *, min_length: int = 0, seed: int = 0,
                cells: Iterable[Cell] | None = None) -> tuple[dict[int, int], list[tuple[int, dict[str, Cell],
                                                                                        list[Move]]]]:
