@@ -79,8 +79,8 @@ SMALL_STATES = 30_000
 
 
 def test_differential_small_custom_boards():
-    out = _run(random_custom_puzzle, 3500, 4, SMALL_STATES)
-    assert out["exact"] >= 3350, out
+    out = _run(random_custom_puzzle, 2500, 4, SMALL_STATES)
+    assert out["exact"] >= 2390, out
 
 
 def test_differential_one_board_many_goals():
@@ -106,7 +106,7 @@ def test_differential_one_board_many_goals():
             colours = rng.sample(ROBOT_COLOURS, rng.randint(2, 4))
             robots = dict(zip(colours, rng.sample(free, len(colours))))
             p = puzzle(board, robots, rng.choice(targets), rng.choice(colours), ricochet=rng.choice(["turn", "none"]))
-            exact += agree(p, 100_000) == "exact"
+            exact += agree(p, SMALL_STATES) == "exact"
     assert exact >= 550, exact
 
 
