@@ -292,8 +292,8 @@ def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redi
                                "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "1", "--seeds", "2",
-                 "--screen", "2", "--minutes", "0.1"]
+        build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "1", "--seeds", "1",
+                 "--screen", "1", "--minutes", "0.1", "--out", str(tmp_path)]  # a deployment's first build
         subprocess.run(build, env=env, check=True, capture_output=True)
         deadline = time.monotonic() + 120
         while not stores.catalogue.pool_ids() and time.monotonic() < deadline:
