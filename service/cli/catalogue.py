@@ -389,7 +389,7 @@ def run_lift(args: argparse.Namespace) -> int:
     if args.processes < 1 or args.minutes <= 0 or (args.pairs is not None and args.pairs < 1):
         raise InputError("--processes, --minutes and --pairs must be positive")
     out, have = _out(args.out)
-    held = _holding(Library([packaged(), out]))
+    held = _holding(Library([packaged(), out, *([_stores().catalogue] if args.queue else [])]))
     done_path = out.path / LIFTED
     done = set(done_path.read_text().split("\n")) if done_path.exists() else set()
     families = args.family or all_families()

@@ -299,7 +299,10 @@ def liftable(family: str) -> list[tuple[int, str]]:
 
 def lift_pair(family: str, spec: str, claim: Callable[[str], bool], seconds: float) -> Iterator[Generated]:
     """`lift` on one board of a family for at most `seconds` and LIFT_BUDGET,
-    in an order drawn from the pair (a local lift's job and a worker's task)."""
+    in an order drawn from the pair (a local lift's job and a worker's task);
+    nothing when the pair was claimed already."""
+    if not claim(f"screen|{family}|{spec}"):
+        return iter(())
     until = time.monotonic() + max(0.0, min(seconds, LIFT_BUDGET))
     return lift(*family_pair(family, spec), random.Random(f"{family}|{spec}"), claim, LIFT_BUDGET, until)
 
