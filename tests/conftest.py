@@ -14,6 +14,12 @@ SHARED = Path(os.environ.get("RICOCHET_SHARED", ROOT.parent / "shared"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (each group in its own order): on `-n 2` the two
+    processes then end together instead of one waiting on a late long test."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def load_jsonl(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -3,8 +3,14 @@ proven again, and packs that spread over it."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -48,6 +54,22 @@ from solver.search.solve import analyse, solve
 BOARDS = set(all_boards("2013"))
 
 
+@contextmanager
+def _analysis_worker(url: str) -> Iterator[dict[str, str]]:
+    """A Celery worker on the analysis queue of the deployment at `url` (yields
+    the environment the commands run in), stopped cold at the end: what its last
+    task would still prove is not the test's."""
+    env = {**os.environ, "REDIS_URL": url}
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield env
+    finally:
+        worker.send_signal(signal.SIGQUIT)
+        worker.wait(timeout=30)
+
+
 def _long_puzzles(count: int) -> list[Puzzle]:
     from solver.production.catalogue import seeds_for
 
@@ -88,6 +110,7 @@ def test_turning_a_puzzle_keeps_its_length_and_moves_its_family():
             assert t.board.target_at(t.goal.cell).symbol == p.goal.symbol
 
 
+@pytest.mark.slow
 def test_a_sweep_keeps_only_proven_long_puzzles_and_claims_each_board_once():
     p = _long_puzzles(1)[0]
     tried: set[str] = set()
@@ -185,15 +208,12 @@ def test_the_pairs_to_fill_hold_a_few_puzzles_of_seed_from_moves_and_no_analysis
 LIFTED_FAMILY = "yellow-B@1:14-2-red"  # its longest board by 2 robots holds 20-move puzzles no pool holds
 
 
+@pytest.mark.slow
 def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(redis_url, tmp_path):
     """`ricochet catalogue fill --queue` queues a task per pair holding few 20-move
     puzzles (here into an empty catalogue: the bank's pairs), `lift --queue` one
     per pair holding none; a worker proves more beside the first and new ones
     on the second, and `merge` writes them in."""
-    import os
-    import subprocess
-    import sys
-
     from workers.stores import Stores
 
     base, _, _ = redis_url.rpartition("/")
@@ -205,36 +225,30 @@ def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(re
     n, spec = min(liftable(LIFTED_FAMILY), key=lambda t: (-t[0], t[1]))  # the one it lifts first
     board, goal = family_pair(LIFTED_FAMILY, spec)
     lifted = pool_id(spec, goal, 4, "turn")
-    env = {**os.environ, "REDIS_URL": url}
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        cli = [sys.executable, "-m", "service.cli", "catalogue"]
-        # Half a minute and a quarter (a fill lifts for half its time first): the worker's warm
-        # shutdown below waits for the tasks to end.
-        subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
-                       env=env, check=True, capture_output=True)
-        subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.25",
-                        "--out", str(tmp_path)], env=env, check=True, capture_output=True)
-        deadline = time.monotonic() + 120
-        while stores.queued("analysis") and time.monotonic() < deadline:
-            time.sleep(1)
-        while not stores.catalogue.rows(lifted) and time.monotonic() < deadline:  # the lift's first found
-            time.sleep(1)
-        subprocess.run([*cli, "merge", "--out", str(tmp_path)], env=env, check=True, capture_output=True)
-        merged = Pool.loads((tmp_path / f"{pair}.pool.gz").read_bytes())
-        known = {g.puzzle.code() for g in first}
-        new = [g for i in merged.lengths()[SEED_FROM] if (g := merged.generated(i)).puzzle.code() not in known]
-        assert new and len(merged.lengths()[SEED_FROM]) <= PER_SEED and stores.queued("analysis") == 0
-        grown = Pool.loads((tmp_path / f"{lifted}.pool.gz").read_bytes())
-        assert n >= LIFT_TWO and grown.board.spec == spec and grown.goal == goal
-        new += [grown.generated(i) for i in range(len(grown.rows))]
-        for g in new:
-            assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
+        with _analysis_worker(url) as env:
+            cli = [sys.executable, "-m", "service.cli", "catalogue"]
+            # Half a minute and a quarter (a fill lifts for half its time first), one after the other.
+            subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
+                           env=env, check=True, capture_output=True)
+            subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.25",
+                            "--out", str(tmp_path)], env=env, check=True, capture_output=True)
+            deadline = time.monotonic() + 120
+            while stores.queued("analysis") and time.monotonic() < deadline:
+                time.sleep(1)
+            while not stores.catalogue.rows(lifted) and time.monotonic() < deadline:  # the lift's first found
+                time.sleep(1)
+            subprocess.run([*cli, "merge", "--out", str(tmp_path)], env=env, check=True, capture_output=True)
+            merged = Pool.loads((tmp_path / f"{pair}.pool.gz").read_bytes())
+            known = {g.puzzle.code() for g in first}
+            new = [g for i in merged.lengths()[SEED_FROM] if (g := merged.generated(i)).puzzle.code() not in known]
+            assert new and len(merged.lengths()[SEED_FROM]) <= PER_SEED and stores.queued("analysis") == 0
+            grown = Pool.loads((tmp_path / f"{lifted}.pool.gz").read_bytes())
+            assert n >= LIFT_TWO and grown.board.spec == spec and grown.goal == goal
+            new += [grown.generated(i) for i in range(len(grown.rows))]
+            for g in new:
+                assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
     finally:
-        worker.terminate()
-        worker.wait(timeout=60)
         stores.redis.flushdb()
 
 
@@ -271,15 +285,12 @@ def test_packs_spread_over_the_catalogue():
     assert len(pairs) > len({p.pool.id for p in starter_plan if p.pool is not None})
 
 
+@pytest.mark.slow
 def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redis_url, tmp_path):
     """`ricochet catalogue build --queue` fans seeds out as tasks on the analysis
     queue; a worker sweeps family boards (each claimed once in Redis), the deployment's
     pools see them at once, and `ricochet catalogue merge` writes them to files."""
     import json
-    import os
-    import subprocess
-    import sys
-    import time
 
     from workers.stores import Stores
 
@@ -287,41 +298,36 @@ def test_workers_grow_the_catalogue_from_the_queue_and_it_merges_into_files(redi
     url = f"{base}/5"  # a database of its own
     stores = Stores.from_url(url)
     stores.redis.flushdb()
-    env = {**os.environ, "REDIS_URL": url}
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "1", "--seeds", "1",
-                 "--screen", "1", "--minutes", "0.1", "--out", str(tmp_path)]  # a deployment's first build
-        subprocess.run(build, env=env, check=True, capture_output=True)
-        deadline = time.monotonic() + 120
-        while not stores.catalogue.pool_ids() and time.monotonic() < deadline:
-            time.sleep(1)
-        steady, last = 0, -1
-        while steady < 3 and time.monotonic() < deadline:  # the queue drained and the last proofs kept
-            time.sleep(2)
-            now = stores.catalogue.tried()
-            steady = steady + 1 if now == last and not stores.queued("analysis") else 0
-            last = now
-        status = json.loads(subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "status"], env=env,
-                                           check=True, capture_output=True, text=True).stdout)
-        assert status["pairs"] >= 1 and status["tried"] >= status["puzzles"] >= status["pairs"]
-        library = Library([stores.catalogue])
-        for entry in library.entries():
-            pool = library.load(entry.id)
-            g = pool.generated(0)
-            assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
-        subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "merge", "--out", str(tmp_path)], env=env,
-                       check=True, capture_output=True)
-        written = sorted(p.name.removesuffix(".pool.gz") for p in tmp_path.glob("*.pool.gz"))
-        assert set(written) == set(stores.catalogue.pool_ids()) - set(packaged().ids())
-        tried = stores.catalogue.tried()
-        assert not stores.catalogue.claim(next(iter(stores.redis.smembers("catalogue:tried"))).decode())
-        assert stores.catalogue.tried() == tried  # a key is claimed once
+        with _analysis_worker(url) as env:
+            build = [sys.executable, "-m", "service.cli", "catalogue", "build", "--queue", "--batches", "1",
+                     "--seeds", "1", "--screen", "1", "--minutes", "0.1", "--out", str(tmp_path)]  # a first build
+            subprocess.run(build, env=env, check=True, capture_output=True)
+            deadline = time.monotonic() + 120
+            while not stores.catalogue.pool_ids() and time.monotonic() < deadline:
+                time.sleep(1)
+            steady, last = 0, -1
+            while steady < 3 and time.monotonic() < deadline:  # the queue drained and the last proofs kept
+                time.sleep(2)
+                now = stores.catalogue.tried()
+                steady = steady + 1 if now == last and not stores.queued("analysis") else 0
+                last = now
+            status = json.loads(subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "status"], env=env,
+                                               check=True, capture_output=True, text=True).stdout)
+            assert status["pairs"] >= 1 and status["tried"] >= status["puzzles"] >= status["pairs"]
+            library = Library([stores.catalogue])
+            for entry in library.entries():
+                pool = library.load(entry.id)
+                g = pool.generated(0)
+                assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
+            subprocess.run([sys.executable, "-m", "service.cli", "catalogue", "merge", "--out", str(tmp_path)], env=env,
+                           check=True, capture_output=True)
+            written = sorted(p.name.removesuffix(".pool.gz") for p in tmp_path.glob("*.pool.gz"))
+            assert set(written) == set(stores.catalogue.pool_ids()) - set(packaged().ids())
+            tried = stores.catalogue.tried()
+            assert not stores.catalogue.claim(next(iter(stores.redis.smembers("catalogue:tried"))).decode())
+            assert stores.catalogue.tried() == tried  # a key is claimed once
     finally:
-        worker.terminate()
-        worker.wait(timeout=30)
         stores.redis.flushdb()
 
 
@@ -399,10 +405,6 @@ def test_merging_keeps_a_pair_analysed_whole(tmp_path):
 def test_a_pair_the_workers_analysed_whole_merges_into_the_files_trimmed(redis_url, tmp_path):
     """`ricochet catalogue deepen --queue` leaves its analyses in the deployment's
     pools; `ricochet catalogue merge` writes the long ones, trimmed, beside the rest."""
-    import os
-    import subprocess
-    import sys
-
     from workers.stores import Stores
 
     base, _, _ = redis_url.rpartition("/")
@@ -451,9 +453,6 @@ def test_candidates_are_the_other_boards_of_long_families_likeliest_first():
 @pytest.mark.parametrize("new", [False, True], ids=["longest", "candidates"])
 def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url, new):
     import json
-    import os
-    import subprocess
-    import sys
 
     from service.cli.catalogue import _out, _to_deepen
     from workers.stores import Stores
@@ -481,8 +480,6 @@ def test_deepen_queues_the_longest_pairs_as_pool_jobs(redis_url, new):
 
 
 def test_a_local_build_goes_on_with_the_shares_it_did_not_finish(tmp_path):
-    import subprocess
-    import sys
 
     from service.cli.catalogue import GROWN, _families, _grow, _shares
     from solver.production.catalogue import seeds_for

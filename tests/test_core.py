@@ -56,16 +56,19 @@ def _run(make, count: int, seed: int, ref_states: int, strategy: str = "auto", *
 REAL_STATES = 5_000
 
 
+@pytest.mark.slow
 def test_differential_real_boards_four_robots():
     out = _run(lambda rng: random_real_puzzle(rng, 4, rng.choice(["1999", "2013"])), 1000, 1, REAL_STATES)
     assert out["exact"] >= 330, out
 
 
+@pytest.mark.slow
 def test_differential_barrier_boards():
     out = _run(lambda rng: random_real_puzzle(rng, 4, barriers=True), 650, 2, REAL_STATES)
     assert out["exact"] >= 250, out
 
 
+@pytest.mark.slow
 def test_differential_five_robots():
     out = _run(lambda rng: random_real_puzzle(rng, 5, rng.choice(["1999", "2013"])), 500, 3, REAL_STATES)
     assert out["exact"] >= 120, out
@@ -78,11 +81,13 @@ def test_differential_five_robots():
 SMALL_STATES = 30_000
 
 
+@pytest.mark.slow
 def test_differential_small_custom_boards():
     out = _run(random_custom_puzzle, 2500, 4, SMALL_STATES)
     assert out["exact"] >= 2390, out
 
 
+@pytest.mark.slow
 def test_differential_one_board_many_goals():
     """Many goals on one small board dense with barriers of every colour, so
     that the board's kept tables (bounds and cells of concern, per target and
@@ -148,6 +153,7 @@ def _wide_open_puzzle(rng: random.Random) -> Puzzle:
                   ricochet=rng.choice(["turn", "none"]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["ida", "astar"])
 def test_differential_large_open_boards(strategy):
     """Within the depth the reference proves (its state space is too large to
@@ -190,6 +196,7 @@ def test_a_finisher_one_slide_from_its_target_under_the_ricochet_rule(strategy):
     assert out["exact"] >= 250, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["ida", "astar"])
 def test_both_strategies_agree_with_the_reference(strategy):
     _run(random_custom_puzzle, 400, 5, SMALL_STATES, strategy)
@@ -245,6 +252,7 @@ _A_HELPER_READ_LATER = ("AqcBeNpVjjETgjAMhf9L5gxCcWF3dXEEhlJ6pWdsvFJEjuO_G9DzdPv
                          "Hj5p2qtJJYk7QYNvumyUY_7RFKovFTttt75LvfRaXybJShkBHwkNBRgTARAC")
 
 
+@pytest.mark.slow
 def test_the_relaxed_finish_keeps_a_star_optimal():
     """With four or five robots and one finisher, A* sends a position bounded by
     h + 1 on to the next layer, and IDA* cuts it off with one move to spare,
@@ -273,6 +281,7 @@ def test_the_relaxed_finish_keeps_a_star_optimal():
         assert agree(fixed, 1_000_000, "ida") == "exact"
 
 
+@pytest.mark.slow
 def test_the_crew_agrees_with_the_reference():
     out = _run(random_custom_puzzle, 300, 11, SMALL_STATES, **CREW)
     assert out["exact"] >= 270, out

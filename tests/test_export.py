@@ -9,6 +9,8 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle
 from solver.play import daily
@@ -19,6 +21,7 @@ from solver.search.solve import solve
 BAND = 19  # the slice exported: every source holds puzzles of this length (the whole export is 559,523 rows)
 
 
+@pytest.mark.slow
 def test_the_export_holds_every_shipped_puzzle_once_and_a_sample_is_proven():
     out = subprocess.run([sys.executable, "-m", "service.cli", "export", "--format", "csv", "--min-length", str(BAND),
                           "--max-length", str(BAND)], capture_output=True, text=True, check=True,

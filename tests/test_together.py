@@ -141,6 +141,7 @@ def _axe(page) -> list[dict]:
 SPEAKS = {"Ada": "en", "Bo": "de", "Cy": "ru"}  # one room, each player's browser in its own language
 
 
+@pytest.mark.slow
 def test_three_browsers_in_three_languages_play_a_whole_game(browser, base_url):
     seed = _seed()
     contexts = {"Ada": browser.new_context(viewport={"width": 1280, "height": 900}, locale=LOCALES[SPEAKS["Ada"]]),

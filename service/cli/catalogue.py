@@ -383,13 +383,14 @@ def run_lift(args: argparse.Namespace) -> int:
     longest 2-robot position first: lifted here (merged as they come; a run
     again goes on with the pairs not finished) or queued on the deployment's
     analysis workers."""
-    from solver.production.catalogue import all_families, liftable
+    from solver.production.catalogue import all_families, family_cell, liftable
     from solver.production.pools import Library, packaged
 
     if args.processes < 1 or args.minutes <= 0 or (args.pairs is not None and args.pairs < 1):
         raise InputError("--processes, --minutes and --pairs must be positive")
     out, have = _out(args.out)
-    held = _holding(Library([packaged(), out, *([_stores().catalogue] if args.queue else [])]))
+    elsewhere = Library([packaged(), *([_stores().catalogue] if args.queue else [])])
+    held = _holding([*have, *(p for e in elsewhere.entries() if (p := elsewhere.load(e.id)) is not None)])
     done_path = out.path / LIFTED
     done = set(done_path.read_text().split("\n")) if done_path.exists() else set()
     families = args.family or all_families()
@@ -401,7 +402,7 @@ def run_lift(args: argparse.Namespace) -> int:
     with multiprocessing.get_context("spawn").Pool(args.processes) as workers:
         ranked = sorted((-n, spec, family) for family, boards in zip(families, workers.map(liftable, families))
                         for n, spec in boards if f"{family}|{spec}" not in done)
-    todo = [(family, spec) for _, spec, family in ranked if _pair_key(family, spec) not in held][:args.pairs]
+    todo = [(family, spec) for _, spec, family in ranked if (spec, family_cell(family)) not in held][:args.pairs]
     if args.queue:
         return _queue("ricochet.catalogue_lift", "lifts", [[f, spec, 60 * args.minutes] for f, spec in todo])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
@@ -412,18 +413,12 @@ def run_lift(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _holding(library: Any) -> set[tuple[str, tuple[int, int]]]:
-    """The (board, target cell) pairs a pool of `library` holds a SEED_FROM-move puzzle on (4 robots, ricochet rule)."""
+def _holding(pools: list[Any]) -> set[tuple[str, tuple[int, int]]]:
+    """The (board, target cell) pairs of `pools` holding a SEED_FROM-move puzzle (4 robots, ricochet rule)."""
     from solver.production.catalogue import SEED_FROM
 
-    return {(pool.board.spec, pool.goal.cell) for e in library.entries() if (pool := library.load(e.id)) is not None
-            and len(pool.colours) == 4 and pool.ricochet == "turn" and SEED_FROM in pool.lengths()}
-
-
-def _pair_key(family: str, spec: str) -> tuple[str, tuple[int, int]]:
-    from solver.production.catalogue import family_pair
-
-    return spec, family_pair(family, spec)[1].cell
+    return {(pool.board.spec, pool.goal.cell) for pool in pools
+            if len(pool.colours) == 4 and pool.ricochet == "turn" and SEED_FROM in pool.lengths()}
 
 
 def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) -> list[Any]:

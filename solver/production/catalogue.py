@@ -194,11 +194,16 @@ def grow(seeds: Iterable[Puzzle], *, time_budget: float = 10.0, seed: int | str 
                 yield from lift(*family_pair(family, spec), rng, claim, LIFT_BUDGET, until)
 
 
+def family_cell(family: str) -> tuple[int, int]:
+    """The cell of a family's target: the same on every board of the family."""
+    x, y = (int(v) for v in family.split(":")[1].split("-")[:2])
+    return x, y
+
+
 def family_pair(family: str, spec: str) -> tuple[Board, Goal]:
     """A board of a family and the family's target on it."""
-    cell = tuple(int(v) for v in family.split(":")[1].split("-")[:2])
     board = real_board(spec)
-    chip = board.target_at(cell)  # type: ignore[arg-type]
+    chip = board.target_at(family_cell(family))
     assert chip is not None
     return board, Goal(chip.cell, chip.colour, chip.symbol)
 
