@@ -35,7 +35,7 @@ browser:
 	test -f node_modules/axe-core/axe.min.js || npm ci --no-audit --no-fund --silent
 
 test: lint browser
-	$(BIN)/python -m pytest -n 2 --dist worksteal -p no:cacheprovider --durations=20
+	$(BIN)/python -m pytest -n 2 -p no:cacheprovider --durations=20
 
 bench-load: install
 	command -v wrk >/dev/null || (apt-get install -y wrk || sudo apt-get install -y wrk)

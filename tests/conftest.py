@@ -14,12 +14,6 @@ SHARED = Path(os.environ.get("RICOCHET_SHARED", ROOT.parent / "shared"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests first (each group in its own order): on `-n 2` the two
-    processes then end together instead of one waiting on a late long test."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 def load_jsonl(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -49,16 +43,12 @@ def redis_url(tmp_path_factory):
 def celery_worker(redis_url):
     """A real Celery worker process on that Redis (stopped at the end)."""
     import subprocess
-    import sys
     import time
 
+    from tests.helpers import start_worker
     from workers.app import make_celery
 
-    env = {**os.environ, "REDIS_URL": redis_url}
-    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                             "--concurrency", "1", "--without-gossip", "--without-mingle",
-                             "--queues", "ricochet,packs"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_worker(redis_url, "ricochet,packs")
     app = make_celery(redis_url)
     deadline = time.monotonic() + 60
     while not app.control.ping(timeout=0.5):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +16,16 @@ from werkzeug.serving import make_server
 from solver.model.board import Board
 from solver.model.moves import IllegalMove, State
 from solver.model.puzzle import Goal, Move, Puzzle, Rules
+
+
+def start_worker(url: str, queues: str, **env: str) -> subprocess.Popen:
+    """A real Celery worker process (concurrency 1) on `queues` of the Redis at
+    `url`, with `env` added to its environment, in a session of its own (a
+    test may kill its whole group)."""
+    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+                             "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", queues],
+                            env={**os.environ, "REDIS_URL": url, **env}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def custom(width: int = 6, height: int = 6, **parts: Any) -> Board:

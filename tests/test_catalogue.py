@@ -50,6 +50,7 @@ from solver.production.catalogue import (
 )
 from solver.production.pools import Library, Pool, packaged, pool_id, shipped, target_named
 from solver.search.solve import analyse, solve
+from tests.helpers import start_worker
 
 BOARDS = set(all_boards("2013"))
 
@@ -59,12 +60,9 @@ def _analysis_worker(url: str) -> Iterator[dict[str, str]]:
     """A Celery worker on the analysis queue of the deployment at `url` (yields
     the environment the commands run in), stopped cold at the end: what its last
     task would still prove is not the test's."""
-    env = {**os.environ, "REDIS_URL": url}
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = start_worker(url, "analysis")
     try:
-        yield env
+        yield {**os.environ, "REDIS_URL": url}
     finally:
         worker.send_signal(signal.SIGQUIT)
         worker.wait(timeout=30)

@@ -17,7 +17,7 @@ from service.app import create_app
 from solver.model.puzzle import Puzzle
 from solver.production.themes import THEMES
 from solver.search.solve import solve
-from tests.helpers import issued_key, pack_request, unpooled_board, wait_for_job
+from tests.helpers import issued_key, pack_request, start_worker, unpooled_board, wait_for_job
 from workers.embedded import EmbeddedRedis
 from workers.tasks import pack_item
 
@@ -200,11 +200,7 @@ def test_pack_not_ready_and_unknown(redis_url):
 
 
 def _start_worker(url: str, visibility: int = 3) -> subprocess.Popen:
-    env = {**os.environ, "REDIS_URL": url, "RICOCHET_VISIBILITY_TIMEOUT": str(visibility)}
-    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                             "--concurrency", "1", "--without-gossip", "--without-mingle",
-                             "--queues", "ricochet,packs"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return start_worker(url, "ricochet,packs", RICOCHET_VISIBILITY_TIMEOUT=str(visibility))
 
 
 @pytest.mark.slow

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from solver.production import pools
+from tests.helpers import start_worker
 from workers.embedded import EmbeddedRedis
 from workers.stores import Stores
 
@@ -21,10 +21,7 @@ BOARD, TARGET = "green-C,red-C,yellow-D,blue-B", "red-circle"
 
 
 def _analysis_worker(url: str) -> subprocess.Popen:
-    env = {**os.environ, "REDIS_URL": url}
-    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                             "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "analysis"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return start_worker(url, "analysis")
 
 
 def _chip(board: str) -> str:
