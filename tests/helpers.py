@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from werkzeug.serving import make_server
@@ -18,14 +19,19 @@ from solver.model.moves import IllegalMove, State
 from solver.model.puzzle import Goal, Move, Puzzle, Rules
 
 
-def start_worker(url: str, queues: str, **env: str) -> subprocess.Popen:
+def start_worker(url: str, queues: str, log: Path | None = None, **env: str) -> subprocess.Popen:
     """A real Celery worker process (concurrency 1) on `queues` of the Redis at
     `url`, with `env` added to its environment, in a session of its own (a
-    test may kill its whole group)."""
-    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-                             "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", queues],
-                            env={**os.environ, "REDIS_URL": url, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    test may kill its whole group); what it prints goes to `log`, if given."""
+    out = log.open("ab") if log is not None else subprocess.DEVNULL
+    try:
+        return subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel",
+                                 "warning", "--concurrency", "1", "--without-gossip", "--without-mingle",
+                                 "--queues", queues], env={**os.environ, "REDIS_URL": url, **env},
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        if log is not None:
+            out.close()  # the worker holds its own copy
 
 
 def custom(width: int = 6, height: int = 6, **parts: Any) -> Board:

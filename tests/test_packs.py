@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -199,8 +200,8 @@ def test_pack_not_ready_and_unknown(redis_url):
     assert client.get("/v1/packs/nope").status_code == 404
 
 
-def _start_worker(url: str, visibility: int = 3) -> subprocess.Popen:
-    return start_worker(url, "ricochet,packs", RICOCHET_VISIBILITY_TIMEOUT=str(visibility))
+def _start_worker(url: str, visibility: int = 3, log: Path | None = None) -> subprocess.Popen:
+    return start_worker(url, "ricochet,packs", log, RICOCHET_VISIBILITY_TIMEOUT=str(visibility))
 
 
 @pytest.mark.slow
@@ -268,7 +269,8 @@ def test_redis_restarted_mid_pack(tmp_path):
         library = Library([packaged(), Stores.from_url(redis.url).pools])
         request = pack_request(body)
         expected = [packs.item(request, planned, library)["code"] for planned in packs.plan_for(request, library)]
-        worker = _start_worker(redis.url)
+        log = tmp_path / "worker.log"  # read back if the pack does not complete
+        worker = _start_worker(redis.url, log=log)
         r = client.post("/v1/packs", json=body)
         location = r.headers["Location"]
         deadline = time.monotonic() + 120
@@ -284,7 +286,7 @@ def test_redis_restarted_mid_pack(tmp_path):
         redis.start()
         job = wait_for_job(client, location, timeout=300)
         # The workers' writes wait the outage out (a patient store): nothing is lost.
-        assert job["state"] == "succeeded", job
+        assert job["state"] == "succeeded", (job, log.read_text(errors="replace")[-4000:])
         puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
         assert [p["code"] for p in puzzles] == expected
     finally:
