@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 
 import pytest
@@ -18,10 +17,6 @@ from workers.embedded import EmbeddedRedis
 from workers.stores import Stores
 
 BOARD, TARGET = "green-C,red-C,yellow-D,blue-B", "red-circle"
-
-
-def _analysis_worker(url: str) -> subprocess.Popen:
-    return start_worker(url, "analysis")
 
 
 def _chip(board: str) -> str:
@@ -41,7 +36,7 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
         stores = Stores.from_url(redis.url)
         job = stores.jobs.create("pool", {"board": BOARD, "target": target, "robots": 3, "per_length": 4000})
         stores.pools.set_building(job["id"])
-        worker = _analysis_worker(redis.url)
+        worker = start_worker(redis.url, "analysis")
         try:
             tasks.pool_build.apply_async(args=[job["id"]], queue=tasks.POOL_QUEUE,
                                          connection=tasks.celery_app.connection_for_write(redis.url))
@@ -61,7 +56,7 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
                                     lambda args, queue: tasks.celery_app.send_task(
                                         "ricochet.pool_build", args=args, queue=queue, connection=conn))
                 assert tasks.grow_pools() == job["id"]
-            worker = _analysis_worker(redis.url)
+            worker = start_worker(redis.url, "analysis")
             deadline = time.monotonic() + 180
             while stores.jobs.get(job["id"])["state"] != "succeeded":
                 assert time.monotonic() < deadline, stores.jobs.get(job["id"])
