@@ -36,6 +36,7 @@ from solver.production.catalogue import (
     family_pair,
     fill,
     found_json,
+    from_json,
     grow,
     lift,
     liftable,
@@ -495,3 +496,25 @@ def test_a_local_build_goes_on_with_the_shares_it_did_not_finish(tmp_path):
                     "--batches", "1", "--processes", "1", "--minutes", "5", "--out", str(tmp_path)],
                    check=True, capture_output=True)
     assert time.monotonic() - started < 120 and not list(tmp_path.glob("*.pool.gz"))
+
+
+def test_a_local_fill_skips_the_pairs_whose_fill_finished_with_nothing_new(tmp_path):
+    from service.cli.catalogue import FILLED, _fill, _fill_name, _known
+    from solver.production.catalogue import found_json
+
+    _known([])
+    pairs = [[(g.puzzle.code(), found_json(g)) for g in items] for items in thin(Library([packaged()]), 2)]
+    first = pairs[0]
+    # A fill that finished before the deadline is named with what its pair held; one cut short is not.
+    assert _fill((first, time.time() + 120, len(first))) == (_fill_name(first), [])
+    assert _fill_name(first) == f"{catalogue_pool_id(from_json(*first[0]))}|{len(first)}"
+    assert _fill((first, time.time() - 1, len(first) + 1))[0] is None
+    # A fill whose pairs are all written down with what they hold has nothing left to do.
+    (tmp_path / FILLED).write_text("\n".join(_fill_name(items) for items in pairs) + "\n")
+    cli = [sys.executable, "-m", "service.cli", "catalogue", "fill", "--processes", "1", "--out", str(tmp_path)]
+    started = time.monotonic()
+    done = subprocess.run([*cli, "--enough", "2", "--minutes", "5"], check=True, capture_output=True, text=True)
+    assert time.monotonic() - started < 120 and not list(tmp_path.glob("*.pool.gz"))
+    assert f"filling 0 pairs ({len(pairs)} more hold fewer than 2" in done.stderr
+    wrong = subprocess.run([*cli, "--enough", str(PER_SEED + 1)], capture_output=True, text=True)
+    assert wrong.returncode != 0 and f"--enough must be from 1 to {PER_SEED}" in wrong.stderr

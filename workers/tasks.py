@@ -397,13 +397,14 @@ def catalogue_grow(codes: list[str], seconds: float, part: list[int] | None = No
 
 
 @celery_app.task(name="ricochet.catalogue_fill", acks_late=True)
-def catalogue_fill(items: list[list[Any]], seconds: float) -> dict[str, Any]:
+def catalogue_fill(items: list[list[Any]], seconds: float, enough: int = catalogue.PER_SEED) -> dict[str, Any]:
     """More puzzles of SEED_FROM moves on one pair holding few (`items`: its
-    known ones, code and found JSON), for at most `seconds` (and
-    catalogue.FILL_SECONDS); each position claimed in Redis, each puzzle kept by
-    its pool id as `catalogue_grow` keeps them."""
+    known ones, code and found JSON) until it holds `enough`, for at most
+    `seconds` (and catalogue.FILL_SECONDS); each position claimed in Redis, each
+    puzzle kept by its pool id as `catalogue_grow` keeps them."""
     stores = _stores()
-    return _keep(stores, catalogue.fill_pair([(code, item) for code, item in items], stores.catalogue.claim, seconds))
+    found = catalogue.fill_pair([(code, item) for code, item in items], stores.catalogue.claim, seconds, enough)
+    return _keep(stores, found)
 
 
 @celery_app.task(name="ricochet.catalogue_lift", acks_late=True)

@@ -59,6 +59,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     fill.add_argument("--minutes", type=float, default=10.0, help="stop after this long (default 10)")
     fill.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     fill.add_argument("--pairs", type=int, default=None, help="at most this many pairs, fewest first (default: all)")
+    fill.add_argument("--enough", type=int, default=None, help="fill each pair until it holds this many (default and "
+                      "at most: what a pair keeps, 48); a lower one first spreads a short run over more pairs")
     fill.add_argument("--out", default=None, help="the catalogue's folder (default: the package's)")
     fill.add_argument("--queue", action="store_true", help="queue one task per pair on the analysis queue of the "
                       "deployment at REDIS_URL instead of running them here; `ricochet catalogue merge` then "
@@ -321,34 +323,55 @@ def _queue_deepen(have: list[Any], pairs: int, new: bool) -> int:
     return EXIT_OK
 
 
-FillJob = tuple[list[tuple[str, dict[str, Any]]], float]
+FillJob = tuple[list[tuple[str, dict[str, Any]]], float, int]
+FILLED = "filled.txt"  # beside a catalogue's files: the pairs local fills finished, with what they held, one per line
 
 
-def _fill(job: FillJob) -> tuple[None, list[tuple[str, dict[str, Any]]]]:
-    """One pair's fill (a local fill's task): what it found."""
+def _fill_name(items: list[tuple[str, dict[str, Any]]]) -> str:
+    """A pair's line in FILLED: its pool id and how many it held when its fill
+    began (a fill again from there repeats the same proofs: its order is drawn
+    from the pair's first puzzle)."""
+    from solver.production.catalogue import catalogue_pool_id, from_json
+
+    return f"{catalogue_pool_id(from_json(*items[0]))}|{len(items)}"
+
+
+def _fill(job: FillJob) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    """One pair's fill (a local fill's task): its name when it finished before the deadline, and what it found."""
     from solver.production.catalogue import claimer, fill_pair, found_json
 
-    items, deadline = job
-    return None, [(g.puzzle.code(), found_json(g)) for g in fill_pair(items, claimer(_tried), deadline - time.time())]
+    items, deadline, enough = job
+    found = [(g.puzzle.code(), found_json(g))
+             for g in fill_pair(items, claimer(_tried), deadline - time.time(), enough)]
+    return (_fill_name(items) if time.time() < deadline else None), found
 
 
 def run_fill(args: argparse.Namespace) -> int:
-    """The pairs holding fewer than PER_SEED puzzles of SEED_FROM moves, filled
-    here (merged as they come) or queued on the deployment's analysis workers."""
-    from solver.production.catalogue import found_json, thin
+    """The pairs holding fewer than `--enough` puzzles of SEED_FROM moves,
+    filled here (merged as they come; a run again skips the pairs whose fill
+    finished and found nothing) or queued on the deployment's analysis
+    workers."""
+    from solver.production.catalogue import PER_SEED, found_json, thin
     from solver.production.pools import Library, packaged
 
+    enough = PER_SEED if args.enough is None else args.enough
     if args.processes < 1 or args.minutes <= 0 or (args.pairs is not None and args.pairs < 1):
         raise InputError("--processes, --minutes and --pairs must be positive")
+    if not 1 <= enough <= PER_SEED:
+        raise InputError(f"--enough must be from 1 to {PER_SEED} (what a pair keeps at 20 moves)")
     out, have = _out(args.out)
-    pairs = [[(g.puzzle.code(), found_json(g)) for g in items]
-             for items in thin(Library([packaged(), out]))[:args.pairs]]
+    done_path = out.path / FILLED
+    done = set(done_path.read_text().split("\n")) if done_path.exists() else set()
+    pairs = [[(g.puzzle.code(), found_json(g)) for g in items] for items in thin(Library([packaged(), out]), enough)]
+    todo = [items for items in pairs if args.queue or _fill_name(items) not in done][:args.pairs]
     if args.queue:
-        return _queue("ricochet.catalogue_fill", "fills", [[items, 60 * args.minutes] for items in pairs])
+        return _queue("ricochet.catalogue_fill", "fills", [[items, 60 * args.minutes, enough] for items in todo])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
-    print(f"ricochet: filling {len(pairs)} pairs", file=sys.stderr, flush=True)
-    _run_here(_fill, [(items, deadline) for items in pairs], known, out, have, deadline, args.processes)
+    print(f"ricochet: filling {len(todo)} pairs ({len(pairs) - len(todo)} more hold fewer than {enough}: "
+          f"their fill found nothing before, or --pairs)", file=sys.stderr, flush=True)
+    _run_here(_fill, [(items, deadline, enough) for items in todo], known, out, have, deadline, args.processes,
+              done_path)
     return EXIT_OK
 
 

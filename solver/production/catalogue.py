@@ -42,7 +42,7 @@ from solver.search.solve import solve, upper_bound
 MIN_LENGTH = 16  # the catalogue keeps puzzles of this many moves and more
 SEED_FROM = 20   # sweeps a board until one of this many moves or more, and walks towards exactly this many
 PER_LENGTH = 3   # puzzles kept per pair and length
-PER_SEED = 24    # and at exactly SEED_FROM moves (ten packs of that length draw on every pair: see `fill`)
+PER_SEED = 48    # and at exactly SEED_FROM moves (ten packs of that length draw on every pair: see `fill`)
 PLACEMENTS = 16  # robot placements of a family's long puzzles tried on each of its boards
 
 
@@ -430,10 +430,11 @@ def fill(known: list[Generated], rng: random.Random, claim: Callable[[str], bool
 
 
 def fill_pair(items: list[tuple[str, dict[str, object]]], claim: Callable[[str], bool],
-              seconds: float) -> Iterator[Generated]:
+              seconds: float, enough: int = PER_SEED) -> Iterator[Generated]:
     """More puzzles of SEED_FROM moves on one pair given as its known puzzles'
-    codes and found JSON (what `thin` gives, as a task carries it), for at most
-    `seconds` and FILL_SECONDS, in an order drawn from the pair's first code:
+    codes and found JSON (what `thin` gives, as a task carries it), until it
+    holds `enough`, for at most `seconds` and FILL_SECONDS, in an order drawn
+    from the pair's first code:
     a `lift` first, for half the time at most (about half of its proofs are
     SEED_FROM moves on a pair it lifts well, against one in seven beside known
     ones), then `fill`."""
@@ -441,11 +442,11 @@ def fill_pair(items: list[tuple[str, dict[str, object]]], claim: Callable[[str],
     seconds = max(0.0, min(seconds, FILL_SECONDS))
     until = time.monotonic() + seconds
     rng, first = random.Random(items[0][0]), known[0].puzzle
-    wanted = PER_SEED - sum(len(g.solution.moves) == SEED_FROM for g in known)
+    wanted = enough - sum(len(g.solution.moves) == SEED_FROM for g in known)
     for g in lift(first.board, first.goal, rng, claim, seconds / 2, until, enough=wanted):
         known.append(g)
         yield g
-    yield from fill(known, rng, claim, until)
+    yield from fill(known, rng, claim, until, enough)
 
 
 def _neighbours(p: Puzzle, free: list[tuple[int, int]]) -> list[Puzzle]:
