@@ -500,7 +500,6 @@ def test_a_local_build_goes_on_with_the_shares_it_did_not_finish(tmp_path):
 
 def test_a_local_fill_skips_the_pairs_whose_fill_finished_with_nothing_new(tmp_path):
     from service.cli.catalogue import FILLED, _fill, _fill_name, _known
-    from solver.production.catalogue import found_json
 
     _known([])
     pairs = [[(g.puzzle.code(), found_json(g)) for g in items] for items in thin(Library([packaged()]), 2)]
