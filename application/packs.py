@@ -19,7 +19,7 @@ from . import Context, jobs, ratings
 from .problems import Problem
 from .solving import Queued
 
-SHORTEST = 2  # a round solved in one move is void (RULES.md)
+SHORTEST = 2  # a round solved in one move is void (docs/rules.md)
 SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
 MAX_IDEMPOTENCY_KEY = 200
 

@@ -15,7 +15,7 @@ from .problems import Problem
 
 @dataclass(frozen=True)
 class Solved:
-    answer: dict[str, Any]  # FORMATS.md answer, with the puzzle's code
+    answer: dict[str, Any]  # docs/formats.md answer, with the puzzle's code
     source: Source
 
 

@@ -4,7 +4,7 @@
 
 Prints the seconds, the peak memory, the count of positions per optimal length
 (plain rule: ricochet none) and the longest positions.  The 1999 case is the
-board and target of the published 25-move puzzle (../shared/boards, BoardGameGeek
+board and target of the published 25-move puzzle (the packaged quadrants file, BoardGameGeek
 thread 308557), whose exhaustive computation found 25 to be the maximum: the
 analysis must find 25 too, and rate the published position 25.  The 2013 case is
 the barrier board and target of this project's longest finds (see the README).
@@ -13,7 +13,6 @@ the barrier board and target of this project's longest finds (see the README).
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import sys
 from pathlib import Path
@@ -21,11 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.model.board import real_board  # noqa: E402
+from solver.model.board import quadrant_data, real_board  # noqa: E402
 from solver.model.puzzle import Goal, Puzzle  # noqa: E402
 from solver.search.solve import exhaustive  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "boards" / "quadrants.json"
 COLOURS = ("red", "green", "blue", "yellow")
 
 
@@ -33,7 +31,7 @@ def case(name: str) -> tuple[str, Goal, list[dict], int | None]:
     """Board spec, goal, probe positions and the published maximum, if any."""
     if name == "2013":
         return "green-B,blue-B,red-B,yellow-D", Goal((8, 10), "yellow", "square"), [], None
-    published = next(t for t in json.loads(SHARED.read_text())["test_puzzles"] if t["optimal_moves"] == 25)
+    published = next(t for t in quadrant_data()["test_puzzles"] if t["optimal_moves"] == 25)
     p = Puzzle.from_json({**published, "rules": {"ricochet": "none"}})
     return p.board.spec, p.goal, [dict(p.robots)], 25
 

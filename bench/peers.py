@@ -5,7 +5,7 @@
 
 A fixed seeded set of random 4-robot puzzles on one board (a coloured target,
 ricochet rule off: the public solvers implement neither the rule nor the
-vortex), then the 24- and 25-move hardest known puzzles (shared/boards).  We
+vortex), then the 24- and 25-move hardest known puzzles (solver/data/quadrants.json).  We
 are timed through the Python API (`solver.search.solve.solve`, the board's bounds
 already cached), so any call overhead counts against us.
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import functools
-import json
 import random
 import statistics
 import sys
@@ -36,11 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.model.board import Board, real_board  # noqa: E402
+from solver.model.board import Board, quadrant_data, real_board  # noqa: E402
 from solver.model.puzzle import Goal, Puzzle, Rules  # noqa: E402
 from solver.search.solve import solve  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 BANDS = [(1, 3), (4, 6), (7, 9), (10, 12), (13, 99)]
 REPEATS = 3  # each solver's time for a puzzle is its best of this many runs
 
@@ -117,8 +115,7 @@ def random_puzzles(board: Board, count: int, seed: int) -> list[Puzzle]:
 
 
 def hardest() -> list[Puzzle]:
-    with open(SHARED / "boards" / "quadrants.json", encoding="utf-8") as f:
-        tests = json.load(f)["test_puzzles"]
+    tests = quadrant_data()["test_puzzles"]
     return [Puzzle.from_json({**t, "rules": {"ricochet": "none"}}) for t in tests if t["optimal_moves"] >= 24]
 
 
@@ -176,7 +173,7 @@ def main() -> None:
     print(f"{args.count} random 4-robot puzzles on {args.board}, ricochet rule off, seed {args.seed}; "
           f"best of {REPEATS} runs each\n")
     report(measure(random_puzzles(board, args.count, args.seed), peers), peers)
-    print("\nThe 24- and 25-move hardest known puzzles (shared/boards), one thread:\n")
+    print("\nThe 24- and 25-move hardest known puzzles (solver/data/quadrants.json), one thread:\n")
     for row in measure(hardest(), peers):
         times = ", ".join(f"{peer.name} {row[peer.name]:.2f} s" for peer in peers)
         print(f"- {row['length']} moves: ours {row['ours']:.2f} s" + (f"; {times}" if times else ""))

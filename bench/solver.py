@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import random
 import resource
@@ -24,13 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver.model.board import quadrant_data  # noqa: E402
 from solver.model.puzzle import Puzzle  # noqa: E402
 from solver.production import bank  # noqa: E402
 from solver.search.reference import reference_solve  # noqa: E402
 from solver.search.solve import solve  # noqa: E402
 from tests.helpers import random_real_puzzle  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 BANDS = [(0, 4), (5, 8), (9, 12), (13, 16), (17, 99)]
 
 
@@ -81,7 +80,7 @@ def run_set(name: str, puzzles: list[Puzzle]) -> list[tuple[Puzzle, float, int |
 
 def hardest() -> list[Puzzle]:
     """The hardest known puzzles (24 and 25 moves), under both ricochet options."""
-    tests = json.loads((SHARED / "boards" / "quadrants.json").read_text())["test_puzzles"]
+    tests = quadrant_data()["test_puzzles"]
     return [Puzzle.from_json({**t, "rules": {"ricochet": r}}) for t in tests if t["optimal_moves"] >= 24
             for r in ("none", "turn")]
 
@@ -144,7 +143,7 @@ def main() -> None:
     run_set("random 5-robot puzzles, real boards", five)
     run_set("random 4-robot puzzles, barrier boards", barrier)
     if not args.quick:
-        tests = json.loads((SHARED / "boards" / "quadrants.json").read_text())["test_puzzles"]
+        tests = quadrant_data()["test_puzzles"]
         hard = [Puzzle.from_json({**t, "rules": {"ricochet": r}}) for t in tests
                 if t["optimal_moves"] >= 20 for r in ("none", "turn")]
         run_set("hard set (test puzzles of 20+ moves, both ricochet options)", hard)

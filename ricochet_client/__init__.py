@@ -386,7 +386,7 @@ class Client:
 
 
 def _puzzle(puzzle: Json | str) -> Json:
-    """A puzzle as FORMATS.md writes it, or a code."""
+    """A puzzle as docs/formats.md writes it, or a code."""
     return {"code": puzzle} if isinstance(puzzle, str) else puzzle
 
 

@@ -44,8 +44,8 @@ def hint_level() -> int:
 
 
 def puzzle_from(body: Any) -> Puzzle:
-    """A puzzle as FORMATS.md writes it, or {"code": ...}, or {"driftingdroids_id": ...}
-    (with "rules" beside it if not RULES.md's defaults)."""
+    """A puzzle as docs/formats.md writes it, or {"code": ...}, or {"driftingdroids_id": ...}
+    (with "rules" beside it if not docs/rules.md's defaults)."""
     if isinstance(body, dict) and set(body) == {"code"}:
         return Puzzle.from_code(body["code"])
     if isinstance(body, dict) and "driftingdroids_id" in body:
@@ -60,7 +60,7 @@ def puzzle_from(body: Any) -> Puzzle:
     return Puzzle.from_json(body)
 
 
-# A puzzle body: FORMATS.md's puzzle, {"code": ...} or {"driftingdroids_id": ...}, checked by puzzle_from.
+# A puzzle body: docs/formats.md's puzzle, {"code": ...} or {"driftingdroids_id": ...}, checked by puzzle_from.
 PUZZLE = Body(parse=puzzle_from, doc={"$ref": "#/components/schemas/PuzzleRef"})
 
 

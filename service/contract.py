@@ -36,7 +36,7 @@ INFO = {
     "title": "ricochet-service",
     "description": """\
 Ricochet Robots puzzles as a service: optimal solving, answer checking and
-board pictures.  Puzzles, moves and answers use the shapes of FORMATS.md.
+board pictures.  Puzzles, moves and answers use the shapes of docs/formats.md.
 Every error is `application/problem+json` (RFC 9457) with a `detail` that
 says what to fix and, for invalid input, the `field` at fault.
 

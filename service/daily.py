@@ -109,7 +109,7 @@ def daily_on(day: str) -> Response:
 
 @operation(bp, "get /v1/daily/<day>/solution", "dailySolution", tag="daily", parameters=["Day"],
            summary="An optimal solution of a published day's puzzle", errors=(304, 400, 404, 503),
-           replies={200: Reply("The solution, in the FORMATS.md answer shape", DailySolution, cached=True)})
+           replies={200: Reply("The solution, in the docs/formats.md answer shape", DailySolution, cached=True)})
 def daily_solution(day: str) -> Response:
     return _cacheable(_day(day), "solution", days.solution)
 

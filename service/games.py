@@ -80,7 +80,7 @@ NEW_GAME_LINKS = {"getGame": {"operationId": "getGame", "parameters": {"game_id"
 
 
 @operation(bp, "post /v1/games", "createGame", tag="games", body=NewGame, errors=(400, 503),
-           summary="Start a game (RULES.md section 5); answers each player's token",
+           summary="Start a game (docs/rules.md section 5); answers each player's token",
            description="players: 1 name (solitaire) to 16.  board: a spec, \"random\" (any 2013 board), "
                        "\"beginner\" (no barrier sections) or \"1999\" (a 1999 board).  options: timer_seconds "
                        "(60), idle_seconds (300), exact_bid (false), tie_break (fewer_chips | first_bid), "

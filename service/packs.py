@@ -42,7 +42,7 @@ def create_pack(body: dict[str, Any]) -> Any:
            parameters=[{"name": "format", "in": "query", "required": False,
                         "schema": {"type": "string", "enum": ["json", "ndjson"]}}],
            errors=(400, 404, 409, 410), replies={
-               200: Reply("The puzzles in order of `index`, each a FORMATS.md puzzle with its solution and "
+               200: Reply("The puzzles in order of `index`, each a docs/formats.md puzzle with its solution and "
                           "difficulty; `failed` lists the items that could not be made, with the reason", Pack,
                           headers={"Vary": {"schema": {"type": "string"}, "description": "Accept"},
                                    "X-Pack-State": {"schema": {"type": "string"},

@@ -76,7 +76,7 @@ def board(spec: str) -> Any:
                        {"name": "solution", "in": "query", "required": False,
                         "description": "With `.svg` or `.png`, `true` draws an optimal solution's moves",
                         "schema": {"type": "string", "enum": ["true", "false"]}}],
-           replies={200: Reply("The puzzle (FORMATS.md form plus `code`, `hash` and `driftingdroids_id`; once its "
+           replies={200: Reply("The puzzle (docs/formats.md form plus `code`, `hash` and `driftingdroids_id`; once its "
                                "optimum is known, its `rating`, `popularity` and `themes`), or its picture (with "
                                "an ETag and Cache-Control public, immutable)", PuzzleByCode,
                                cached=MINUTE, media=PICTURES)})

@@ -47,7 +47,7 @@ class Joining(Schema):
 
 
 @operation(bp, "post /v1/rooms", "createRoom", tag="games", body=NewRoom, errors=(400, 503),
-           summary="Open a room for a game (RULES.md section 5): the host's seat and token",
+           summary="Open a room for a game (docs/rules.md section 5): the host's seat and token",
            description="Send the link /r/{id} to the others; they take seats with POST /v1/rooms/{id}/players, "
                        "then the host starts the game.  Options are those of POST /v1/games.",
            replies={201: Reply("The room and the host's token", Seat,

@@ -32,7 +32,7 @@ class VerifyRequest(Schema):
         unknown = RAISE
 
     puzzle = fields.Dict(required=True, metadata={"shape": {"$ref": "#/components/schemas/PuzzleRef"}},
-                         error_messages={"invalid": "must be a FORMATS.md puzzle or {{\"code\": ...}}"})
+                         error_messages={"invalid": "must be a docs/formats.md puzzle or {{\"code\": ...}}"})
     moves = fields.List(fields.Raw(metadata={"shape": Move}), required=True, validate=validate.Length(max=1000),
                         error_messages={"invalid": "must be a list of moves like {{\"robot\": \"red\", "
                                                    "\"direction\": \"N\"}}"})

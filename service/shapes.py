@@ -1,7 +1,7 @@
 """The shapes of what the API sends and takes, as marshmallow schemas: openapi.yaml's
 components are generated from them (service/contract.py), beside the request
 schemas that check bodies and queries (service/schemas.py, workers/schemas.py,
-service/games.py).  Puzzles, moves and answers are FORMATS.md's shapes; solver.model.puzzle
+service/games.py).  Puzzles, moves and answers are docs/formats.md's shapes; solver.model.puzzle
 checks them (with field-naming messages), so these describe them for clients.
 
 Two field options say what JSON Schema alone cannot infer from a field:
@@ -101,7 +101,7 @@ class Rules(Shape):
 
 def rules() -> fields.Nested:
     return fields.Nested(Rules, allow_none=True,
-                         metadata={"description": "The rules in force; left out or null, RULES.md's defaults"})
+                         metadata={"description": "The rules in force; left out or null, docs/rules.md's defaults"})
 
 
 class BoardObject(Shape):
@@ -145,8 +145,8 @@ class ByDriftingDroidsId(Shape):
 
 
 PUZZLE_REF = Either(Puzzle, ByCode, ByDriftingDroidsId, metadata={
-    "description": "A puzzle: in the FORMATS.md form, by its code, or by a DriftingDroids game ID (with `rules` "
-                   "beside it when not RULES.md's defaults)"})
+    "description": "A puzzle: in the docs/formats.md form, by its code, or by a DriftingDroids game ID (with `rules` "
+                   "beside it when not docs/rules.md's defaults)"})
 
 
 class Answer(Shape):
@@ -299,7 +299,7 @@ class Problem(Shape):
 
 
 class Known(Puzzle):
-    """A puzzle (FORMATS.md) with its code and DriftingDroids game ID."""
+    """A puzzle (docs/formats.md) with its code and DriftingDroids game ID."""
 
     code = fields.String(required=True)
     driftingdroids_id = driftingdroids_id()
@@ -460,7 +460,7 @@ class Game(Shape):
 
 @_strict
 class GameOptions(Shape):
-    """Every option is optional; RULES.md section 5 says what each does."""
+    """Every option is optional; docs/rules.md section 5 says what each does."""
 
     timer_seconds = fields.Integer(dump_default=60, validate=validate.Range(5, 3600))
     idle_seconds = fields.Integer(dump_default=300, validate=validate.Range(5, 86400))

@@ -1,4 +1,4 @@
-"""Solving and verifying answers (FORMATS.md shapes); slow solves become jobs."""
+"""Solving and verifying answers (docs/formats.md shapes); slow solves become jobs."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .shapes import Answer, Job, Verdict
 bp = Blueprint("solving", __name__)
 
 
-@operation(bp, "post /v1/solve", "solve", tag="solving", summary="An optimal solution (FORMATS.md answer)",
+@operation(bp, "post /v1/solve", "solve", tag="solving", summary="An optimal solution (docs/formats.md answer)",
            body=PUZZLE, searches=True, errors=(400, 503), replies={
                200: Reply("The answer; `status` says whether the search finished", Answer),
                202: Reply("The search needs longer than a request may take; poll the job at `Location`", Job,

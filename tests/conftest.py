@@ -1,4 +1,6 @@
-"""Shared fixtures: the public puzzle samples and the quadrant test puzzles from ../shared."""
+"""Shared fixtures: the sample puzzles (the project's own, tests/fixtures/, and
+the outside ones in ../shared when that folder is beside the checkout), the
+quadrants' test puzzles, a real Redis, a real Celery worker, Chromium."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+# The outside documents and samples: optional.  The checkout stands alone
+# without them; when they are there, their samples run too (`samples`).
 SHARED = Path(os.environ.get("RICOCHET_SHARED", ROOT.parent / "shared"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -19,15 +24,59 @@ def load_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def own_samples() -> list[dict]:
+    """tests/fixtures/puzzles.jsonl: puzzles with their optimal length, one optimal
+    solution, the finisher and whether the round is void (see tests/fixtures/README.md)."""
+    return load_jsonl(FIXTURES / "puzzles.jsonl")
+
+
+def outside_samples() -> list[dict] | None:
+    """Every row of ../shared/puzzles/*.jsonl, or None when ../shared is not there."""
+    folder = SHARED / "puzzles"
+    if not folder.is_dir():
+        return None
+    return [row for path in sorted(folder.glob("*.jsonl")) for row in load_jsonl(path)]
+
+
+def outside(path: str) -> Path:
+    """A file of ../shared; the test is skipped when the folder is not beside the checkout."""
+    found = SHARED / path
+    if not found.exists():
+        pytest.skip(f"{SHARED} is not beside this checkout (it is optional)")
+    return found
+
+
+def puzzle_key(row: dict) -> str:
+    return json.dumps({k: row.get(k) for k in ("board", "robots", "target", "rules")}, sort_keys=True)
+
+
 @pytest.fixture(scope="session")
 def sample_puzzles() -> list[dict]:
-    return load_jsonl(SHARED / "puzzles" / "sample_public.jsonl")
+    """The project's own sample (tests that need a few rows of known optimum)."""
+    return own_samples()
+
+
+@pytest.fixture(scope="session", params=["own", "outside"])
+def samples(request) -> list[dict]:
+    """Every sample, in two sets: the project's own, then the outside rows it
+    does not hold (skipped when ../shared is not there), so a test over them
+    runs each puzzle once."""
+    own = own_samples()
+    if request.param == "own":
+        return own
+    rows = outside_samples()
+    if rows is None:
+        pytest.skip(f"{SHARED} is not beside this checkout: the outside samples are optional")
+    held = {puzzle_key(r) for r in own}
+    return [r for r in rows if puzzle_key(r) not in held]
 
 
 @pytest.fixture(scope="session")
 def quadrant_test_puzzles() -> list[dict]:
-    with open(SHARED / "boards" / "quadrants.json", encoding="utf-8") as f:
-        return json.load(f)["test_puzzles"]
+    """The published puzzles of the packaged quadrants file (24 and 25 moves, Potassco's 16)."""
+    from solver.model.board import quadrant_data
+
+    return quadrant_data()["test_puzzles"]
 
 
 @pytest.fixture(scope="session")

@@ -10,13 +10,13 @@ import pytest
 from solver.errors import InvalidInput
 from solver.model.board import Board, all_boards, quadrant_data, real_board, rotations, section_ids
 from solver.model.geometry import SYMBOLS
-from tests.conftest import SHARED
+from tests.conftest import outside
 
 CENTRE = [(7, 7), (8, 7), (7, 8), (8, 8)]
 
 
-def test_packaged_quadrants_are_the_shared_ones():
-    with open(SHARED / "boards" / "quadrants.json", encoding="utf-8") as f:
+def test_packaged_quadrants_are_the_outside_ones():
+    with open(outside("boards/quadrants.json"), encoding="utf-8") as f:
         assert quadrant_data() == json.load(f)
 
 

@@ -1,4 +1,4 @@
-"""The `ricochet` command line, run as a user runs it (FORMATS.md shapes and exit codes)."""
+"""The `ricochet` command line, run as a user runs it (docs/formats.md shapes and exit codes)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
 CMD = [sys.executable, "-m", "service.cli"]
 
@@ -65,7 +65,7 @@ def test_bad_board_spec_exits_2_with_the_reason():
 
 
 def test_solve_file_and_stdin(tmp_path):
-    row = json.loads((SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[0])
+    row = json.loads((FIXTURES / "puzzles.jsonl").read_text().splitlines()[0])
     path = tmp_path / "p.json"
     path.write_text(json.dumps(row))
     answer = json.loads(run("solve", str(path)).stdout)
@@ -77,7 +77,7 @@ def test_solve_file_and_stdin(tmp_path):
 
 
 def test_solve_jsonl_in_order_with_a_bad_line(tmp_path):
-    lines = (SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[:5]
+    lines = (FIXTURES / "puzzles.jsonl").read_text().splitlines()[:5]
     bad = json.dumps({"board": "green-A,yellow-B,red-B,blue-B", "robots": {"red": [7, 7]},
                       "target": {"colour": "red", "symbol": "circle"}})
     path = tmp_path / "many.jsonl"
@@ -91,7 +91,7 @@ def test_solve_jsonl_in_order_with_a_bad_line(tmp_path):
 
 
 def test_check_verdicts(tmp_path):
-    row = json.loads((SHARED / "puzzles" / "sample_public.jsonl").read_text().splitlines()[0])
+    row = json.loads((FIXTURES / "puzzles.jsonl").read_text().splitlines()[0])
     good = {**row, "moves": row["oracle_solution"]}
     wrong = {**row, "moves": row["oracle_solution"][:-1]}
     illegal = {**row, "moves": [{"robot": "blue", "direction": "E"}]}  # blue starts in the NE corner

@@ -330,8 +330,8 @@ def test_threads_are_checked(hard):
         solve(hard, threads=2, crew_from=0)
 
 
-def test_sample_public_optima(sample_puzzles):
-    for row in sample_puzzles:
+def test_sample_optima(samples):
+    for row in samples:
         p = Puzzle.from_json(row)
         answer = solve(p)
         assert answer.length == row["optimal_length"], row

@@ -4,8 +4,8 @@
 Commands that run for minutes by design (a pool build, a bank search of 30 or
 100 minutes) must still be working, with nothing on standard error but their
 progress, when they are stopped after a few seconds; every other command must
-finish with exit 0.  The files the commands read stand ready: puzzles from
-shared/puzzles, a copy of the bank for --merge to append to, and pool files
+finish with exit 0.  The files the commands read stand ready: the puzzles of
+examples/, a copy of the bank for --merge to append to, and pool files
 for `pool import` (what `pool build --output pools/` writes)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every rule of RULES.md sections 3 and 4, each pinned on a hand-built board."""
+"""Every rule of docs/rules.md sections 3 and 4, each pinned on a hand-built board."""
 
 from __future__ import annotations
 

@@ -4,17 +4,13 @@ and the API."""
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
 from solver.model.moves import IllegalMove, State, round_of
 from solver.model.puzzle import Move, Puzzle
-from solver.search.orders import classes, distinct
+from solver.search.orders import LISTED, classes, distinct
 from solver.search.solve import every_solution, solution_facts, solve
 from tests.helpers import random_custom_puzzle
-
-SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "puzzles" / "sample_public.jsonl"
 
 
 def every_by_layers(p: Puzzle, length: int) -> set[tuple[Move, ...]]:
@@ -76,14 +72,14 @@ def test_the_listing_is_every_optimal_solution_on_small_boards():
     assert several >= 20
 
 
-def test_sample_puzzles_list_solutions_that_replay_to_the_optimum():
+def test_sample_puzzles_list_solutions_that_replay_to_the_optimum(samples):
     from solver.model.moves import check
 
-    lines = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:60]]
-    for doc in lines:
+    for doc in samples:
         p = Puzzle.from_json(doc)
         shown = distinct(p, doc["optimal_length"], limit=50)
-        assert shown is not None and shown["complete"] and 1 <= shown["count"] <= shown["orderings"]
+        assert shown is not None and 1 <= shown["count"] <= shown["orderings"]
+        assert shown["complete"] or shown["orderings"] > LISTED  # every ordering listed, up to LISTED
         for moves in shown["solutions"]:
             verdict = check(p, [Move(m["robot"], m["direction"]) for m in moves])
             assert verdict.solved and verdict.length == doc["optimal_length"]

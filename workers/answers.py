@@ -48,7 +48,7 @@ class Answers:
     room: threading.Semaphore | None = None
 
     def lookup(self, p: Puzzle) -> tuple[dict[str, Any], Source]:
-        """The answer JSON (FORMATS.md, with the puzzle's code) and where it came
+        """The answer JSON (docs/formats.md, with the puzzle's code) and where it came
         from: the store; a search with this budget that ran out lately (not
         repeated: status timeout, with the bound it proved); or a search now."""
         if self.stores is not None:

@@ -105,7 +105,7 @@ class PackRequest(Schema):
 
 
 class SolveTask(Schema):
-    """The ricochet.solve task: a job id, a FORMATS.md puzzle, a time budget, a depth budget."""
+    """The ricochet.solve task: a job id, a docs/formats.md puzzle, a time budget, a depth budget."""
 
     class Meta:
         unknown = RAISE

@@ -19,7 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("spec", nargs="?", help="a board spec like 'green-A,yellow-B,red-B,blue-B', or a JSON file "
                    "(puzzle or custom board; '-' for standard input); not needed with --list")
     p.add_argument("--format", choices=("ascii", "svg", "json"), default="ascii",
-                   help="ascii (a picture with a legend), svg or json (FORMATS.md's board object)")
+                   help="ascii (a picture with a legend), svg or json (docs/formats.md's board object)")
     p.add_argument("--svg", dest="format", action="store_const", const="svg", help="same as --format svg")
     p.add_argument("--list", action="store_true", help="list every distinct board of --edition instead")
     p.add_argument("--edition", choices=("1999", "2013"), default="2013", help="the edition --list lists")

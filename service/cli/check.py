@@ -1,4 +1,4 @@
-"""`ricochet check`: replay a puzzle's moves and print the verdict (FORMATS.md)."""
+"""`ricochet check`: replay a puzzle's moves and print the verdict (docs/formats.md)."""
 
 from __future__ import annotations
 

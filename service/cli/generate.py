@@ -27,7 +27,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", default="any", help="a colour, vortex or any (default)")
     p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")
     p.add_argument("--format", choices=("json", "driftingdroids"), default="json",
-                   help="json: one FORMATS.md puzzle with solution and report per line; driftingdroids: one "
+                   help="json: one docs/formats.md puzzle with solution and report per line; driftingdroids: one "
                         "DriftingDroids game ID per line (boards without diagonal barriers, e.g. --board "
                         "random-1999)")
     p.set_defaults(run=run)

@@ -1,4 +1,4 @@
-"""`ricochet solve`: an optimal solution as FORMATS.md's answer, one file or one line at a time."""
+"""`ricochet solve`: an optimal solution as docs/formats.md's answer, one file or one line at a time."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .common import InputError, each
 
 
 def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("solve", help="print an optimal solution as the FORMATS.md answer")
+    p = sub.add_parser("solve", help="print an optimal solution as the docs/formats.md answer")
     p.add_argument("file", help="puzzle JSON ('-' for standard input)")
     p.add_argument("--jsonl", action="store_true", help="one puzzle per line, one answer per line")
     p.add_argument("--max-depth", type=int, default=64,

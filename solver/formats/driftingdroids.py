@@ -61,7 +61,7 @@ def driftingdroids_id(puzzle: Puzzle) -> str | None:
 
 
 def from_driftingdroids_id(game_id: str, rules: Rules | None = None) -> Puzzle:
-    """The puzzle a DriftingDroids game ID names (rules default to RULES.md's)."""
+    """The puzzle a DriftingDroids game ID names (rules default to docs/rules.md's)."""
     m = _ID.match(game_id.strip()) if isinstance(game_id, str) else None
     if not m:
         raise InvalidInput("game_id", "expected a DriftingDroids game ID like 0765+42+2E21BD0F+93")

@@ -201,7 +201,7 @@ class Board:
     # -- JSON -----------------------------------------------------------------
 
     def to_json(self) -> str | dict[str, Any]:
-        """The FORMATS.md form: the spec string for a real board, else the object."""
+        """The docs/formats.md form: the spec string for a real board, else the object."""
         return self.spec if self.spec else self.to_object()
 
     def to_object(self) -> dict[str, Any]:
@@ -251,7 +251,7 @@ class Board:
         openings: Any = (),
         field: str = "board",
     ) -> Board:
-        """Validate and build a custom board from the FORMATS.md object fields."""
+        """Validate and build a custom board from the docs/formats.md object fields."""
         for name, size in (("width", width), ("height", height)):
             if not _is_int(size) or not MIN_SIZE <= size <= MAX_SIZE:
                 raise InvalidInput(f"{field}.{name}",
@@ -432,7 +432,7 @@ def _assemble(ids: tuple[str, str, str, str]) -> Board:
 
 
 def real_board(spec: Any, field: str = "board") -> Board:
-    """The real board named by `spec` (see FORMATS.md), validated."""
+    """The real board named by `spec` (see docs/formats.md), validated."""
     return _assemble(parse_spec(spec, field))
 
 

@@ -1,6 +1,6 @@
 """The rules of a move and a round: sliding, barriers, the ricochet rule, void rounds.
 
-Everything here follows RULES.md sections 3 and 4 literally; the reference
+Everything here follows docs/rules.md sections 3 and 4 literally; the reference
 search and the checks of the C core are built on these functions.
 """
 

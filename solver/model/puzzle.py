@@ -24,7 +24,7 @@ from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 
 
 class Ricochet(StrEnum):
-    """The ricochet rule option (RULES.md): a finishing move must have turned, or not."""
+    """The ricochet rule option (docs/rules.md): a finishing move must have turned, or not."""
 
     TURN = "turn"
     NONE = "none"
@@ -41,7 +41,7 @@ MAX_CODE_LENGTH = 20_000
 
 @dataclass(frozen=True)
 class Rules:
-    """Rule options of RULES.md; the defaults are the printed rules."""
+    """Rule options of docs/rules.md; the defaults are the printed rules."""
 
     ricochet: str = "turn"
     vortex_sightline: bool = False
@@ -201,7 +201,7 @@ class Puzzle:
         return {"cell": list(g.cell), "colour": g.colour or "any"}
 
     def to_json(self) -> dict[str, Any]:
-        """The canonical FORMATS.md form (rules written out in full)."""
+        """The canonical docs/formats.md form (rules written out in full)."""
         return {
             "board": self.board.to_json(),
             "robots": {c: list(cell) for c, cell in self.robots},

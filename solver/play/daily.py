@@ -110,7 +110,7 @@ def last_day() -> dt.date:
 
 
 def daily_json(day: dt.date) -> dict[str, Any]:
-    """A day's whole record: FORMATS.md puzzle, code, length, difficulty and solution."""
+    """A day's whole record: docs/formats.md puzzle, code, length, difficulty and solution."""
     version = version_for(day) if day >= FIRST_DAY else None
     found = _calendar(version).get(day.isoformat()) if version else None
     if found is None:

@@ -1,4 +1,4 @@
-"""A whole game of Ricochet Robots (RULES.md section 5), with the server as referee and clock.
+"""A whole game of Ricochet Robots (docs/rules.md section 5), with the server as referee and clock.
 
 The state is plain JSON (kept in Redis by the service) and every change goes
 through `Game`, which takes the time as an argument: nothing here reads a

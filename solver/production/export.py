@@ -95,7 +95,7 @@ def _pools(library: Library, wanted: Filter, seen: set[str]) -> Iterator[Held]:
 
 
 def ndjson_line(h: Held, played: dict[str, Any]) -> str:
-    """One NDJSON line: the FORMATS.md puzzle, its code, optimal length, solution,
+    """One NDJSON line: the docs/formats.md puzzle, its code, optimal length, solution,
     what play made of it (`played`: rating, popularity, themes), its
     DriftingDroids id and source."""
     return json.dumps({**h.puzzle.to_json(), "code": h.puzzle.code(), "optimal_length": len(h.moves),

@@ -21,7 +21,7 @@ class Generated:
     difficulty: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        """A FORMATS.md puzzle with its solution and difficulty report beside it."""
+        """A docs/formats.md puzzle with its solution and difficulty report beside it."""
         return {**self.puzzle.to_json(), "code": self.puzzle.code(), "optimal_length": self.solution.length,
                 "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty,
                 "driftingdroids_id": driftingdroids_id(self.puzzle)}

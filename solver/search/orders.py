@@ -24,7 +24,7 @@ def distinct(puzzle: Puzzle, length: int, *, limit: int, time_budget: float | No
              state_budget: int = 256 << 20) -> dict[str, Any] | None:
     """The distinct optimal solutions of a puzzle of optimal `length`, as the API
     and `ricochet solve --all` show them: `count` (classes), `solutions` (the
-    first `limit`, FORMATS.md moves), `orderings` (solutions counting every order
+    first `limit`, docs/formats.md moves), `orderings` (solutions counting every order
     of independent moves apart) and `complete` (every ordering was listed, so
     `count` is exact; else it counts the classes among the first LISTED).  None
     when the search ran out of time or of `state_budget` bytes."""

@@ -1,4 +1,4 @@
-"""A solver's answer: the FORMATS.md answer JSON, whichever search produced it."""
+"""A solver's answer: the docs/formats.md answer JSON, whichever search produced it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ STATUSES = ("optimal", "unsolvable", "depth_limit", "timeout", "state_limit", "c
 
 @dataclass
 class Solution:
-    """An answer in the FORMATS.md shape, with the round's facts and search statistics."""
+    """An answer in the docs/formats.md shape, with the round's facts and search statistics."""
 
     status: str
     moves: list[Move]
