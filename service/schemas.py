@@ -8,6 +8,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from application.puzzles import SOLUTIONS_LIMIT
 from application.ratings import OFFSETS
 from solver.model.board import BoardKind
+from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
 from solver.production.generate import MAX_LENGTH
 from solver.production.themes import THEMES
@@ -89,7 +90,7 @@ class ExportQuery(Schema):
                                 error_messages={"invalid": "must be a whole number"})
     robots = fields.Integer(validate=validate.OneOf([4, 5], error="must be 4 or 5"),
                             error_messages={"invalid": "must be 4 or 5"})
-    ricochet = fields.String(validate=validate.OneOf(["turn", "none"], error="must be turn or none"))
+    ricochet = fields.String(validate=validate.OneOf(Ricochet.options(), error="must be turn or none"))
     source = fields.String(validate=validate.Regexp(r"^(bank|daily|pools)(,(bank|daily|pools))*$",
                                                     error="must be bank, daily or pools, or several joined by ','"),
                            metadata={"description": "only these sources, joined by ',' (default all)"})

@@ -11,12 +11,15 @@ value) as that schema, and `Either(...)` is one of several shapes.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_dump, validate
 
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 from solver.model.puzzle import Ricochet
+from solver.model.puzzle import Rules as RuleOptions
+from solver.play.game import Scoring, TieBreak
 from solver.production.difficulty import GRADES
 from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
@@ -59,6 +62,11 @@ def _strict(cls: type[Schema]) -> type[Schema]:
     return cls
 
 
+def one_of(kind: type[Enum]) -> validate.OneOf:
+    """One of an enum's values (as JSON spells them)."""
+    return validate.OneOf([m.value for m in kind])
+
+
 def colour(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.OneOf(ROBOT_COLOURS), **kwargs)
 
@@ -93,10 +101,13 @@ class Move(Shape):
     direction = fields.String(required=True, validate=validate.OneOf(DIRECTIONS))
 
 
-@_strict
-class Rules(Shape):
-    ricochet = fields.String(validate=validate.OneOf(Ricochet.options()))
-    vortex_sightline = fields.Boolean()
+def _rule(kind: type) -> fields.Field:
+    """A rule option's field: a bool, or one of an enum's values."""
+    return fields.Boolean() if kind is bool else fields.String(validate=one_of(kind))
+
+
+# A puzzle's rules: one field per option of solver.model.puzzle.Rules (a new option is here at once).
+Rules = _strict(Shape.from_dict({name: _rule(kind) for name, kind in RuleOptions.options().items()}, name="Rules"))
 
 
 def rules() -> fields.Nested:
@@ -465,14 +476,14 @@ class GameOptions(Shape):
     timer_seconds = fields.Integer(dump_default=60, validate=validate.Range(5, 3600))
     idle_seconds = fields.Integer(dump_default=300, validate=validate.Range(5, 86400))
     exact_bid = fields.Boolean(dump_default=False)
-    tie_break = fields.String(dump_default="fewer_chips", validate=validate.OneOf(["fewer_chips", "first_bid"]))
+    tie_break = fields.String(dump_default=TieBreak.FEWER_CHIPS.value, validate=one_of(TieBreak))
     chips_to_win = fields.Integer(allow_none=True, validate=validate.Range(1, 17), metadata={
         "description": "null: by player count (2 -> 8, 3 -> 6, 4 -> 5, more -> every chip)"})
-    scoring = fields.String(dump_default="chips", validate=validate.OneOf(["chips", "infinity"]))
+    scoring = fields.String(dump_default=Scoring.CHIPS.value, validate=one_of(Scoring))
     infinity_target = fields.Integer(dump_default=50, validate=validate.Range(1, 10000))
     solitaire_timer_factor = fields.Integer(dump_default=1, validate=validate.Range(1, 2))
     black_robot = fields.Boolean(dump_default=False)
-    ricochet = fields.String(dump_default="turn", validate=validate.OneOf(Ricochet.options()))
+    ricochet = fields.String(dump_default=Ricochet.TURN.value, validate=validate.OneOf(Ricochet.options()))
     void_returns_chip = fields.Boolean(dump_default=False)
 
 

@@ -40,7 +40,7 @@ def custom(width: int = 6, height: int = 6, **parts: Any) -> Board:
 
 def puzzle(board: Board, robots: dict[str, tuple[int, int]], target: tuple[int, int],
            colour: str | None = "red", ricochet: str = "turn", sightline: bool = False) -> Puzzle:
-    return Puzzle.create(board, robots, Goal(target, colour), Rules(ricochet, sightline))
+    return Puzzle.create(board, robots, Goal(target, colour), Rules(ricochet, vortex_sightline=sightline))
 
 
 def moves(text: str) -> list[Move]:
@@ -79,6 +79,13 @@ _SPECS = {e: list(all_boards(e)) for e in ("1999", "2013")}
 _BARRIER_SPECS = [s for s in _SPECS["2013"] if "D" in s]
 
 
+def random_rules(rng: random.Random, odds: float) -> Rules:
+    """Rules drawn at random, every option of Rules (so the differential tests
+    cross-check a new one at once): an enum's values alike, a bool true at `odds`."""
+    return Rules(**{name: rng.choice(list(kind)) if kind is not bool else rng.random() < odds
+                    for name, kind in Rules.options().items()})
+
+
 def random_real_puzzle(rng: random.Random, robots: int = 4, edition: str = "2013",
                        barriers: bool | None = None) -> Puzzle:
     specs = _BARRIER_SPECS if barriers else _SPECS[edition]
@@ -88,8 +95,7 @@ def random_real_puzzle(rng: random.Random, robots: int = 4, edition: str = "2013
     colours = list(ROBOT_COLOURS[:robots])
     cells = rng.sample(free, robots)
     t = rng.choice(board.targets)
-    rules = Rules(rng.choice(["turn", "none"]), rng.random() < 0.25)
-    return Puzzle.create(board, dict(zip(colours, cells)), Goal(t.cell, t.colour), rules)
+    return Puzzle.create(board, dict(zip(colours, cells)), Goal(t.cell, t.colour), random_rules(rng, 0.25))
 
 
 def random_custom_puzzle(rng: random.Random) -> Puzzle:
@@ -120,7 +126,7 @@ def random_custom_puzzle(rng: random.Random) -> Puzzle:
         goal = Goal(vortex, None)
     else:
         goal = Goal(rng.choice(rest), rng.choice(colours + [None]))
-    return Puzzle.create(board, robots, goal, Rules(rng.choice(["turn", "none"]), rng.random() < 0.3))
+    return Puzzle.create(board, robots, goal, random_rules(rng, 0.3))
 
 
 def wait_for_job(client: Any, location: str, timeout: float = 180) -> dict:

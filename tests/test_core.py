@@ -10,13 +10,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import check, replay
-from solver.model.puzzle import Move, Puzzle, Rules
+from solver.model.puzzle import Move, Puzzle, Ricochet, Rules
 from solver.search.reference import reference_solve
 from solver.search.solve import Cancel, solve, solve_many, upper_bound
 from tests.helpers import custom, puzzle, random_custom_puzzle, random_real_puzzle
@@ -183,7 +184,7 @@ def _finisher_one_straight_slide_from_its_target(rng: random.Random) -> Puzzle:
         colour = p.goal.colour
         if colour is None:
             continue
-        p = Puzzle.create(p.board, dict(p.robots), p.goal, Rules("turn", p.rules.vortex_sightline))
+        p = Puzzle.create(p.board, dict(p.robots), p.goal, replace(p.rules, ricochet=Ricochet.TURN))
         for d in "NESW":
             after = replay(p, [Move(colour, d)])
             if after.legal and after.positions[-1][colour] == p.goal.cell:
@@ -231,7 +232,7 @@ def _under_both_rules(make: Callable[[random.Random], Puzzle]) -> Callable[[rand
         if twins:
             return twins.pop()
         p = make(rng)
-        other = Rules("none" if p.rules.ricochet == "turn" else "turn", p.rules.vortex_sightline)
+        other = replace(p.rules, ricochet=Ricochet.NONE if p.rules.ricochet is Ricochet.TURN else Ricochet.TURN)
         twins.append(Puzzle.create(p.board, dict(p.robots), p.goal, other))
         return p
     return made
@@ -485,13 +486,19 @@ def test_bad_arguments_are_value_errors():
     p = puzzle(custom(), {"red": (0, 0)}, (5, 5))
     layout = compiled(p.board)
     with pytest.raises(ValueError):
-        _core.solve(layout, [0, 0], [0, 1], 3, 1, False, True)  # two robots on one cell
+        _core.solve((layout, [0, 0], [0, 1], 3, 1, 0))  # two robots on one cell
     with pytest.raises(ValueError):
-        _core.solve(layout, [99], [0], 3, 1, False, True)
+        _core.solve((layout, [99], [0], 3, 1, 0))
     with pytest.raises(ValueError):
-        _core.solve(layout, [0], [0], 3, 1, False, True, max_depth=999)
-    with pytest.raises(TypeError):
-        _core.solve("not a layout", [0], [0], 3, 1, False, True)
+        _core.solve((layout, [0], [0], 3, 1, 0), max_depth=999)
+    with pytest.raises(ValueError, match="unknown option bits"):
+        _core.solve((layout, [0], [0], 3, 1, _core.RULES_KNOWN + 1))
+    for bad in (("not a layout", [0], [0], 3, 1, 0), (layout, [0], [0], 3, 1), [layout, [0], [0], 3, 1, 0]):
+        with pytest.raises(TypeError):
+            _core.solve(bad)
+    for search in (_core.reach, _core.upper_bound, lambda r: _core.facts(r, 3)):
+        with pytest.raises(ValueError, match="unknown option bits"):
+            search((layout, [0], [0], 3, 1, 1 << 7))
     with pytest.raises(ValueError):
         _core.compile_board(4, 4, b"\x00", b"\x00" * 16, False)
 

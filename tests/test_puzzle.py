@@ -27,7 +27,7 @@ def real_puzzles(draw) -> Puzzle:
     colours = ["red", "green", "blue", "yellow"] + (["black"] if draw(st.booleans()) else [])
     cells = draw(st.lists(st.sampled_from(free), min_size=len(colours), max_size=len(colours), unique=True))
     t = draw(st.sampled_from(board.targets))
-    rules = Rules(draw(st.sampled_from(["turn", "none"])), draw(st.booleans()))
+    rules = Rules(draw(st.sampled_from(["turn", "none"])), vortex_sightline=draw(st.booleans()))
     return Puzzle.create(board, dict(zip(colours, cells)), Goal(t.cell, t.colour, t.symbol), rules)
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from itertools import product
 
 from solver.model.geometry import DIRECTIONS
 from solver.model.moves import IllegalMove, State, round_of
-from solver.model.puzzle import Goal, Move, Puzzle, Rules
+from solver.model.puzzle import Goal, Move, Puzzle
 from solver.search.solve import reach, solution_facts, solve
 from tests.helpers import random_custom_puzzle, random_real_puzzle
 
@@ -17,7 +18,7 @@ def test_reach_agrees_with_solving_each_target():
     checked = 0
     for _ in range(12):
         p = random_real_puzzle(rng, rng.choice([4, 5]), rng.choice(["1999", "2013"]))
-        p = Puzzle.create(p.board, dict(p.robots), p.goal, Rules(p.rules.ricochet, False))
+        p = Puzzle.create(p.board, dict(p.robots), p.goal, replace(p.rules, vortex_sightline=False))
         table = reach(p, max_depth=7)
         assert table.complete_to == 7
         for t in p.board.targets:
@@ -36,7 +37,7 @@ def test_reach_on_custom_boards_with_every_feature():
     rng = random.Random(12)
     for _ in range(150):
         p = random_custom_puzzle(rng)
-        p = Puzzle.create(p.board, dict(p.robots), p.goal, Rules(p.rules.ricochet, False))
+        p = Puzzle.create(p.board, dict(p.robots), p.goal, replace(p.rules, vortex_sightline=False))
         table = reach(p, max_depth=6)
         expected = solve(p, max_depth=6)
         got = table.goal_length(p.goal)

@@ -292,3 +292,54 @@ def test_a_non_active_robot_on_the_target_must_move_away():
     assert not v.reached_target  # red stops next to blue
     v = check(p, moves("blue S, red N, red E"))
     assert v.solved
+
+
+# -- the rule options as one value, end to end ---------------------------------------
+
+
+def test_the_rule_bits_are_the_c_cores():
+    """Python's RuleFlag and the core's RULE_* name the same bits, and the core
+    refuses a word with a bit it does not know."""
+    from solver import _core
+    from solver.model.puzzle import RuleFlag
+
+    assert {f.name: f.value for f in RuleFlag} == {"RICOCHET_NONE": _core.RULE_RICOCHET_NONE,
+                                                    "VORTEX_SIGHTLINE": _core.RULE_VORTEX_SIGHTLINE}
+    assert sum(RuleFlag) == _core.RULES_KNOWN
+
+
+def test_every_combination_of_options_survives_json_codes_and_the_core():
+    """Each combination of the options (Rules.every) comes back from its JSON, its
+    code and the request schema, and the core solves under it as the reference does."""
+    from dataclasses import replace
+
+    from service.shapes import Rules as RulesShape
+    from solver.model.puzzle import Puzzle, Rules
+    from solver.search.reference import reference_solve
+    from solver.search.solve import solve
+
+    every = Rules.every()
+    assert len(every) == 2 ** len(Rules.options()) and len(set(every)) == len(every)
+    assert set(RulesShape().fields) == set(Rules.options())
+    b = _vortex_board()
+    base = puzzle(b, {"red": (0, 0), "green": (2, 4)}, (2, 2), colour=None)  # green sees the vortex
+    lengths = []
+    for rules in every:
+        p = replace(base, rules=rules)
+        assert Rules.from_json(rules.to_json()) == rules and RulesShape().load(rules.to_json()) == rules.to_json()
+        assert Puzzle.from_code(p.code()) == p and Rules.from_flags(rules.flags) == rules
+        lengths.append(solve(p).length)
+        assert lengths[-1] == reference_solve(p).length, rules
+    assert lengths == [3, 1, 6, 6]  # turn, none, and with the sightline each (green is not active)
+
+
+def test_options_after_the_first_are_given_by_keyword():
+    from dataclasses import replace
+
+    from solver.model.puzzle import Ricochet, Rules
+
+    with pytest.raises(TypeError):
+        Rules("none", True)  # type: ignore[misc]
+    rules = Rules(ricochet=Ricochet.NONE, vortex_sightline=True)
+    assert replace(rules, ricochet=Ricochet.TURN) == Rules(vortex_sightline=True)
+    assert Rules("none").ricochet is Ricochet.NONE  # the JSON spelling reads as the enum

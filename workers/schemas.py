@@ -10,6 +10,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
+from solver.model.puzzle import Ricochet
 
 MAX_PACK = 1000
 MAX_PACK_LENGTH = 30  # what pools and the bank hold decides what a pack can have (API: 422 beyond)
@@ -81,7 +82,7 @@ class PackRequest(Schema):
                           error_messages={"invalid": "must be a board spec or random-2013, random-1999, "
                                                      "random-beginner"})
     robots = StrictInt(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"))
-    ricochet = fields.String(load_default="turn", validate=validate.OneOf(["turn", "none"],
+    ricochet = fields.String(load_default=Ricochet.TURN.value, validate=validate.OneOf(Ricochet.options(),
                                                                         error="must be turn or none"),
                              metadata={"description": "the ricochet rule of every puzzle in the pack"})
 

@@ -15,7 +15,7 @@ from celery.signals import task_postrun, task_received
 
 from solver.errors import InvalidInput
 from solver.model.board import all_boards, real_board
-from solver.model.puzzle import Puzzle
+from solver.model.puzzle import Puzzle, Ricochet
 from solver.play.daily import DAYS_AHEAD, NotInCalendar, daily_json
 from solver.production import catalogue, packs, pools
 from solver.production.generated import Generated
@@ -213,7 +213,7 @@ def grow_pools() -> str | None:
         return None
     have = set(grown) | set(pools.packaged().ids())
     for board, target in grow_plan():
-        if pools.pool_id(board, pools.target_named(board, target), 4, "turn") not in have:
+        if pools.pool_id(board, pools.target_named(board, target), 4, Ricochet.TURN) not in have:
             job = stores.jobs.create("pool", {"board": board, "target": target, "robots": 4,
                                              "per_length": pools.PER_LENGTH})
             stores.pools.set_building(job["id"])

@@ -8,6 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from solver.model.puzzle import Ricochet
+
 from .common import EXIT_OK, TimedBar, board_and_target
 
 
@@ -17,7 +19,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="the bank file to grow (default: the checkout's, relative to the current folder)")
     p.add_argument("--min-length", type=int, default=16, help="bank puzzles of at least this many moves (default 16)")
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
-    p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")
+    p.add_argument("--ricochet", choices=Ricochet.options(), default=Ricochet.TURN.value,
+                   help="the ricochet rule (default turn)")
     p.add_argument("--minutes", type=float, default=10.0, help="how long to search (default 10)")
     p.add_argument("--seed", default="0", help="where the random search starts (default 0)")
     p.add_argument("--edition", choices=("2013", "1999"), default="2013", help="the boards searched (default 2013)")
@@ -49,10 +52,10 @@ def run(args: argparse.Namespace) -> int:
     seconds = args.minutes * 60
     if args.exhaustive:
         board, goal = board_and_target(*args.exhaustive)
-        finds = exhaustive_search(board, goal, args.min_length, args.ricochet, args.seed, seconds,
+        finds = exhaustive_search(board, goal, args.min_length, Ricochet(args.ricochet), args.seed, seconds,
                                   edition=args.edition, threads=args.threads, per_length=args.per_length)
     else:
-        finds = search(args.min_length, args.robots, args.ricochet, args.seed, seconds,
+        finds = search(args.min_length, args.robots, Ricochet(args.ricochet), args.seed, seconds,
                        edition=args.edition, threads=args.threads, walk=args.walk, spread=args.spread)
     lengths: Counter[int] = Counter()
     path = args.output or args.bank

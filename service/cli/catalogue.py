@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from solver.model.puzzle import Ricochet
+
 from .common import EXIT_OK, InputError
 
 
@@ -274,7 +276,7 @@ def _to_deepen(have: list[Any], pairs: int, skip: set[str], new: bool = False) -
 def _pair_of(board: str, chip: str) -> str:
     from solver.production.pools import pool_id, target_named
 
-    return pool_id(board, target_named(board, chip), 4, "turn").rsplit("-", 1)[0]
+    return pool_id(board, target_named(board, chip), 4, Ricochet.TURN).rsplit("-", 1)[0]
 
 
 def run_deepen(args: argparse.Namespace) -> int:
@@ -441,7 +443,7 @@ def _holding(pools: list[Any]) -> set[tuple[str, tuple[int, int]]]:
     from solver.production.catalogue import SEED_FROM
 
     return {(pool.board.spec, pool.goal.cell) for pool in pools
-            if len(pool.colours) == 4 and pool.ricochet == "turn" and SEED_FROM in pool.lengths()}
+            if len(pool.colours) == 4 and pool.ricochet == Ricochet.TURN and SEED_FROM in pool.lengths()}
 
 
 def merge(out: Any, have: list[Any], found: list[tuple[str, dict[str, Any]]]) -> list[Any]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from solver.model.puzzle import Ricochet
+
 from .common import EXIT_OK, InputError
 
 
@@ -17,7 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-length", type=int, default=2, help="only puzzles of at least this many moves")
     p.add_argument("--max-length", type=int, default=64, help="only puzzles of at most this many moves")
     p.add_argument("--robots", type=int, choices=(4, 5), default=None, help="only puzzles with this many robots")
-    p.add_argument("--ricochet", choices=("turn", "none"), default=None, help="only puzzles under this rule")
+    p.add_argument("--ricochet", choices=Ricochet.options(), default=None, help="only puzzles under this rule")
     p.add_argument("--source", action="append", choices=("bank", "daily", "pools"),
                    help="only these sources (repeat it; default all)")
     p.set_defaults(run=run)

@@ -7,7 +7,7 @@ import json
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
-from solver.model.puzzle import Rules
+from solver.model.puzzle import Ricochet, Rules
 from solver.production.generate import NoPuzzleFound, generate
 from solver.production.pools import Library, shipped
 
@@ -25,7 +25,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="a board spec, random-2013, random-1999 or random-beginner (no barrier sections)")
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
     p.add_argument("--target", default="any", help="a colour, vortex or any (default)")
-    p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")
+    p.add_argument("--ricochet", choices=Ricochet.options(), default=Ricochet.TURN.value,
+                   help="the ricochet rule (default turn)")
     p.add_argument("--format", choices=("json", "driftingdroids"), default="json",
                    help="json: one docs/formats.md puzzle with solution and report per line; driftingdroids: one "
                         "DriftingDroids game ID per line (boards without diagonal barriers, e.g. --board "
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         for i in range(args.count):
             try:
                 g = generate(args.length, min_length=args.min_length, max_length=args.max_length, board=args.board,
-                             robots=args.robots, target=args.target, rules=Rules(args.ricochet),
+                             robots=args.robots, target=args.target, rules=Rules(ricochet=args.ricochet),
                              seed=f"{args.seed}:{i}", pools=library)
             except (InvalidInput, NoPuzzleFound) as e:
                 raise InputError(str(e)) from None

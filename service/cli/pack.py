@@ -8,6 +8,7 @@ import sys
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
+from solver.model.puzzle import Ricochet
 
 from .common import EXIT_FAILED, EXIT_OK, InputError, progress_bar
 
@@ -23,7 +24,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--board", default=BoardKind.RANDOM_2013.value,
                    help="a board spec, random-2013 (default), random-1999 or random-beginner")
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
-    p.add_argument("--ricochet", choices=("turn", "none"), default="turn", help="the ricochet rule (default turn)")
+    p.add_argument("--ricochet", choices=Ricochet.options(), default=Ricochet.TURN.value,
+                   help="the ricochet rule (default turn)")
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
     p.set_defaults(run=run)
 

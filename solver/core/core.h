@@ -29,6 +29,12 @@ enum { UNMOVED = 0, LAST_VERTICAL = 1, LAST_HORIZONTAL = 2, TURNED = 3 };
 /* How a search ended. */
 enum { ST_OPTIMAL = 0, ST_UNSOLVABLE, ST_DEPTH, ST_TIME, ST_STATES, ST_CANCELLED };
 
+/* The rule options as one word, a bit set for each option away from its
+ * default: solver/model/puzzle.py's RuleFlag (tests/test_rules.py holds the
+ * two alike).  module.c checks the word once, in the request every search
+ * takes; setup_search turns it into the Setup fields the kernel reads. */
+enum { RULE_RICOCHET_NONE = 1, RULE_VORTEX_SIGHTLINE = 2, RULES_KNOWN = 3 };
+
 /* DEFLECT[orientation][direction], orientation 0 = '/', 1 = '\'; N E S W = 0 1 2 3. */
 static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};
 
@@ -590,7 +596,8 @@ typedef struct {
     int cells[MAX_ROBOTS], colours[MAX_ROBOTS];   /* in the caller's order */
     int target;
     int candidates;        /* robots of the target's colour (all, for the vortex) */
-    int sightline, ricochet, allow_sorting;
+    int rules;             /* RULE_* bits */
+    int allow_sorting;
     int skip_bounds;       /* reach tables need no lower bounds */
 } Request;
 

@@ -169,14 +169,44 @@ done:
     return ok ? 0 : -1;
 }
 
-/* Parse a request and build its search board; NULL (with a Python error set) on failure. */
-static Prepared *new_setup(Layout *L, PyObject *cells, PyObject *colours, int target, int candidates, int sightline,
-                        int ricochet, int allow_sorting, int skip_bounds, Request *q) {
-    memset(q, 0, sizeof *q);
-    if (parse_request(L, cells, colours, target, q) != 0) return NULL;
-    q->candidates = candidates & ((1 << q->nrobots) - 1);
-    q->sightline = sightline;
-    q->ricochet = ricochet;
+/* What every search is asked: the compiled board and the request on it. */
+typedef struct {
+    Layout *L;
+    Request q;
+} Asked;
+
+/* The one argument every search takes, checked here once (an "O&" converter):
+ * (layout, cells, colours, target, candidates, rules), as _request in
+ * solver/search/solve.py builds it.  `rules` is the RULE_* word: a new rule
+ * option changes none of the searches' argument lists. */
+static int asked(PyObject *arg, void *out) {
+    Asked *a = out;
+    PyObject *capsule, *cells, *colours;
+    int target, candidates, rules;
+    memset(a, 0, sizeof *a);
+    if (!PyTuple_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "request must be (layout, cells, colours, target, candidates, rules)");
+        return 0;
+    }
+    if (!PyArg_ParseTuple(arg, "OOOiii;request must be (layout, cells, colours, target, candidates, rules)",
+                          &capsule, &cells, &colours, &target, &candidates, &rules))
+        return 0;
+    if (!(a->L = get_layout(capsule))) return 0;
+    if (rules & ~RULES_KNOWN) {
+        PyErr_Format(PyExc_ValueError, "rules holds unknown option bits 0x%x (known: 0x%x)", rules & ~RULES_KNOWN,
+                     RULES_KNOWN);
+        return 0;
+    }
+    if (parse_request(a->L, cells, colours, target, &a->q) != 0) return 0;
+    a->q.candidates = candidates & ((1 << a->q.nrobots) - 1);
+    a->q.rules = rules;
+    return 1;
+}
+
+/* Build a request's search board; NULL (with a Python error set) on failure. */
+static Prepared *new_setup(Asked *a, int allow_sorting, int skip_bounds) {
+    Layout *L = a->L;
+    Request *q = &a->q;
     q->allow_sorting = allow_sorting;
     q->skip_bounds = skip_bounds;
     Prepared *S = malloc(sizeof(Prepared));
@@ -227,33 +257,30 @@ static PyObject *moves_list(const Prepared *S, const Result *res) {
 }
 
 static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
-                             "max_depth", "time_budget", "state_budget", "cancel", "strategy",
+    static char *kwlist[] = {"request", "max_depth", "time_budget", "state_budget", "cancel", "strategy",
                              "exact", "threads", "crew_from", "ida_nodes", "crew_yields", NULL};
-    PyObject *capsule, *cells, *colours, *cancel = Py_None, *exact = Py_None;
-    int target, candidates, sightline, ricochet, max_depth = 64, strategy = 0, threads = 1;
+    Asked a;
+    PyObject *cancel = Py_None, *exact = Py_None;
+    int max_depth = 64, strategy = 0, threads = 1;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
     long long ida_nodes = 500000; /* then A*: past this IDA*'s repeated iterations cost more than A*'s memory */
     Py_ssize_t crew_from = 1024;
     int crew_yields = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|idnOiOinLp", kwlist, &capsule, &cells, &colours,
-                                     &target, &candidates, &sightline, &ricochet, &max_depth, &time_budget,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|idnOiOinLp", kwlist, asked, &a, &max_depth, &time_budget,
                                      &state_budget, &cancel, &strategy, &exact, &threads, &crew_from, &ida_nodes,
                                      &crew_yields))
         return NULL;
-    Layout *L = get_layout(capsule);
-    if (!L) return NULL;
+    Layout *L = a.L;
     if (check_limits(max_depth, state_budget) != 0) return NULL;
     if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
     if (threads < 1 || threads > 8) { PyErr_SetString(PyExc_ValueError, "threads must be from 1 to 8"); return NULL; }
     if (crew_from < 1) { PyErr_SetString(PyExc_ValueError, "crew_from must be at least 1"); return NULL; }
-    Request q;
-    Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 1, 0, &q);
+    Prepared *S = new_setup(&a, 1, 0);
     if (!S) return NULL;
     /* The lone-robot bound is reported as it is, whatever bound the search uses. */
     int lone = S->board.eligible ? heuristic(&S->board, &S->start) : 255;
-    if (attach_exact(exact, L, &q, S) != 0) { free(S); return NULL; }
+    if (attach_exact(exact, L, &a.q, S) != 0) { free(S); return NULL; }
     Limits lim = {0};
     Py_buffer view;
     if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
@@ -292,7 +319,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
     double elapsed = now_seconds() - t0;
     if (lim.cancel) PyBuffer_Release(&view);
     PyObject *moves = moves_list(S, res);
-    PyObject *reach = cells_tuple(S->reach_dir, q.nrobots);
+    PyObject *reach = cells_tuple(S->reach_dir, a.q.nrobots);
     PyObject *out = NULL;
     if (moves && reach) {
         /* A tuple, not a dict: building ten keys cost a short solve a tenth of its time. */
@@ -309,26 +336,19 @@ static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"layout", "cells", "colours", "ricochet", "max_depth", "time_budget",
-                             "state_budget", NULL};
-    PyObject *capsule, *cells, *colours;
-    int ricochet, max_depth = 10;
+    static char *kwlist[] = {"request", "max_depth", "time_budget", "state_budget", NULL};
+    Asked a;
+    int max_depth = 10;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOp|idn", kwlist, &capsule, &cells, &colours, &ricochet,
-                                     &max_depth, &time_budget, &state_budget))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|idn", kwlist, asked, &a, &max_depth, &time_budget,
+                                     &state_budget))
         return NULL;
-    Layout *L = get_layout(capsule);
-    if (!L) return NULL;
+    Layout *L = a.L;
     if (check_limits(max_depth, state_budget) != 0) return NULL;
-    Request q = {0};
-    PyObject *first = PySequence_GetItem(cells, 0);
-    long target = first ? PyLong_AsLong(first) : -1;
-    Py_XDECREF(first);
-    if (PyErr_Occurred()) return NULL;
-    if (parse_request(L, cells, colours, (int)target, &q) != 0) return NULL;
+    /* Every robot, every cell: the request's target and finishers do not matter. */
+    Request q = a.q;
     q.candidates = (1 << q.nrobots) - 1;
-    q.ricochet = ricochet;
     q.skip_bounds = 1;
     Prepared *S = malloc(sizeof(Prepared));
     uint8_t *table = malloc((size_t)q.nrobots * (size_t)L->ncells);
@@ -360,29 +380,26 @@ static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
-                             "length", "cap", "time_budget", "state_budget", "exact", "list", NULL};
-    PyObject *capsule, *cells, *colours, *exact = Py_None;
-    int target, candidates, sightline, ricochet, length, list_limit = 0;
+    static char *kwlist[] = {"request", "length", "cap", "time_budget", "state_budget", "exact", "list", NULL};
+    Asked a;
+    PyObject *exact = Py_None;
+    int length, list_limit = 0;
     long long cap = 1000000;
     double time_budget = 0;
     Py_ssize_t state_budget = (Py_ssize_t)1 << 28;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiippi|LdnOi", kwlist, &capsule, &cells, &colours, &target,
-                                     &candidates, &sightline, &ricochet, &length, &cap, &time_budget,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&i|LdnOi", kwlist, asked, &a, &length, &cap, &time_budget,
                                      &state_budget, &exact, &list_limit))
         return NULL;
-    Layout *L = get_layout(capsule);
-    if (!L) return NULL;
+    Layout *L = a.L;
     if (length < 1 || length > MAX_DEPTH - 1 || cap < 1 || list_limit < 0 || list_limit > 1000000) {
         PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254, cap positive and list from 0 to 10**6");
         return NULL;
     }
     if (check_limits(length, state_budget) != 0) return NULL;
-    Request q;
     /* No sorting of interchangeable robots: robot identities matter for the facts. */
-    Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 0, &q);
+    Prepared *S = new_setup(&a, 0, 0);
     if (!S) return NULL;
-    if (attach_exact(exact, L, &q, S) != 0) { free(S); return NULL; }
+    if (attach_exact(exact, L, &a.q, S) != 0) { free(S); return NULL; }
     Limits lim = {0};
     lim.max_depth = length;
     lim.state_budget = (size_t)state_budget;
@@ -400,7 +417,7 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     failed = count_facts(&S->board, &S->start, length, (uint64_t)cap, &lim, &facts, list_limit ? &listing : NULL);
     Py_END_ALLOW_THREADS
     int ext_mask = 0;
-    for (int r = 0; r < q.nrobots; r++)
+    for (int r = 0; r < a.q.nrobots; r++)
         if ((facts.fewest_mask >> r) & 1) ext_mask |= 1 << S->perm[r];
     /* The listed moves in the caller's robot order: robot * 4 + direction each. */
     for (size_t i = 0; i < (size_t)listing.listed * (size_t)length; i++)
@@ -422,21 +439,16 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
  * or after one move of another robot.  Used by the generator to throw away
  * positions that are certainly shorter than it wants without a full search. */
 static PyObject *py_upper_bound(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"layout", "cells", "colours", "target", "candidates", "sightline", "ricochet",
-                             "helper_moves", NULL};
-    PyObject *capsule, *cells, *colours;
-    int target, candidates, sightline, ricochet, helper_moves = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOiipp|i", kwlist, &capsule, &cells, &colours, &target,
-                                     &candidates, &sightline, &ricochet, &helper_moves))
+    static char *kwlist[] = {"request", "helper_moves", NULL};
+    Asked a;
+    int helper_moves = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|i", kwlist, asked, &a, &helper_moves))
         return NULL;
-    Layout *L = get_layout(capsule);
-    if (!L) return NULL;
     if (helper_moves < 0 || helper_moves > 1) {
         PyErr_SetString(PyExc_ValueError, "helper_moves must be 0 or 1");
         return NULL;
     }
-    Request q;
-    Prepared *S = new_setup(L, cells, colours, target, candidates, sightline, ricochet, 0, 1, &q);
+    Prepared *S = new_setup(&a, 0, 1);
     if (!S) return NULL;
     int best;
     Py_BEGIN_ALLOW_THREADS
@@ -914,15 +926,15 @@ static PyMethodDef core_methods[] = {
     {"layout_bytes", py_layout_bytes, METH_O,
      "layout_bytes(layout) -> the bytes the compiled board holds now, its searches' caches included"},
     {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(layout, cells, colours, target, candidates, sightline, ricochet, max_depth, time_budget, state_budget, "
-     "cancel, strategy, exact, threads, crew_from, ida_nodes, crew_yields) -> (status, moves, lower_bound, states, nodes, seconds, "
-     "strategy, reach, eligible, lone_bound)"},
+     "solve(request, max_depth, time_budget, state_budget, cancel, strategy, exact, threads, crew_from, ida_nodes, "
+     "crew_yields) -> (status, moves, lower_bound, states, nodes, seconds, strategy, reach, eligible, lone_bound); "
+     "request = (layout, cells, colours, target, candidates, rules)"},
     {"reach", (PyCFunction)(void (*)(void))py_reach, METH_VARARGS | METH_KEYWORDS,
-     "reach(layout, cells, colours, ricochet, max_depth=10, ...) -> dict with depths per robot and cell"},
+     "reach(request, max_depth=10, ...) -> dict with depths per robot and cell (the request's target aside)"},
     {"upper_bound", (PyCFunction)(void (*)(void))py_upper_bound, METH_VARARGS | METH_KEYWORDS,
-     "upper_bound(layout, cells, colours, target, candidates, sightline, ricochet, helper_moves=1) -> int or None"},
+     "upper_bound(request, helper_moves=1) -> int or None"},
     {"facts", (PyCFunction)(void (*)(void))py_facts, METH_VARARGS | METH_KEYWORDS,
-     "facts(layout, cells, colours, target, candidates, sightline, ricochet, length, ...) -> dict"},
+     "facts(request, length, ...) -> dict"},
     {"exhaustive", (PyCFunction)(void (*)(void))py_exhaustive, METH_VARARGS | METH_KEYWORDS,
      "exhaustive(layout, colours, target, candidates, free, min_length, limit=100000, probes=None, threads=2, "
      "...) -> dict: plain-rule lengths of every position of a board and goal"},
@@ -941,8 +953,18 @@ static PyMethodDef core_methods[] = {
 };
 
 /* Multi-phase initialisation (PEP 489): the module keeps no state of its own
- * (layouts and analyses are capsules), so it needs no exec slot. */
+ * (layouts and analyses are capsules); its exec slot adds the RULE_* bits, so
+ * that the tests hold Python's RuleFlag to them. */
+static int core_exec(PyObject *m) {
+    if (PyModule_AddIntConstant(m, "RULE_RICOCHET_NONE", RULE_RICOCHET_NONE) < 0 ||
+        PyModule_AddIntConstant(m, "RULE_VORTEX_SIGHTLINE", RULE_VORTEX_SIGHTLINE) < 0 ||
+        PyModule_AddIntConstant(m, "RULES_KNOWN", RULES_KNOWN) < 0)
+        return -1;
+    return 0;
+}
+
 static PyModuleDef_Slot core_slots[] = {
+    {Py_mod_exec, core_exec},
     {0, NULL},
 };
 

@@ -257,7 +257,7 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
     memset(S, 0, sizeof *S);
     setup_from_layout(b, L, q->nrobots);
     b->target = q->target;
-    b->ricochet = q->ricochet;
+    b->ricochet = !(q->rules & RULE_RICOCHET_NONE);
 
     /* One-move reach from the start, in the caller's order. */
     uint8_t occ[MAX_CELLS];
@@ -275,7 +275,7 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
         occ[q->cells[i]] = 1;
     }
     int eligible = q->candidates;
-    if (q->sightline)
+    if (q->rules & RULE_VORTEX_SIGHTLINE)
         for (int i = 0; i < q->nrobots; i++)
             if (S->reach_dir[i] >= 0 || q->cells[i] == q->target) eligible &= ~(1 << i);
     S->eligible_ext = eligible;

@@ -12,7 +12,7 @@ from typing import Any
 
 from solver.model.board import Board, Cell
 from solver.model.geometry import DEFLECT, DIRECTIONS, axis
-from solver.model.puzzle import Move, Puzzle
+from solver.model.puzzle import Move, Puzzle, Ricochet
 
 # Ricochet status of a robot: not moved yet, last move vertical, last move
 # horizontal, or has turned (consecutive perpendicular moves, or a deflection).
@@ -119,7 +119,7 @@ class State:
         c = self.finisher(active)
         if c is None:
             return False
-        return self.puzzle.rules.ricochet == "none" or self.status[self.puzzle.colours.index(c)] == TURNED
+        return self.puzzle.rules.ricochet is Ricochet.NONE or self.status[self.puzzle.colours.index(c)] == TURNED
 
 
 def one_move_reach(puzzle: Puzzle, colour: str) -> str | None:

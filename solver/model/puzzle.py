@@ -12,11 +12,12 @@ import binascii
 import functools
 import hashlib
 import json
+import operator
 import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from dataclasses import KW_ONLY, dataclass, field, fields
+from enum import IntFlag, StrEnum
+from typing import Any, get_type_hints
 
 from solver.errors import InvalidInput
 from solver.model.board import Board, Cell, _Checker, sections
@@ -34,6 +35,16 @@ class Ricochet(StrEnum):
         return tuple(r.value for r in cls)
 
 
+class RuleFlag(IntFlag):
+    """The rule options as bits of one word, each set for an option's value
+    other than its default: the rules byte of a puzzle code, and the word the C
+    core takes (RULE_* in solver/core/core.h; tests/test_rules.py holds the two
+    alike).  A new option takes the next bit: old codes keep their meaning."""
+
+    RICOCHET_NONE = 1
+    VORTEX_SIGHTLINE = 2
+
+
 CODE_VERSION_REAL = 1
 CODE_VERSION_CUSTOM = 2
 MAX_CODE_LENGTH = 20_000
@@ -41,13 +52,46 @@ MAX_CODE_LENGTH = 20_000
 
 @dataclass(frozen=True)
 class Rules:
-    """Rule options of docs/rules.md; the defaults are the printed rules."""
+    """Rule options of docs/rules.md; the defaults are the printed rules.
 
-    ricochet: str = "turn"
+    Every option but the first is given by keyword, so no caller can drop or
+    swap one by position; `dataclasses.replace(rules, option=value)` changes one
+    and keeps the others.  An option is an enum (its JSON form the value's
+    name) or a bool; JSON, the code's bits and the schemas follow the fields."""
+
+    ricochet: Ricochet = Ricochet.TURN
+    _: KW_ONLY
     vortex_sightline: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.ricochet, Ricochet):  # Rules("none") reads as Rules(ricochet=Ricochet.NONE)
+            object.__setattr__(self, "ricochet", Ricochet(self.ricochet))
+
+    @functools.cached_property
+    def flags(self) -> int:
+        """The options as a RuleFlag word (a plain int: it is on every search's path)."""
+        return (_RICOCHET_NONE if self.ricochet is Ricochet.NONE else 0) | (_SIGHTLINE if self.vortex_sightline else 0)
+
+    @classmethod
+    def from_flags(cls, flags: int) -> Rules:
+        if flags & ~_KNOWN_FLAGS:
+            raise ValueError(f"unknown rule bits {flags & ~_KNOWN_FLAGS:#x}")
+        return cls(ricochet=Ricochet.NONE if flags & RuleFlag.RICOCHET_NONE else Ricochet.TURN,
+                   vortex_sightline=bool(flags & RuleFlag.VORTEX_SIGHTLINE))
+
+    @classmethod
+    def options(cls) -> dict[str, type]:
+        """Each option's name and type (an enum, or bool), in order."""
+        return _rule_options()
+
+    @classmethod
+    def every(cls) -> list[Rules]:
+        """Every combination of the options' values (for tests that cover each)."""
+        return [cls.from_flags(word) for word in range(_KNOWN_FLAGS + 1) if not word & ~_KNOWN_FLAGS]
+
     def to_json(self) -> dict[str, Any]:
-        return {"ricochet": self.ricochet, "vortex_sightline": self.vortex_sightline}
+        return {name: getattr(self, name) if kind is bool else getattr(self, name).value
+                for name, kind in _rule_options().items()}
 
     @classmethod
     def from_json(cls, value: Any, field: str = "rules") -> Rules:
@@ -55,17 +99,34 @@ class Rules:
             return cls()
         if not isinstance(value, dict):
             raise InvalidInput(field, "expected an object like {\"ricochet\": \"turn\"}")
-        unknown = set(value) - {"ricochet", "vortex_sightline"}
+        options = cls.options()
+        unknown = set(value) - set(options)
         if unknown:
             raise InvalidInput(f"{field}.{sorted(unknown)[0]}",
-                               "unknown rule option; the options are ricochet and vortex_sightline")
-        ricochet = value.get("ricochet", "turn")
-        if ricochet not in Ricochet.options():
-            raise InvalidInput(f"{field}.ricochet", f"must be 'turn' or 'none', got {ricochet!r}")
-        sightline = value.get("vortex_sightline", False)
-        if not isinstance(sightline, bool):
-            raise InvalidInput(f"{field}.vortex_sightline", f"must be true or false, got {sightline!r}")
-        return cls(ricochet, sightline)
+                               f"unknown rule option; the options are {' and '.join(options)}")
+        given = {}
+        for name, kind in options.items():
+            if name not in value:
+                continue
+            v = value[name]
+            if kind is bool:
+                if not isinstance(v, bool):
+                    raise InvalidInput(f"{field}.{name}", f"must be true or false, got {v!r}")
+            elif not isinstance(v, str) or v not in kind._value2member_map_:
+                raise InvalidInput(f"{field}.{name}",
+                                   f"must be {' or '.join(repr(m.value) for m in kind)}, got {v!r}")
+            given[name] = kind(v)
+        return cls(**given)
+
+
+_KNOWN_FLAGS = int(functools.reduce(operator.or_, RuleFlag))
+_RICOCHET_NONE, _SIGHTLINE = int(RuleFlag.RICOCHET_NONE), int(RuleFlag.VORTEX_SIGHTLINE)
+
+
+@functools.cache
+def _rule_options() -> dict[str, type]:
+    hints = get_type_hints(Rules)
+    return {f.name: hints[f.name] for f in fields(Rules)}
 
 
 @dataclass(frozen=True)
@@ -310,7 +371,7 @@ def _encode(p: Puzzle) -> str:
         out.append(CODE_VERSION_CUSTOM)
         blob = zlib.compress(json.dumps(b.to_object(), sort_keys=True, separators=(",", ":")).encode(), 9)
         out += _varint(len(blob)) + blob
-    out.append((p.rules.ricochet == "none") | (p.rules.vortex_sightline << 1))
+    out.append(p.rules.flags)
     out.append(sum(1 << ROBOT_COLOURS.index(c) for c in p.colours))
     for _, cell in p.robots:
         out += _cell_bytes(b, cell)
@@ -346,10 +407,10 @@ def _decode(code: Any) -> Puzzle:
             board = Board.from_json(obj, "code")
         else:
             raise InvalidInput("code", f"unknown puzzle code version {version}")
-        flags = reader.byte()
-        if flags > 3:
-            raise InvalidInput("code", "corrupt rules")
-        rules = Rules("none" if flags & 1 else "turn", bool(flags & 2))
+        try:
+            rules = Rules.from_flags(reader.byte())
+        except ValueError:
+            raise InvalidInput("code", "corrupt rules") from None
         mask = reader.byte()
         if not 0 < mask < 32:
             raise InvalidInput("code", "corrupt robot list")

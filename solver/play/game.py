@@ -14,18 +14,33 @@ instant they ran out, whenever anyone looks at or acts on the game.
 from __future__ import annotations
 
 import random
+from enum import StrEnum
 from typing import Any
 
 from solver.errors import InvalidInput
 from solver.model.board import Board, random_board_spec, real_board
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import check, replay, round_of
-from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_from_json, moves_to_json
+from solver.model.puzzle import Goal, Move, Puzzle, Ricochet, Rules, moves_from_json, moves_to_json
 
 CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
 MAX_PLAYERS = 16
 ROUND_SOLVE_BUDGET = 10.0  # seconds the referee spends finding a round's optimum
 ABANDONED_AFTER = 3  # rounds in a row whose timer ran out with no bid: nobody plays, the game ends
+
+
+class TieBreak(StrEnum):
+    """Who shows first among equal bids (option `tie_break`)."""
+
+    FEWER_CHIPS = "fewer_chips"  # the player with fewer chips (the printed rules)
+    FIRST_BID = "first_bid"      # the earlier bid (tournaments, the 2013 text)
+
+
+class Scoring(StrEnum):
+    """How a game is won (option `scoring`)."""
+
+    CHIPS = "chips"          # the most chips
+    INFINITY = "infinity"    # the house rule: the lowest total of the winners' move counts
 
 
 class GameError(Exception):
@@ -40,13 +55,13 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "timer_seconds": 60,
     "idle_seconds": 300,
     "exact_bid": False,
-    "tie_break": "fewer_chips",        # or "first_bid"
+    "tie_break": TieBreak.FEWER_CHIPS.value,
     "chips_to_win": None,              # default by player count
-    "scoring": "chips",                # or "infinity"
+    "scoring": Scoring.CHIPS.value,
     "infinity_target": 50,
     "solitaire_timer_factor": 1,       # 2: twice the timer for solitaire
     "black_robot": False,
-    "ricochet": "turn",
+    "ricochet": Ricochet.TURN.value,
     "void_returns_chip": False,        # house rule: a void round's chip goes back
 }
 
@@ -75,9 +90,8 @@ def options_from_json(value: Any) -> dict[str, Any]:
     for name in ("exact_bid", "black_robot", "void_returns_chip"):
         if not isinstance(out[name], bool):
             raise InvalidInput(f"options.{name}", "must be true or false")
-    choices = {"tie_break": ("fewer_chips", "first_bid"), "scoring": ("chips", "infinity"),
-               "ricochet": ("turn", "none")}
-    for name, allowed in choices.items():
+    for name, kind in (("tie_break", TieBreak), ("scoring", Scoring), ("ricochet", Ricochet)):
+        allowed = [m.value for m in kind]
         if out[name] not in allowed:
             raise InvalidInput(f"options.{name}", f"must be one of {', '.join(allowed)}")
     return out
@@ -133,7 +147,7 @@ class Game:
         chip = self.state["round"]["chip"]
         goal = Goal(tuple(chip["cell"]), chip["colour"], chip["symbol"])
         robots = {c: tuple(cell) for c, cell in self.state["robots"].items()}
-        return Puzzle.create(self.board(), robots, goal, Rules(self.state["options"]["ricochet"]))
+        return Puzzle.create(self.board(), robots, goal, Rules(ricochet=self.state["options"]["ricochet"]))
 
     def player_index(self, name: str) -> int:
         for i, p in enumerate(self.state["players"]):
@@ -276,7 +290,7 @@ class Game:
         for b in r["bids"]:
             latest[b["player"]] = b  # the lowest is the last: bids only go down
         chips = {p["name"]: len(p["chips"]) for p in self.state["players"]}
-        if self.state["options"]["tie_break"] == "fewer_chips":
+        if self.state["options"]["tie_break"] == TieBreak.FEWER_CHIPS:
             order = sorted(latest.values(), key=lambda b: (b["moves"], chips[b["player"]], b["seq"]))
         else:
             order = sorted(latest.values(), key=lambda b: (b["moves"], b["seq"]))
@@ -292,7 +306,7 @@ class Game:
         players = self.state["players"]
         winner = players[self.player_index(player)]
         winner["chips"].append(r["chip"])
-        if self.state["options"]["scoring"] == "infinity":
+        if self.state["options"]["scoring"] == Scoring.INFINITY:
             for p in players:
                 if p is not winner:
                     p["score"] += length
@@ -329,7 +343,7 @@ class Game:
             return True
         if self.solitaire:
             return False
-        if o["scoring"] == "infinity":
+        if o["scoring"] == Scoring.INFINITY:
             return any(p["score"] > o["infinity_target"] for p in players)
         goal = o["chips_to_win"] or CHIPS_TO_WIN.get(len(players))
         return goal is not None and any(len(p["chips"]) >= goal for p in players)
@@ -341,7 +355,7 @@ class Game:
         if self.solitaire:
             p = players[0]
             s["winners"] = [p["name"]] if len(p["chips"]) > len(p["face_down"]) else []
-        elif s["options"]["scoring"] == "infinity":
+        elif s["options"]["scoring"] == Scoring.INFINITY:
             best = min(p["score"] for p in players)
             s["winners"] = [p["name"] for p in players if p["score"] == best]
         else:

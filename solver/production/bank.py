@@ -17,7 +17,7 @@ from typing import Any
 from solver.model.board import Board, Cell
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import round_of
-from solver.model.puzzle import Move, Puzzle
+from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.production.generated import Generated
 from solver.search.solution import Solution
 
@@ -33,7 +33,7 @@ def entries() -> tuple[dict[str, Any], ...]:
         return tuple(json.loads(line) for line in f if line.strip())
 
 
-def matching(lo: int, hi: int, robots: int, ricochet: str, edition: str = "2013") -> list[dict[str, Any]]:
+def matching(lo: int, hi: int, robots: int, ricochet: Ricochet, edition: str = "2013") -> list[dict[str, Any]]:
     return [e for e in entries() if lo <= e["length"] <= hi and e["robots"] == robots
             and e["ricochet"] == ricochet and e["edition"] == edition]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from solver.model.board import BoardKind
-from solver.model.puzzle import Puzzle
+from solver.model.puzzle import Puzzle, Ricochet
 from solver.play.daily import SCHEDULE
 from solver.production.generate import generate
 from solver.production.generated import Generated
@@ -64,7 +64,7 @@ class _FromPools:
         # rows of lo..hi moves (the lengths of every day drawn from pools)
         self.rows: dict[int, list[tuple[Pool, int]]] = {}
         self.used: dict[str, int] = {}
-        for pool in library.pools(BoardKind.RANDOM_2013, 4, "turn"):
+        for pool in library.pools(BoardKind.RANDOM_2013, 4, Ricochet.TURN):
             for n, rows in pool.lengths().items():
                 if lo <= n <= hi:
                     self.rows.setdefault(n, []).extend((pool, r) for r in rows)

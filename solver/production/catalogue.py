@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from solver.errors import InvalidInput
 from solver.model.board import Board, all_boards, parse_spec, real_board
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS
-from solver.model.puzzle import Goal, Puzzle, Rules
+from solver.model.puzzle import Goal, Puzzle, Ricochet, Rules
 from solver.production.difficulty import difficulty
 from solver.production.generated import Generated
 from solver.production.pools import CATALOGUE, DirectorySource, Library, Pool, pool_id
@@ -283,7 +283,7 @@ def lift(board: Board, goal: Goal, rng: random.Random, claim: Callable[[str], bo
     for robots in _screened(board, goal, rng, deadline):
         if time.monotonic() > deadline or barren >= LIFT_HOPE:
             return
-        p = Puzzle.create(board, robots, goal, Rules("turn"))
+        p = Puzzle.create(board, robots, goal, Rules(ricochet=Ricochet.TURN))
         bound = upper_bound(p)
         if (bound is not None and bound < SEED_FROM) or not claim(p.code()):
             continue
@@ -469,7 +469,7 @@ def thin(library: Library, enough: int = PER_SEED) -> list[list[Generated]]:
     full = set()
     for entry in library.entries():
         pool = library.load(entry.id)
-        if pool is None or len(pool.colours) != 4 or pool.ricochet != "turn" or not pool.board.spec:
+        if pool is None or len(pool.colours) != 4 or pool.ricochet != Ricochet.TURN or not pool.board.spec:
             continue
         pair = (pool.board.spec, pool.goal.cell)
         if pool.built.get("source") != "catalogue":
@@ -477,7 +477,7 @@ def thin(library: Library, enough: int = PER_SEED) -> list[list[Generated]]:
         else:
             rows[pair] += [lambda pool=pool, i=i: pool.generated(i) for i in pool.lengths().get(SEED_FROM, [])]
     for e in bank.entries():
-        if e["length"] == SEED_FROM and e["robots"] == 4 and e["ricochet"] == "turn" and e["edition"] == "2013":
+        if e["length"] == SEED_FROM and e["robots"] == 4 and e["ricochet"] == Ricochet.TURN and e["edition"] == "2013":
             p = Puzzle.from_code(e["code"])
             rows[p.board.spec or "", p.goal.cell].append(lambda e=e: bank.generated(e))
     by_pair = {pair: [make() for make in makers] for pair, makers in rows.items()
@@ -528,10 +528,11 @@ def seeds_for(library: Library, count: int, min_length: int = SEED_FROM) -> list
 
     rows = [[e["code"] for e in sorted(bank.entries(), key=lambda e: (-e["length"], e["code"]))
              if e["length"] >= min_length and e["robots"] == 4 and e["edition"] == "2013"
-             and e["ricochet"] == "turn"]]
+             and e["ricochet"] == Ricochet.TURN]]
     for entry in library.entries():
         pool = library.load(entry.id)
-        if pool is None or len(pool.colours) != 4 or pool.ricochet != "turn" or "-" not in (pool.board.spec or ""):
+        if (pool is None or len(pool.colours) != 4 or pool.ricochet != Ricochet.TURN
+                or "-" not in (pool.board.spec or "")):
             continue
         longest = sorted((n for n in pool.lengths() if n >= min_length), reverse=True)
         rows.append([pool.puzzle(i).code() for n in longest for i in pool.lengths()[n][:PER_LENGTH]])
@@ -574,7 +575,8 @@ def catalogue_pool_id(g: Generated) -> str:
 
 DEEP_SEED = "catalogue"  # the seed of the catalogue's analyses (their pool jobs' too: merge knows them by it)
 DEEP_PER_LENGTH = 3000  # positions an analysis draws per length, from MIN_LENGTH on
-DEEP_KEEP = {"turn": (3000, 400), "none": (150, 150)}  # kept per option: at SEED_FROM moves, at other lengths
+# Kept per option: at SEED_FROM moves, at other lengths.
+DEEP_KEEP = {Ricochet.TURN: (3000, 400), Ricochet.NONE: (150, 150)}
 
 
 def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple[str, str, int]]:
@@ -584,7 +586,7 @@ def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple
     out = []
     for pool in pools:
         longest = max(pool.lengths(), default=0)
-        if len(pool.colours) == 4 and pool.ricochet == "turn" and longest >= min_length and pool.board.spec:
+        if len(pool.colours) == 4 and pool.ricochet == Ricochet.TURN and longest >= min_length and pool.board.spec:
             chip = f"{pool.goal.colour}-{pool.goal.symbol}" if pool.goal.colour else pool.goal.symbol
             out.append((pool.board.spec, chip, longest))
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
@@ -599,7 +601,7 @@ def candidates(pools: Iterable[Pool]) -> list[tuple[str, str, int]]:
     blue-B@3 on which the sweeps found nothing of 16 moves, and a 240 s climb
     nothing over 19, holds 1,376 positions of 20 moves by its analysis: a
     board's longest positions are needles the walks miss.)"""
-    items = [p for p in pools if len(p.colours) == 4 and p.ricochet == "turn" and p.board.spec]
+    items = [p for p in pools if len(p.colours) == 4 and p.ricochet == Ricochet.TURN and p.board.spec]
     longest = {(p.board.spec, p.goal.cell): max(p.lengths(), default=0) for p in items}
     done = {(p.board.spec, p.goal.cell) for p in items if analysed(p)}
     rich: dict[str, int] = defaultdict(int)

@@ -24,7 +24,7 @@ from solver.errors import InvalidInput
 from solver.model.board import Board, BoardKind, random_board_spec, real_board
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import check, round_of
-from solver.model.puzzle import Goal, Move, Puzzle, Rules
+from solver.model.puzzle import Goal, Move, Puzzle, Ricochet, Rules
 from solver.production import bank
 from solver.production.difficulty import difficulty
 from solver.production.generated import Generated, NoPuzzleFound
@@ -78,14 +78,14 @@ def generate(
     rules = rules or Rules()
     rng = random.Random(f"ricochet-generate:{seed}:{lo}:{hi}:{board if isinstance(board, str) else id(board)}:"
                         f"{robots}:{target}:{rules.ricochet}:{rules.vortex_sightline}:{min_robots_moved}")
-    plain = target == "any" and not rules.vortex_sightline and not min_robots_moved and isinstance(board, str)
+    plain = target == "any" and held(rules) and not min_robots_moved and isinstance(board, str)
     known = _known(lo, hi, board, robots, target, rules, min_robots_moved, rng,
                    pools if draw_from_pools and plain else None, seed)
     if known is not None:
         return known
     deadline = time.monotonic() + time_budget if time_budget else math.inf
     evaluations = 0
-    if lo >= LONG and bank_seeds and BoardKind.of(board) is not None and target == "any" and not rules.vortex_sightline:
+    if lo >= LONG and bank_seeds and BoardKind.of(board) is not None and target == "any" and held(rules):
         starts = _walk_starts(lo, hi, board, robots, rules, pools)
         found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
                                         cancel, threads=FIVE_ROBOT_THREADS if robots == 5 else 1)
@@ -197,12 +197,19 @@ class _Search:
         return None, evaluations
 
 
+def held(rules: Rules) -> bool:
+    """Whether pools and the bank may hold puzzles under `rules`: they keep one
+    set per ricochet option, every other option at its default (a puzzle under
+    another is searched for)."""
+    return rules == Rules(ricochet=rules.ricochet)
+
+
 def _from_bank(lo: int, hi: int, board: str | Board, robots: int, target: str, rules: Rules,
                min_robots_moved: int, rng: random.Random) -> Generated | None:
     """A verified long puzzle from the bank, chosen by the seed, when one fits."""
     if lo < BANK_FROM or not _banked(board) or target != "any" or min_robots_moved:
         return None
-    if rules.vortex_sightline:
+    if not held(rules):
         return None
     found = bank.matching(lo, hi, robots, rules.ricochet, _edition(board))
     if not found:
@@ -394,7 +401,7 @@ def _fits(p: Puzzle, answer: Solution, lo: int, hi: int, rules: Rules, min_robot
     """The generated puzzle, if its proven optimum is in range and the round is fair."""
     if answer.length is None or not lo <= answer.length <= hi or answer.round.void:
         return None
-    if rules.ricochet == "none" and round_of(p).void:
+    if rules.ricochet is Ricochet.NONE and round_of(p).void:
         return None
     report = difficulty(p, answer)
     if report["fewest_robots_moved"] < min_robots_moved:

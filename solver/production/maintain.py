@@ -20,7 +20,7 @@ from typing import Any
 from solver.model.board import Board, Cell, all_boards, real_board
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import check, round_of
-from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_to_json
+from solver.model.puzzle import Goal, Move, Puzzle, Ricochet, Rules, moves_to_json
 from solver.production import bank
 from solver.production.difficulty import difficulty
 from solver.production.walk import walk
@@ -84,7 +84,7 @@ class Variety:
             self.per_goal[goal] += 1
 
 
-def _banker(min_length: int, robots: int, ricochet: str, edition: str, variety: Variety
+def _banker(min_length: int, robots: int, ricochet: Ricochet, edition: str, variety: Variety
             ) -> Callable[..., dict[str, Any] | None]:
     """The bank's gate for one search: a proven position at least `floor` moves long
     that the Variety rule admits becomes an entry (and counts for the next ones)."""
@@ -101,7 +101,7 @@ def _banker(min_length: int, robots: int, ricochet: str, edition: str, variety: 
     return bankable
 
 
-def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: float,
+def search(min_length: int, robots: int, ricochet: Ricochet, seed: str, seconds: float,
            edition: str = "2013", threads: int = 2, climb_steps: int = 150,
            walk: bool = False, spread: int | None = None) -> Iterator[dict[str, Any]]:
     """Yield bank entries (optimal length >= min_length) found within `seconds`.
@@ -141,7 +141,7 @@ def search(min_length: int, robots: int, ricochet: str, seed: str, seconds: floa
             board, free = free_cells(rng.choice(specs))
             t = rng.choice(board.targets)
             batch.append(Puzzle.create(board, dict(zip(colours, rng.sample(free, robots))),
-                                       Goal(t.cell, t.colour), Rules(ricochet)))
+                                       Goal(t.cell, t.colour), Rules(ricochet=ricochet)))
         # Positions a finisher can solve alone (or after one helper move) in fewer
         # moves than a climb starts from are certainly too short: no full search.
         batch = [p for p in batch if (ub := upper_bound(p)) is None or ub >= min_length - CLIMB_FROM_BELOW]
@@ -166,7 +166,7 @@ CLIMBS_PER_BATCH = 4
 WALK_KEEPS_FROM = 18  # a walk banks the positions it solves from this length on, even below min_length
 
 
-def _walks(min_length: int, robots: int, ricochet: str, edition: str, deadline: float, rng: random.Random,
+def _walks(min_length: int, robots: int, ricochet: Ricochet, edition: str, deadline: float, rng: random.Random,
            bankable: Callable[..., dict[str, Any] | None]) -> Iterator[dict[str, Any]]:
     """Walk from the bank's puzzles of at least min_length moves, staying among
     positions at least that long; every bankable position met joins the
@@ -208,7 +208,7 @@ def _climb(start: Puzzle, length: int, steps: int, deadline: float, rng: random.
 EXHAUSTIVE_LIMIT = 2_000_000
 
 
-def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, seed: str, seconds: float,
+def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: Ricochet, seed: str, seconds: float,
                       edition: str = "2013", threads: int = 2, per_length: int = 20) -> Iterator[dict[str, Any]]:
     """Yield bank entries for one board and goal from its retrograde analysis: the
     optimal length of every position at once (solver.search.solve.exhaustive, under the
@@ -233,7 +233,7 @@ def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, 
         todo = list(groups[n].values())
         rng.shuffle(todo)
         while todo and time.monotonic() < deadline and banked[n] < per_length:
-            batch = [Puzzle.create(board, robots, goal, Rules(ricochet)) for robots in todo[:threads]]
+            batch = [Puzzle.create(board, robots, goal, Rules(ricochet=ricochet)) for robots in todo[:threads]]
             del todo[:threads]
             for p, answer in zip(batch, solve_many(batch, threads=threads, max_depth=MAX_BANK_LENGTH,
                                                    time_budget=300.0, state_budget=BANK_STATE_BUDGET)):
@@ -243,7 +243,7 @@ def exhaustive_search(board: Board, goal: Goal, min_length: int, ricochet: str, 
                     yield entry
 
 
-def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: str, edition: str) -> dict[str, Any]:
+def _entry(p: Puzzle, answer: Solution, robots: int, ricochet: Ricochet, edition: str) -> dict[str, Any]:
     return {"code": p.code(), "length": answer.length, "robots": robots, "ricochet": ricochet,
             "edition": edition, "solution": moves_to_json(answer.moves),
             "difficulty": difficulty(p, answer, time_budget=60.0)}

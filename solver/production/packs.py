@@ -21,7 +21,7 @@ from typing import Any
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
-from solver.model.puzzle import Puzzle, Rules
+from solver.model.puzzle import Puzzle, Ricochet, Rules
 from solver.production import bank
 from solver.production.generate import generate
 from solver.production.generated import Generated, NoPuzzleFound
@@ -63,7 +63,7 @@ def variety_key(item: dict[str, Any]) -> str:
 Pick = tuple[Pool | None, int, dict[str, Any] | None]
 
 
-def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: str, seed: int | str,
+def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: Ricochet, seed: int | str,
          library: Library | None) -> list[Planned]:
     rng = random.Random(f"pack-plan:{seed}:{lo}:{hi}:{board}:{robots}:{ricochet}")
     lengths = list(range(lo, hi + 1))
@@ -85,7 +85,7 @@ def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: str
     return out
 
 
-def _sources(lo: int, hi: int, board: str, robots: int, ricochet: str,
+def _sources(lo: int, hi: int, board: str, robots: int, ricochet: Ricochet,
              library: Library | None) -> dict[int, dict[str, list[Pick]]]:
     """Per length, per (board, target): the picks that source holds."""
     out: dict[int, dict[str, list[Pick]]] = {}
@@ -142,7 +142,7 @@ def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
 def plan_for(request: dict[str, Any], library: Library | None) -> list[Planned]:
     """The plan of a pack request (the fields of POST /v1/packs, defaults filled in)."""
     return plan(request["count"], request["min_length"], request["max_length"], board=request["board"],
-                robots=request["robots"], ricochet=request["ricochet"], seed=request["seed"], library=library)
+                robots=request["robots"], ricochet=Ricochet(request["ricochet"]), seed=request["seed"], library=library)
 
 
 def item(request: dict[str, Any], planned: Planned, library: Library | None,
@@ -158,7 +158,7 @@ def searched_item(request: dict[str, Any], index: int, length: int, library: Lib
     """A pack item the pools could not fill: searched for, a pure function of the
     request, the index and the attempt (a retry after a clash with another item)."""
     suffix = f":{attempt}" if attempt else ""
-    g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(request["ricochet"]),
+    g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(ricochet=request["ricochet"]),
                  seed=f"pack:{request['seed']}:{index}{suffix}", max_evaluations=5000, pools=library,
                  draw_from_pools=False, cancel=cancel)
     return g.to_json()

@@ -74,7 +74,7 @@ def target_named(board: str, name: str) -> Goal:
     return Goal(t.cell, t.colour, t.symbol)
 
 
-def pool_id(board: str, goal: Goal, robots: int, ricochet: str) -> str:
+def pool_id(board: str, goal: Goal, robots: int, ricochet: Ricochet) -> str:
     """A pool's name: board spec, target cell and colour, robots, ricochet option."""
     x, y = goal.cell
     return f"{board}@{x}-{y}-{goal.colour or 'any'}-{robots}-{ricochet}"
@@ -85,7 +85,7 @@ class Pool:
     board: Board
     goal: Goal
     colours: tuple[str, ...]
-    ricochet: str
+    ricochet: Ricochet
     rows: list[tuple[Any, ...]]
     fair_positions: dict[int, int] = field(default_factory=dict)
     built: dict[str, Any] = field(default_factory=dict)
@@ -106,7 +106,7 @@ class Pool:
     def puzzle(self, i: int) -> Puzzle:
         cells = self.rows[i][0]
         return Puzzle.create(self.board, {c: self.board.cell(k) for c, k in zip(self.colours, cells)}, self.goal,
-                             Rules(self.ricochet))
+                             Rules(ricochet=self.ricochet))
 
     def moves(self, i: int) -> list[Move]:
         """Row i's optimal solution."""
@@ -148,7 +148,7 @@ class Pool:
         t = doc["target"]
         goal = Goal(tuple(t["cell"]), t["colour"], t.get("symbol"))
         rows = [(tuple(r[0]), r[1], tuple(r[2]), *r[3:]) for r in doc["rows"]]
-        return cls(real_board(doc["board"]), goal, tuple(doc["robots"]), doc["ricochet"], rows,
+        return cls(real_board(doc["board"]), goal, tuple(doc["robots"]), Ricochet(doc["ricochet"]), rows,
                    {int(k): v for k, v in doc["fair_positions"].items()}, doc.get("built", {}))
 
 
@@ -157,7 +157,7 @@ class Pool:
 
 def build(board: str | Board, goal: Goal, *, robots: int = 4, per_length: int = PER_LENGTH,
           min_length: int = MIN_LENGTH, seed: int | str = 0, threads: int = 2,
-          ricochet: Iterable[str] = Ricochet.options(),
+          ricochet: Iterable[Ricochet] = tuple(Ricochet),
           progress: Callable[[str, int, int], None] | None = None) -> list[Pool]:
     """The pools of one board and goal, one per ricochet option, from one analysis.
 
@@ -177,7 +177,7 @@ def build(board: str | Board, goal: Goal, *, robots: int = 4, per_length: int = 
                 for option in ricochet]
 
 
-def _prove(board: Board, goal: Goal, colours: tuple[str, ...], ricochet: str,
+def _prove(board: Board, goal: Goal, colours: tuple[str, ...], ricochet: Ricochet,
            drawn: list[tuple[int, dict[str, Any], list[Move]]], fair: dict[int, int], built: dict[str, Any],
            table: Analysis, threads: int, report: Callable[[str, int, int], None]) -> Pool:
     """Prove each drawn position under one ricochet option with the table as the
@@ -186,7 +186,7 @@ def _prove(board: Board, goal: Goal, colours: tuple[str, ...], ricochet: str,
 
     def one(item: tuple[int, dict[str, Any], list[Move]]) -> tuple[Any, ...] | None:
         _, cells, _ = item
-        p = Puzzle.create(board, cells, goal, Rules(ricochet))
+        p = Puzzle.create(board, cells, goal, Rules(ricochet=ricochet))
         if round_of(p).void:
             return None
         answer = solve(p, exact=table)
@@ -273,18 +273,19 @@ class Entry:
     cell: tuple[int, int]
     colour: str | None
     robots: int
-    ricochet: str
+    ricochet: Ricochet
 
     @classmethod
     def parse(cls, pool: str) -> Entry | None:
         try:
             spec, rest = pool.rsplit("@", 1)
             x, y, colour, robots, ricochet = rest.split("-")
-            return cls(pool, spec, (int(x), int(y)), None if colour == "any" else colour, int(robots), ricochet)
+            return cls(pool, spec, (int(x), int(y)), None if colour == "any" else colour, int(robots),
+                       Ricochet(ricochet))
         except ValueError:
             return None
 
-    def fits(self, board: str, robots: int, ricochet: str) -> bool:
+    def fits(self, board: str, robots: int, ricochet: Ricochet) -> bool:
         """Whether a request for `board` (a spec or random-2013/-beginner/-1999) may draw on this pool."""
         if self.robots != robots or self.ricochet != ricochet:
             return False
@@ -310,7 +311,7 @@ class Library:
         ids = sorted({i for s in self.sources for i in s.ids()})
         return [e for i in ids if (e := Entry.parse(i)) is not None]
 
-    def fitting(self, board: str, robots: int, ricochet: str) -> list[Entry]:
+    def fitting(self, board: str, robots: int, ricochet: Ricochet) -> list[Entry]:
         return [e for e in self.entries() if e.fits(board, robots, ricochet)]
 
     def load(self, pool: str) -> Pool | None:
@@ -324,13 +325,13 @@ class Library:
                 return None
         return self._loaded[pool]
 
-    def pools(self, board: str, robots: int, ricochet: str) -> Iterator[Pool]:
+    def pools(self, board: str, robots: int, ricochet: Ricochet) -> Iterator[Pool]:
         for e in self.fitting(board, robots, ricochet):
             if (p := self.load(e.id)) is not None:
                 yield p
 
 
-def draw(library: Library, lo: int, hi: int, *, board: str, robots: int, ricochet: str,
+def draw(library: Library, lo: int, hi: int, *, board: str, robots: int, ricochet: Ricochet,
          rng: random.Random) -> Generated | None:
     """One pool puzzle of lo..hi moves fitting the request, chosen by `rng`: a
     length first (each held length alike), then a pool holding it, then a row."""

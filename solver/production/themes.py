@@ -8,10 +8,11 @@ puzzle with more is not claimed to have it.  docs/ratings.md lists them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from solver.model.geometry import DIRECTIONS
 from solver.model.moves import IllegalMove, State, slide
-from solver.model.puzzle import Move, Puzzle, Rules
+from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.search.orders import LISTED, classes
 from solver.search.solve import every_solution, solve
 
@@ -45,9 +46,9 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
         found.add("vortex")
     if not thorough:
         return sorted(found | _helpers([list(moves)], complete=False))
-    if p.rules.ricochet == "turn" and length:
-        plain = solve(Puzzle.create(p.board, dict(p.robots), p.goal, Rules("none", p.rules.vortex_sightline)),
-                      max_depth=length - 1, time_budget=time_budget)
+    if p.rules.ricochet is Ricochet.TURN and length:
+        plain = solve(replace(p, rules=replace(p.rules, ricochet=Ricochet.NONE)), max_depth=length - 1,
+                      time_budget=time_budget)
         if plain.status == "optimal":
             found.add("ricochet-rule")
     listed = every_solution(p, length, limit=LISTED, time_budget=time_budget,

@@ -12,7 +12,7 @@ import time
 
 from solver.model.geometry import DIRECTIONS
 from solver.model.moves import TURNED, UNMOVED, next_status, round_of, try_slide
-from solver.model.puzzle import Move, Puzzle
+from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.search.solution import Solution
 
 
@@ -21,7 +21,7 @@ def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000
     board, colours = puzzle.board, puzzle.colours
     rnd = round_of(puzzle)
     is_active = [c in rnd.active for c in colours]
-    turn_rule = puzzle.rules.ricochet == "turn"
+    turn_rule = puzzle.rules.ricochet is Ricochet.TURN
     target = board.index(puzzle.goal.cell)
     n = len(colours)
 

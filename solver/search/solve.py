@@ -20,7 +20,7 @@ from solver import _core
 from solver.model.board import Board, Cell
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS
 from solver.model.moves import Round, candidates, check, round_from_reach
-from solver.model.puzzle import Goal, Move, Puzzle
+from solver.model.puzzle import Goal, Move, Puzzle, RuleFlag
 from solver.search.solution import Solution
 
 DEFAULT_MAX_DEPTH = 64
@@ -131,11 +131,13 @@ compiled = CompiledBoards(32 << 20)
 _IDA_NODES = 500_000  # the core's default: past it, IDA*'s repeated iterations cost more than A*'s memory
 _COLOUR_INDEX = {colour: i for i, colour in enumerate(ROBOT_COLOURS)}
 _STRATEGIES = {"auto": 0, "ida": 1, "astar": 2}
+_COLOURED = ~int(RuleFlag.VORTEX_SIGHTLINE)
 
 
-def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int]:
-    """The core's view of a puzzle: the compiled board, the robots' cells and
-    colour indices, the target cell and the robots that may finish (bit i)."""
+def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int, int]:
+    """The core's view of a puzzle, the one argument every search of the core
+    takes: the compiled board, the robots' cells and colour indices, the target
+    cell, the robots that may finish (bit i) and the rules as one RuleFlag word."""
     b = puzzle.board
     w = b.width
     colour = puzzle.goal.colour
@@ -145,10 +147,13 @@ def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int]:
         colours.append(_COLOUR_INDEX[c])
         if c == colour:
             mask |= 1 << i
+    flags = puzzle.rules.flags
     if colour is None:
         mask = (1 << len(cells)) - 1
+    else:
+        flags &= _COLOURED  # the sightline rule is the vortex's (docs/rules.md, section 4)
     x, y = puzzle.goal.cell
-    return compiled(b), cells, colours, y * w + x, mask
+    return compiled(b), cells, colours, y * w + x, mask, flags
 
 
 def solve(
@@ -192,12 +197,9 @@ def solve(
         if shorter.status != "depth_limit":
             return shorter
         return Solution("optimal", list(known), len(known), shorter.round, shorter.stats)
-    layout, cells, colours, target, mask = _request(puzzle)
-    rules = puzzle.rules
     # Positional (the core's order): keywords cost a solve of a few moves a tenth of its time.
     raw = _core.solve(
-        layout, cells, colours, target, mask, rules.vortex_sightline and puzzle.goal.colour is None,
-        rules.ricochet == "turn", max_depth, time_budget or 0.0, min(state_budget, ceiling.state_bytes),
+        _request(puzzle), max_depth, time_budget or 0.0, min(state_budget, ceiling.state_bytes),
         cancel.buffer if cancel else None, _STRATEGIES[strategy],
         _exact(exact, puzzle), threads, crew_from, _IDA_NODES, crew_yields,
     )
@@ -275,9 +277,8 @@ def reach(puzzle: Puzzle, *, max_depth: int = 10, time_budget: float | None = No
           state_budget: int = DEFAULT_STATE_BUDGET) -> ReachTable:
     """One breadth-first search from the puzzle's robots (its goal is ignored)
     rating every target at once, under the puzzle's ricochet option."""
-    layout, cells, colours, _, _ = _request(puzzle)
-    raw = _core.reach(layout, cells, colours, puzzle.rules.ricochet == "turn", max_depth=max_depth,
-                      time_budget=time_budget or 0.0, state_budget=state_budget)
+    raw = _core.reach(_request(puzzle), max_depth=max_depth, time_budget=time_budget or 0.0,
+                      state_budget=state_budget)
     stats = {k: raw[k] for k in ("status", "states", "nodes", "seconds")}
     return ReachTable(puzzle.board, puzzle.colours, raw["depths"], raw["complete_to"], stats)
 
@@ -287,10 +288,7 @@ def upper_bound(puzzle: Puzzle, *, helper_moves: int = 1) -> int | None:
     `helper_moves` moves of another robot): the optimum is never longer.  None when
     no such solution exists.  Costs microseconds; the generator uses it to skip
     positions that are certainly too short."""
-    layout, cells, colours, target, mask = _request(puzzle)
-    return _core.upper_bound(layout, cells, colours, target, mask,
-                             puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
-                             puzzle.rules.ricochet == "turn", helper_moves=helper_moves)
+    return _core.upper_bound(_request(puzzle), helper_moves=helper_moves)
 
 
 def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_budget: float | None = None,
@@ -302,10 +300,7 @@ def solution_facts(puzzle: Puzzle, length: int, *, cap: int = 1_000_000, time_bu
     if length == 0:
         return {"solutions": 1, "capped": False, "fewest_robots": 0, "fewest_robots_moved": [],
                 "fewest_switches": 0}
-    layout, cells, colours, target, mask = _request(puzzle)
-    raw = _core.facts(layout, cells, colours, target, mask,
-                      puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
-                      puzzle.rules.ricochet == "turn", length, cap=cap, time_budget=time_budget or 0.0,
+    raw = _core.facts(_request(puzzle), length, cap=cap, time_budget=time_budget or 0.0,
                       state_budget=state_budget, exact=_exact(exact, puzzle))
     if raw is None or raw["status"] != "optimal":
         return None
@@ -343,10 +338,7 @@ def every_solution(puzzle: Puzzle, length: int, *, limit: int = 2000, time_budge
     `limit` of them; None when the search ran out of its budgets."""
     if length == 0:
         return Solutions(0, 1, False, [[]])
-    layout, cells, colours, target, mask = _request(puzzle)
-    raw = _core.facts(layout, cells, colours, target, mask,
-                      puzzle.rules.vortex_sightline and puzzle.goal.colour is None,
-                      puzzle.rules.ricochet == "turn", length, cap=1_000_000, time_budget=time_budget or 0.0,
+    raw = _core.facts(_request(puzzle), length, cap=1_000_000, time_budget=time_budget or 0.0,
                       state_budget=min(state_budget, ceiling.state_bytes), list=limit)
     if raw is None or raw["status"] != "optimal":
         return None
