@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workers.stores.jobs import JobState
+
 from . import Context
 from .problems import Problem
 
@@ -43,7 +45,7 @@ def view(job: dict[str, Any]) -> dict[str, Any]:
     """A job as clients see it (GET /v1/jobs/{id})."""
     out = {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
                                "error", "result")}
-    if job["kind"] == "pack" and job["state"] == "succeeded":
+    if job["kind"] == "pack" and job["state"] == JobState.SUCCEEDED:
         out["pack_id"] = job["id"]
     return out
 

@@ -14,6 +14,7 @@ from solver.model.puzzle import Puzzle, moves_from_json
 from solver.production import bank
 from solver.production.generate import MAX_LENGTH
 from solver.production.pools import Library
+from workers.stores.jobs import JobState
 
 from . import Context, jobs, ratings
 from .problems import Problem
@@ -94,10 +95,10 @@ def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, A
     job = stores.jobs.get(pack_id) if len(pack_id) <= jobs.MAX_ID else None
     if job is None or job["kind"] != "pack":
         raise Problem("not-found", f"no pack {pack_id!r}: packs are kept for a week")
-    if finished and job["state"] != "succeeded" or job["state"] in ("failed", "cancelled"):
+    if finished and job["state"] != JobState.SUCCEEDED or job["state"] in (JobState.FAILED, JobState.CANCELLED):
         raise Problem("not-ready", f"the pack is {job['state']}; follow its job",
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
-    if job["state"] == "succeeded" and not stores.packs.exists(pack_id):
+    if job["state"] == JobState.SUCCEEDED and not stores.packs.exists(pack_id):
         raise Problem("gone", "the pack has expired; create it again (same seed, same puzzles)")
     items = stores.packs.items(pack_id, job["request"]["count"])
     for item in items:  # packs made before the field existed

@@ -23,7 +23,7 @@ from solver.play.game import Scoring, TieBreak
 from solver.production.difficulty import GRADES
 from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
-from workers.stores import JOB_STATES
+from workers.stores.jobs import JobState
 
 from .errors import KINDS
 
@@ -273,7 +273,7 @@ class Hint(Shape):
 class Job(Shape):
     id = fields.String(required=True)
     kind = fields.String(required=True)
-    state = fields.String(required=True, validate=validate.OneOf(JOB_STATES))
+    state = fields.String(required=True, validate=one_of(JobState))
     progress = fields.Float(required=True, validate=validate.Range(0, 1))
     created = fields.Float()
     started = fields.Float(allow_none=True)

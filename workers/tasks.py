@@ -27,6 +27,7 @@ from .answers import Answers
 from .app import ANALYSIS_QUEUE, celery_app, settings
 from .schemas import SolveTask, load
 from .stores import Stores
+from .stores.jobs import OPEN, JobState
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def watching(stores: Stores, job_id: str, every: float = 0.5,
                 job = stores.jobs.get(job_id)
             except Exception:  # Redis away for a moment: ask again next time
                 continue
-            if job is None or job["state"] == "cancelled":
+            if job is None or job["state"] == JobState.CANCELLED:
                 cancel.set()
                 return
 
@@ -77,7 +78,7 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
         load(SOLVE_TASK, {"job_id": job_id, "puzzle": puzzle, "time_budget": time_budget, "max_depth": max_depth})
         p = Puzzle.from_json(puzzle)
     except InvalidInput as e:
-        stores.jobs.update(job_id, state="failed", finished=time.time(), error=str(e))
+        stores.jobs.update(job_id, state=JobState.FAILED, finished=time.time(), error=str(e))
         return {"error": str(e)}
     if not stores.jobs.start(job_id):
         return {"status": "cancelled"}
@@ -92,9 +93,10 @@ def solve_task(job_id: str, puzzle: dict[str, Any], time_budget: float, max_dept
         limit = f"its {time_budget:g} s budget" if answer["status"] == "timeout" else "its memory budget"
         error = (f"{answer['status']}: the search ran out of {limit}; no solution has fewer than "
                  f"{answer.get('lower_bound')} moves")
-        stores.jobs.update(job_id, state="failed", progress=1.0, finished=time.time(), error=error, result=answer)
+        stores.jobs.update(job_id, state=JobState.FAILED, progress=1.0, finished=time.time(), error=error,
+                           result=answer)
         return {"status": answer["status"]}
-    stores.jobs.update(job_id, state="succeeded", progress=1.0, finished=time.time(), result=answer)
+    stores.jobs.update(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=answer)
     return {"status": answer["status"]}
 
 
@@ -149,7 +151,7 @@ def pool_build(job_id: str) -> dict[str, Any]:
         robots, per_length = int(request.get("robots", 4)), int(request.get("per_length", pools.PER_LENGTH))
         min_length = int(request.get("min_length", pools.MIN_LENGTH))
     except (InvalidInput, KeyError, TypeError, ValueError) as e:
-        stores.jobs.update(job_id, state="failed", finished=time.time(), error=f"bad pool request: {e}")
+        stores.jobs.update(job_id, state=JobState.FAILED, finished=time.time(), error=f"bad pool request: {e}")
         return {"error": str(e)}
     if not stores.jobs.start(job_id):
         return {"status": "cancelled"}
@@ -167,7 +169,7 @@ def pool_build(job_id: str) -> dict[str, Any]:
     for pool in built:
         store.write(pool.id, pool.dumps())
     result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
-    stores.jobs.finish(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result)
+    stores.jobs.finish(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=result)
     return result
 
 
@@ -202,10 +204,11 @@ def grow_pools() -> str | None:
     building = stores.pools.building()
     if building is not None:
         job = stores.jobs.get(building)
-        if job is not None and job["state"] in ("pending", "running"):
+        if job is not None and job["state"] in OPEN:
             if time.time() - (job.get("heartbeat") or job["created"]) < POOL_HEARTBEAT_TIMEOUT:
                 return None
-            stores.jobs.update(job["id"], state="pending", heartbeat=time.time(), restarts=job.get("restarts", 0) + 1)
+            stores.jobs.update(job["id"], state=JobState.PENDING, heartbeat=time.time(),
+                               restarts=job.get("restarts", 0) + 1)
             pool_build.apply_async(args=[job["id"]], queue=POOL_QUEUE)
             return job["id"]
     grown = stores.pools.ids()
@@ -287,7 +290,7 @@ def recover_chunks() -> list[str]:
     sent = []
     for job_id, key, items in stores.packs.silent_chunks(CHUNK_SILENCE):
         job = stores.jobs.get(job_id)
-        if job is None or job["state"] not in ("pending", "running"):
+        if job is None or job["state"] not in OPEN:
             stores.packs.forget_chunks(job_id)
             continue
         stores.packs.chunk_beat(job_id, key, requeued=True)
@@ -323,7 +326,7 @@ def pack_chunk(job_id: str, items: list[list[int]]) -> int:
     with the reason, and the rest go on."""
     stores = _stores()
     job = stores.jobs.get(job_id)
-    if job is None or job["state"] in ("failed", "cancelled", "succeeded"):
+    if job is None or job["state"] not in OPEN:
         return 0
     request = job["request"]
     made = 0
@@ -369,10 +372,10 @@ def _settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
     stores.packs.forget_chunks(job_id)
     result = {"pack_id": job_id, "made": made, "failed": failures}
     if made == 0:
-        stores.jobs.finish(job_id, state="failed", progress=1.0, finished=time.time(), result=result,
+        stores.jobs.finish(job_id, state=JobState.FAILED, progress=1.0, finished=time.time(), result=result,
                           error=f"no puzzle could be made: {failures[0]['error'] if failures else 'unknown'}")
     else:
-        stores.jobs.finish(job_id, state="succeeded", progress=1.0, finished=time.time(), result=result,
+        stores.jobs.finish(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=result,
                           made=made, failed=len(failures))
 
 

@@ -7,12 +7,27 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Any
 
 from .base import FORMAT, Client, WatchError
 
 JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
-JOB_STATES = ("pending", "running", "succeeded", "failed", "cancelled")
+
+
+class JobState(StrEnum):
+    """A job's state (its record's `state`): open while pending or running,
+    then settled for good as succeeded, failed or cancelled."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+OPEN = frozenset({JobState.PENDING, JobState.RUNNING})  # a record's state (a str) is looked up as it is
+JOB_STATES = tuple(s.value for s in JobState)
 IDEMPOTENCY_TTL = 24 * 3600
 
 
@@ -21,7 +36,7 @@ class JobStore:
         self.redis = client
 
     def create(self, kind: str, request: dict[str, Any], job_id: str | None = None) -> dict[str, Any]:
-        job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": "pending", "progress": 0.0,
+        job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": JobState.PENDING, "progress": 0.0,
                "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
                "request": request}
         self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
@@ -39,7 +54,7 @@ class JobStore:
             current = self.redis.get(key)
             if current is not None:
                 job = self.get(current.decode())
-                if job is not None and job["state"] in ("pending", "running"):
+                if job is not None and job["state"] in OPEN:
                     return job, False
                 self.redis.delete(key)
             job = self.create(kind, request)  # first the record, then the claim: no one sees a claim without one
@@ -50,18 +65,18 @@ class JobStore:
 
     def start(self, job_id: str) -> bool:
         """Mark a job running, unless it was cancelled (then False: do nothing)."""
-        job = self.update(job_id, when=lambda j: j["state"] in ("pending", "running"), state="running",
+        job = self.update(job_id, when=lambda j: j["state"] in OPEN, state=JobState.RUNNING,
                           started=time.time())
-        return job is not None and job["state"] == "running"
+        return job is not None and job["state"] == JobState.RUNNING
 
     def finish(self, job_id: str, **fields: Any) -> dict[str, Any] | None:
         """Settle a job unless it was cancelled meanwhile."""
-        return self.update(job_id, when=lambda j: j["state"] != "cancelled", **fields)
+        return self.update(job_id, when=lambda j: j["state"] != JobState.CANCELLED, **fields)
 
     def cancel(self, job_id: str) -> dict[str, Any] | None:
         """Cancel a pending or running job (its workers stop within a second); a
         settled job stays as it is.  Returns the job as it stands."""
-        return self.update(job_id, when=lambda j: j["state"] in ("pending", "running"), state="cancelled",
+        return self.update(job_id, when=lambda j: j["state"] in OPEN, state=JobState.CANCELLED,
                            finished=time.time(), error="cancelled by the client")
 
     def update(self, job_id: str, when: Callable[[dict[str, Any]], bool] | None = None,
@@ -79,7 +94,7 @@ class JobStore:
                         pipe.reset()
                         return None
                     job = json.loads(raw)
-                    allowed = when(job) if when is not None else job["state"] != "cancelled"
+                    allowed = when(job) if when is not None else job["state"] != JobState.CANCELLED
                     if not allowed:
                         pipe.reset()
                         return job
