@@ -88,8 +88,14 @@ def test_the_wheel_serves_from_a_fresh_virtualenv(tmp_path):
     # The plain build of the core (every `make install` makes the profile-guided one): this is about the wheel.
     # Built from the build stage's own files alone, as `docker build` would.
     context = _build_context(tmp_path / "src")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels),
-                    str(context)], check=True, env={**os.environ, "RICOCHET_PGO": "0"})
+    quiet = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # its note is the machine's
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--wheel-dir", str(wheels),
+                            str(context)], check=True, env={**quiet, "RICOCHET_PGO": "0"}, capture_output=True,
+                           text=True)
+    warned = [line for line in (built.stdout + built.stderr).splitlines()
+              if re.search(r"\bwarn(ing)?\b|Package would be ignored|[Dd]eprecat", line, re.I)
+              and "WARNING: Location" not in line]  # pip's own, about the machine's package index
+    assert warned == [], "the build warns (python -m build runs the same backend):\n" + "\n".join(warned)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -107,6 +113,14 @@ def test_the_wheel_serves_from_a_fresh_virtualenv(tmp_path):
     where = subprocess.run([str(python), "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True,
                            check=True).stdout
     assert all(str(venv) in path for path in where.split()), where
+    # Every data file the app reads is in the installed package.
+    installed = Path(where.split()[0]).parents[1]
+    folders = ("service/static", "solver/data", "solver/production/data")
+    data = [p for folder in folders for p in (ROOT / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".txt"]  # .txt: a local build's records
+    data += [ROOT / f for f in ("service/openapi.yaml", "service/front.conf.template", "ricochet_client/py.typed")]
+    missing = [str(p.relative_to(ROOT)) for p in data if not (installed / p.relative_to(ROOT)).is_file()]
+    assert len(data) > 900 and missing == []
     # The image's own command (its settings come from the installed package).
     cmd = json.loads(re.search(r"^CMD (\[.*\])", DOCKERFILE, re.M).group(1))
     assert cmd[0] == "gunicorn"
