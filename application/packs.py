@@ -100,10 +100,15 @@ def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, A
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])
     if job["state"] == JobState.SUCCEEDED and not stores.packs.exists(pack_id):
         raise Problem("gone", "the pack has expired; create it again (same seed, same puzzles)")
-    items = stores.packs.items(pack_id, job["request"]["count"])
+    return job, described(ctx, stores.packs.items(pack_id, job["request"]["count"]))
+
+
+def described(ctx: Context, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A pack's items as clients see them, GET /v1/packs/{id} and `ricochet pack`
+    alike: each with its DriftingDroids game ID, and the rating, popularity and
+    themes play has made of it (without stores: the prior, 0 and its own)."""
     for item in items:  # packs made before the field existed
         if "driftingdroids_id" not in item:
             item["driftingdroids_id"] = driftingdroids_id(Puzzle.from_code(item["code"]))
-    described = ratings.describe_many(ctx, [(Puzzle.from_code(i["code"]), moves_from_json(i["solution"]))
-                                            for i in items])
-    return job, [{**item, **more} for item, more in zip(items, described, strict=True)]
+    more = ratings.describe_many(ctx, [(Puzzle.from_code(i["code"]), moves_from_json(i["solution"])) for i in items])
+    return [{**item, **extra} for item, extra in zip(items, more, strict=True)]

@@ -65,6 +65,22 @@ def each(path: str, jsonl: bool, judge: Callable[[Any], dict[str, Any]]) -> int:
     return status
 
 
+def context() -> Any:
+    """The use cases' Context for a command: the deployment's stores and pools
+    with REDIS_URL set, else none (what play made of a puzzle is then a new
+    puzzle's); settings read and checked as a server reads them."""
+    from application import Context
+    from solver.production.pools import Library, shipped
+    from workers.answers import Answers
+    from workers.settings import settings_or_exit
+    from workers.stores import Stores
+
+    settings = settings_or_exit()
+    stores = Stores.from_url(settings.redis_url) if settings.redis_url else None
+    return Context(stores=stores, pools=Library(shipped() + ([stores.pools] if stores else [])),
+                   answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on")
+
+
 def board_and_target(spec: str, target: str) -> tuple[Board, Goal]:
     """A real board and one of its chips, as `colour-symbol` or `vortex`."""
     try:

@@ -9,7 +9,7 @@ import sys
 
 from solver.model.puzzle import Ricochet
 
-from .common import EXIT_OK, InputError
+from .common import EXIT_OK, InputError, context
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -26,20 +26,12 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from application import Context
     from application.export import lines
     from solver.production.export import SOURCES, Filter
-    from solver.production.pools import Library, shipped
-    from workers.answers import Answers
-    from workers.settings import settings_or_exit
-    from workers.stores import Stores
 
     if not 2 <= args.min_length <= args.max_length:
         raise InputError("--min-length must be at least 2 and at most --max-length")
-    settings = settings_or_exit()
-    stores = Stores.from_url(settings.redis_url) if settings.redis_url else None
-    ctx = Context(stores=stores, pools=Library(shipped() + ([stores.pools] if stores else [])),
-                  answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on")
+    ctx = context()
     wanted = Filter(args.min_length, args.max_length, args.robots, args.ricochet, tuple(args.source or SOURCES))
     out = sys.stdout
     for line in lines(ctx, args.format, wanted):

@@ -1,4 +1,5 @@
-"""`ricochet pack`: a whole pack without a server, the same items as POST /v1/packs with the same fields."""
+"""`ricochet pack`: a whole pack without a server, the same items as POST /v1/packs with the same fields
+(rating, popularity and themes: the deployment's with REDIS_URL set, else a new puzzle's)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from solver.errors import InvalidInput
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 
-from .common import EXIT_FAILED, EXIT_OK, InputError, progress_bar
+from .common import EXIT_FAILED, EXIT_OK, InputError, context, progress_bar
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +34,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """A pack on standard output, items in order; items that could not be made on
     standard error (and exit 1)."""
+    from application.packs import described
     from solver.production.packs import make
     from workers.schemas import PackRequest, load
 
@@ -47,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
                                       "board": args.board, "robots": args.robots, "ricochet": args.ricochet})
     except InvalidInput as e:
         raise InputError(str(e)) from None
+    ctx = context()
     failed = 0
     with progress_bar(args.count, "pack", " puzzles") as bar:
         for index, item in make(request, processes=args.jobs, progress=bar.update):
@@ -54,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
                 failed += 1
                 bar.write(f"ricochet: item {index}: {item}", file=sys.stderr)
                 continue
-            print(json.dumps({"index": index, **item}, separators=(",", ":")), flush=True)
+            print(json.dumps(described(ctx, [{**item, "index": index}])[0], separators=(",", ":")), flush=True)
     return EXIT_FAILED if failed else EXIT_OK
