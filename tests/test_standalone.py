@@ -101,3 +101,17 @@ def test_the_architecture_guide_names_every_module():
                for p in (ROOT / package).rglob("*") if p.suffix in (".py", ".c", ".h") and "__pycache__" not in p.parts]
     assert len(modules) > 100
     assert [str(p.relative_to(ROOT)) for p in modules if f"`{p.relative_to(ROOT).as_posix()}`" not in guide] == []
+
+
+def test_the_results_are_newest_first_and_a_screen_a_topic():
+    """bench/RESULTS.md: each topic's figures fit one screen outside its folded
+    history, and a table dated by rows lists the newest first."""
+    text = (ROOT / "bench" / "RESULTS.md").read_text(encoding="utf-8")
+    topics = re.split(r"\n(?=## )", text)
+    assert len(topics) >= 8
+    for topic in topics:
+        shown = re.sub(r"<details>.*?</details>", "", topic, flags=re.S)
+        assert len(shown.splitlines()) <= 70, topic.splitlines()[0]
+    for table in re.findall(r"^\| date \|.*?(?=\n\n|\Z)", text, re.M | re.S):
+        dates = [row.split("|")[1].strip() for row in table.splitlines()[2:]]
+        assert dates == sorted(dates, reverse=True), dates
