@@ -115,3 +115,24 @@ def test_the_results_are_newest_first_and_a_screen_a_topic():
     for table in re.findall(r"^\| date \|.*?(?=\n\n|\Z)", text, re.M | re.S):
         dates = [row.split("|")[1].strip() for row in table.splitlines()[2:]]
         assert dates == sorted(dates, reverse=True), dates
+
+
+def test_the_catalogue_figures_in_the_docs_are_the_shipped_ones():
+    """docs/production.md's figures of the shipped catalogue (pools, rows,
+    megabytes) are what solver/production/data/catalogue holds: a fill that
+    grows it fails here until the figures follow (the message gives them)."""
+    import gzip
+    import json
+
+    from solver.production.pools import CATALOGUE
+
+    files = sorted(CATALOGUE.glob("*.pool.gz"))
+    rows = sum(len(json.loads(gzip.decompress(f.read_bytes()))["rows"]) for f in files)
+    mb = f"{sum(f.stat().st_size for f in files) / 1e6:.1f}"
+    text = (ROOT / "docs" / "production.md").read_text(encoding="utf-8")
+    shown = {("pools", n) for n in re.findall(r"([\d,]+) pools, [\d,]+ puzzles\)", text)}
+    shown |= {("rows", n) for n in re.findall(r"\(\d+ pools, ([\d,]+) puzzles\)|holds ([\d,]+) rows in", text)
+              for n in n if n}
+    shown |= {("MB", n) for n in re.findall(r"catalogue (?:is|holds [\d,]+ rows in) ([\d.]+) MB", text)}
+    assert len(shown) >= 3
+    assert shown == {("pools", f"{len(files):,}"), ("rows", f"{rows:,}"), ("MB", mb)}
