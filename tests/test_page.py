@@ -267,3 +267,100 @@ def test_og_tags_name_the_days_picture(base_url):
 
     html = urllib.request.urlopen(base_url + "/").read().decode()
     assert f'/v1/daily/{daily.today().isoformat()}.png' in html and 'property="og:image"' in html
+
+
+# -- each defect of issue 56, one focused test (the tours above check them too) ----------
+
+def _fresh(browser, base_url, path: str, lang: str = "en", size: str = "desktop", seen: bool = True):
+    ctx = context(browser, lang, size, seen_how_to_play=seen)
+    page = ctx.new_page()
+    page.goto(base_url + path)
+    return ctx, page
+
+
+def test_defect_2_showing_the_solution_is_giving_up(browser, base_url):
+    ctx, page = _fresh(browser, base_url, "/")
+    try:
+        page.wait_for_selector(".robot")
+        page.keyboard.press("s")
+        page.wait_for_selector("#ask[open]", timeout=5_000)  # asked first
+        page.click("#ask-yes")
+        page.wait_for_selector("#result[open].revealed", timeout=30_000)
+        assert "★" not in page.text_content("#share-text")
+        page.click("#result-close")
+        figures = list(_figures(page).values())
+        assert figures[:4] == ["1", "0", "0", "0"]  # played, solved, optimal, streak
+    finally:
+        ctx.close()
+
+
+def test_defect_3_archive_days_do_not_back_fill_a_streak_and_the_first_finish_stands(browser, base_url):
+    yesterday = daily.today() - dt.timedelta(days=1)
+    ctx, page = _fresh(browser, base_url, f"/?day={yesterday.isoformat()}")
+    try:
+        page.wait_for_selector(".robot")
+        play(page, daily.daily_json(yesterday)["solution"], touch=False)
+        page.wait_for_selector("#result[open]", timeout=20_000)
+        page.click("#result-close")
+        assert _streak(page) == 0
+        page.keyboard.press("s")  # shown after a solve: the solve stands
+        page.wait_for_selector("#result[open]", timeout=30_000)
+        page.click("#result-close")
+        assert list(_figures(page).values())[:3] == ["1", "1", "1"]
+    finally:
+        ctx.close()
+
+
+def test_defect_4_how_to_play_on_a_first_visit_and_the_rooms_rules(browser, base_url):
+    room = get_json(f"{base_url}/v1/rooms", body={"name": "Ada", "board": "random",
+                                                  "options": {"timer_seconds": 45}})["room"]["id"]
+    for path in ("/", "/?train=1", f"/r/{room}"):
+        ctx, page = _fresh(browser, base_url, path, seen=False)
+        try:
+            page.wait_for_selector("#how[open] img", timeout=30_000)
+            if path.startswith("/r/"):
+                page.click("#how button")
+                assert "45 seconds" in page.text_content("#room-rules")
+        finally:
+            ctx.close()
+
+
+def test_defect_5_the_target_and_what_a_finger_touches_on_a_phone(browser, base_url):
+    ctx, page = _fresh(browser, base_url, "/", size="phone")
+    try:
+        page.wait_for_selector(".robot")
+        assert _target_is_uncovered(page)
+        assert page.get_attribute(".centre-chip svg", "data-symbol") == \
+            daily.daily_json(daily.today())["puzzle"]["target"]["symbol"]
+        assert page.locator("#arrows .arrow").count() == 4
+        for selector in (".robot .disc", ".chooser", ".arrow", ".goal"):
+            for box in page.locator(selector).evaluate_all("els => els.map(e => e.getBoundingClientRect())"):
+                assert box["width"] >= 24 and box["height"] >= 24, selector
+    finally:
+        ctx.close()
+
+
+def test_defect_7_one_key_map_by_colour_and_no_latin_letters(browser, base_url):
+    for path in ("/?lang=de", "/?train=1&lang=de"):
+        ctx, page = _fresh(browser, base_url, path, lang="de")
+        try:
+            page.wait_for_selector(".robot", timeout=30_000)
+            colours = page.eval_on_selector_all("#robots .chooser", "els => els.map(e => e.dataset.colour)")
+            for colour in colours:
+                page.keyboard.press({"red": "1", "green": "2", "blue": "3", "yellow": "4", "black": "5"}[colour])
+                assert page.get_attribute(f'#robots [data-colour="{colour}"]', "aria-pressed") == "true"
+            robots = page.text_content("#robots") + page.text_content("#goal") + page.text_content(".robot.red")
+            assert not re.search(r"\b[RGBYK]\b", robots)
+        finally:
+            ctx.close()
+
+
+def test_defect_10_a_broken_link_says_what_to_do(browser, base_url):
+    for lang in ("en", "ru"):
+        ctx, page = _fresh(browser, base_url, f"/p/ABCDEFGHIJKLMNO?lang={lang}", lang=lang)
+        try:
+            page.wait_for_selector("#goal.error")
+            assert TEXT["bad_link"][lang] in page.text_content("#goal")
+            assert page.is_visible("#recover a")
+        finally:
+            ctx.close()
