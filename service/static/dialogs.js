@@ -27,13 +27,16 @@ function element(tag, text, className) {
 // "solo" (a puzzle alone) or "table" (a room: bids and the sand timer too).
 export function howToPlay(kind) {
   const el = dialog("how", "how-heading");
-  const picture = element("img");
-  picture.src = "/static/how-to-play.svg";
-  picture.alt = t("how.picture");
-  picture.width = 160;
-  picture.height = 160;
+  const picture = element("picture"), still = element("source"), img = element("img");
+  still.media = "(prefers-reduced-motion: reduce)";
+  still.srcset = "/static/how-to-play-still.svg";
+  img.src = "/static/how-to-play.svg";
+  img.alt = t("how.picture");
+  img.width = 160;
+  img.height = 160;
+  picture.append(still, img);
   const rules = element("ul");
-  const lines = ["how.slide", "how.stop", "how.goal", "how.fewest"];
+  const lines = ["how.slide", "how.diagonal", "how.stop", "how.goal", "how.fewest"];
   if (kind === "table") lines.push("how.bid", "how.show", "how.chip");
   lines.push("how.controls");
   rules.append(...lines.map((key) => element("li", t(key))));
