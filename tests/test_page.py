@@ -180,6 +180,12 @@ def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
         title = page.text_content("#title")
         assert int(re.search(r"\d+", title).group()) <= 6
         tour.state("train")
+        page.click("#solution")
+        page.wait_for_selector("#ask[open]")
+        page.click("#ask-yes")
+        page.wait_for_selector("#result[open].revealed", timeout=30_000)
+        assert page.is_visible("#next")
+        tour.state("train-revealed")
         assert tour.errors == []
     finally:
         ctx.close()
@@ -364,3 +370,59 @@ def test_defect_10_a_broken_link_says_what_to_do(browser, base_url):
             assert page.is_visible("#recover a")
         finally:
             ctx.close()
+
+
+# -- what a first stranger's review found (issue 56, after the defects) ----------------
+
+def test_a_check_that_failed_offline_is_made_again_once_online(browser, base_url):
+    moves = daily.daily_json(daily.today())["solution"]
+    ctx, page = _fresh(browser, base_url, "/", size="phone")
+    try:
+        page.wait_for_selector(".robot")
+        play(page, moves[:-1], touch=True)
+        ctx.set_offline(True)
+        play(page, moves[-1:], touch=True)
+        page.wait_for_selector("#check-again:not([hidden])", timeout=10_000)
+        ctx.set_offline(False)  # back online: the page checks again by itself
+        page.wait_for_selector("#result[open]", timeout=20_000)
+    finally:
+        ctx.close()
+
+
+def test_a_reload_or_another_language_keeps_the_moves_and_the_hint(browser, base_url):
+    moves = daily.daily_json(daily.today())["solution"]
+    ctx, page = _fresh(browser, base_url, "/?lang=en")
+    try:
+        page.wait_for_selector(".robot")
+        play(page, moves[:3], touch=False)
+        page.keyboard.press("h")
+        page.wait_for_selector("#hint-text:not(:empty)")
+        page.select_option("#language", "de")
+        page.wait_for_selector("html[lang=de] .robot")
+        page.wait_for_selector("#hint-text:not(:empty)")
+        assert page.text_content("#count") == "3" and "Tipp" in page.text_content("#hint-text")
+    finally:
+        ctx.close()
+
+
+def test_a_mistyped_page_address_is_a_page_in_the_readers_language(base_url):
+    import urllib.error
+    import urllib.request
+
+    def get(path: str, accept: str, lang: str = "ru") -> tuple[int, str, str]:
+        request = urllib.request.Request(base_url + path, headers={"Accept": accept, "Accept-Language": lang})
+        try:
+            with urllib.request.urlopen(request) as r:
+                return r.status, r.headers["Content-Type"], r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers["Content-Type"], e.read().decode()
+
+    browser_accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    for path, status in (("/nope", 404), ("/?length=99", 400)):
+        code, kind, body = get(path, browser_accept)
+        assert code == status and kind.startswith("text/html") and '<html lang="ru">' in body, path
+        assert "Такой страницы нет" in body and 'href="/"' in body
+    code, kind, _ = get("/v1/nope", browser_accept)  # the API's addresses answer problems
+    assert code == 404 and kind == "application/problem+json"
+    code, kind, _ = get("/nope", "*/*")
+    assert code == 404 and kind == "application/problem+json"

@@ -5,7 +5,7 @@
 // it, a swipe moves it, four arrow buttons move it, and keys 1-5 (by colour, the
 // same on every page) and the arrow keys do the same.
 
-import { t } from "./i18n.js";
+import { capital, t } from "./i18n.js";
 
 const CELL = 40, MARGIN = 8;
 const SVG = "http://www.w3.org/2000/svg";
@@ -34,7 +34,7 @@ export function goalCell(board, target) {
 export function chipName(chip) {
   if (chip.symbol === "vortex") return t("chip.vortex");
   if (!chip.symbol || !chip.colour) return t("chip.marked");
-  return t("chip.named", { colour: t(`colour.${chip.colour}`), symbol: t(`symbol.${chip.symbol}`) });
+  return t(`chip.${chip.symbol}`, { colour: t(`colour.${chip.colour}`) });  // the words agree with the shape's noun
 }
 
 // Who must reach the target, in words.
@@ -66,7 +66,7 @@ export function slide(board, cells, colour, direction) {
 // The board's state in words, for those who cannot see it.
 export function inWords(cells, chip, goal) {
   const lines = Object.entries(cells).map(([c, [x, y]]) =>
-    t("words.robot", { robot: t(`robot.${c}`), key: keyOf(c), x: x + 1, y: y + 1 }));
+    capital(t("words.robot", { robot: t(`robot.${c}`), key: keyOf(c), x: x + 1, y: y + 1 })));
   if (goal) lines.push(t("words.target", { chip: chipName(chip), x: goal[0] + 1, y: goal[1] + 1 }));
   return lines;
 }

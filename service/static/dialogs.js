@@ -53,7 +53,8 @@ export function howToPlay(kind) {
     localStorage.setItem(SEEN, JSON.stringify(seen));
   }, { once: true });
   el.showModal();
-  close.focus();
+  close.focus({ preventScroll: true });  // a dialog taller than the screen opens at its top
+  el.scrollTop = 0;
   return el;
 }
 

@@ -47,7 +47,7 @@ async function load() {
   document.addEventListener("keydown", (e) => {
     if (document.querySelector("dialog[open]") || e.altKey || e.ctrlKey || e.metaKey) return;
     if (solo.key(e)) e.preventDefault();
-    else if (e.key === "s") {
+    else if (e.code === "KeyS") {
       e.preventDefault();
       reveal(solo);
     }

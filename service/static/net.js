@@ -47,6 +47,7 @@ export function problemText(err, about = "") {
   if (about === "puzzle" && (err.status === 400 || err.status === 404)) return t("error.bad_puzzle_link");
   if (about === "day" && err.kind === "not-yet-published") return t("error.not_yet");
   if (about === "day" && err.status === 404) return t("error.no_day");
+  if (about === "day" && err.status === 400) return t("error.bad_day");
   if (err.kind === "no-puzzle-found") return t("error.no_puzzle_found");
   if (err.status === 404) return t("error.not_found");
   return t("error.refused");

@@ -24,18 +24,23 @@ async function load() {
     const code = decodeURIComponent(path.slice(3));
     found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`).catch(failed("puzzle"));
     title = t("title.puzzle");
+    document.title = t("page.puzzle");
     optimal = found.optimal_length ?? null;
   } else if (params.get("length")) {
     page.kind = "random";
     found = await api("GET", `/v1/puzzles/random?length=${encodeURIComponent(params.get("length"))}`).catch(failed());
     title = t("title.random", { n: found.optimal_length });
+    document.title = t("page.puzzle");
     optimal = found.optimal_length;
+    page.next = `/?length=${found.optimal_length}`;  // another of the same length
     history.replaceState(null, "", `/p/${found.code}`);
   } else if (params.get("train")) {
     page.kind = "train";
     found = await train();
     title = t("title.training", { n: found.optimal_length });
+    document.title = t("page.train");
     optimal = found.optimal_length;
+    page.next = "/?train=1";
   } else {
     page.kind = "daily";
     const day = params.get("day");
@@ -48,10 +53,15 @@ async function load() {
   if (typeof found.board !== "string") throw new Error(t("only_real_boards"));
   const board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`).catch(failed());
   $("title").textContent = title;
+  const kept = `rr-moves:${found.code}`, before = JSON.parse(sessionStorage.getItem(kept) || "[]");
   page.solo = new Solo(found, board, {
     optimal, player: page.player, solution: () => solution(found.code),
     onReveal: (attempt) => end(attempt, null, false), onEnd: (attempt, verdict) => end(attempt, verdict),
+    onMove: (moves) => sessionStorage.setItem(kept, JSON.stringify(moves)),
   });
+  page.solo.replay(before);  // a reload, or another language, keeps them
+  const hinted = Number(sessionStorage.getItem(`rr-hint:${found.code}`) || 0);
+  if (hinted) showHint(hinted);  // the hint shown before the reload, in the page's language now
   if (page.kind === "daily") {
     Object.assign(page.solo, progressOf(page.daily.date));
     daySoFar();
@@ -168,9 +178,9 @@ function result(attempt, record) {
     : shareText(t("share.head.puzzle"), attempt, `${location.origin}/p/${page.solo.code}`);
   $("share-status").textContent = "";
   $("result-countdown").hidden = page.kind !== "daily";
-  $("next").hidden = page.kind !== "train";
+  $("next").hidden = !page.next;
   if (!$("result").open) $("result").showModal();
-  if (page.kind === "train") $("next").focus();
+  if (page.next) $("next").focus();
 }
 
 const recordWords = (r) => r.result === "revealed" ? t("archive.revealed") : t("moves.count", { n: r.moves });
@@ -206,14 +216,15 @@ async function showSolution() {
 // how many robots move, which ones, then the first move.  Each is counted.
 const ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
 
-async function showHint() {
+async function showHint(again) {
   const solo = page.solo;
-  if (!solo || solo.busy || (page.shownHints || 0) >= 4) return;
+  if (!solo || solo.busy || (!again && (page.shownHints || 0) >= 4)) return;
   const path = page.kind === "daily" ? `/v1/daily/${page.daily.date}/hint` : `/v1/puzzles/${encodeURIComponent(solo.code)}/hint`;
-  const level = (page.shownHints || 0) + 1;
+  // The first hint tells the length: where the page says it already, hints start at the second.
+  const level = again || Math.max(page.shownHints || 0, solo.optimal ? 1 : 0) + 1;
   try {
     const h = await api("GET", `${path}?level=${level}`);
-    if (!page.ended) solo.hints = Math.max(solo.hints, h.level);
+    if (!again && !page.ended) solo.hints += 1;  // hints asked for, each counted once
     page.shownHints = h.level;
     keepProgress();
     const told = [t("hint.length", { n: h.optimal_length })];
@@ -223,7 +234,15 @@ async function showHint() {
       told.push(t("hint.first", { robot: t(`robot.${h.first_move.robot}`), arrow: ARROWS[h.first_move.direction] }));
     }
     $("hint-text").textContent = t("hint.text", { level: h.level, told: told.join(" ") });
-    if (h.level >= 4) $("hint").disabled = true;
+    sessionStorage.setItem(`rr-hint:${solo.code}`, String(h.level));
+    if (!again) solo.say("");
+    if (h.level >= 4) {
+      $("hint").disabled = true;
+      if (h.first_move) {  // the first move shown on the board's controls too
+        solo.select(h.first_move.robot);
+        document.querySelector(`.arrow-${h.first_move.direction}`).classList.add("hinted");
+      }
+    }
   } catch (err) {
     $("hint-text").textContent = t("hint.none", { error: problemText(err) });
   }
@@ -235,8 +254,8 @@ function keys(event) {
   if (document.querySelector("dialog[open]") || event.target.closest("select, input, textarea")) return;
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   if (page.solo && page.solo.key(event)) event.preventDefault();
-  else if (event.key === "s") showSolution();
-  else if (event.key === "h") showHint();
+  else if (event.code === "KeyS") showSolution();
+  else if (event.code === "KeyH") showHint();  // no argument: the next level
   else if (event.key === "?") howToPlay("solo");
   else return;
   event.preventDefault();
@@ -254,7 +273,7 @@ document.addEventListener("visibilitychange", keepProgress);
 $("undo").addEventListener("click", () => page.solo && page.solo.undo());
 $("reset").addEventListener("click", () => page.solo && page.solo.reset(t("back_to_start")));
 $("solution").addEventListener("click", showSolution);
-$("hint").addEventListener("click", showHint);
+$("hint").addEventListener("click", () => showHint());
 $("how-open").addEventListener("click", () => howToPlay("solo"));
 $("result-open").addEventListener("click", () => result(page.attempt, page.record));
 $("result-close").addEventListener("click", () => $("result").close());
@@ -265,7 +284,7 @@ $("share").addEventListener("click", async () => {
     $("share-status").textContent = t("share.failed");
   }
 });
-$("next").addEventListener("click", () => location.assign("/?train=1"));
+$("next").addEventListener("click", () => location.assign(page.next));
 showStats($("stats"));
 countdown($("countdown"), $("result-countdown"));
 archive($("archive"), $("earlier"), api, today()).catch(() => { $("archive-box").hidden = true; });
@@ -277,4 +296,6 @@ load().catch((e) => {
   $("title").textContent = t("load_failed.title");
   $("stage").hidden = true;
   $("recover").hidden = false;
+  $("board-words-box").hidden = true;  // nothing of a board that is not there
+  document.querySelector("#panel .help").hidden = true;
 });

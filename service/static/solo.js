@@ -10,7 +10,7 @@
 
 import { BoardView, COLOURS, DIRS, NAMES, arrowPad, chipName, chipPicture, chooserButton, colourOfKey, goalCell,
          inWords, pause, showChosen, slide, whoName } from "./board.js";
-import { t } from "./i18n.js";
+import { capital, t } from "./i18n.js";
 import { api, problemText } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
@@ -90,6 +90,7 @@ export class Solo {
     this.history = [];
     this.placeAll();
     this.say(text);
+    this.onMove([]);
   }
 
   undo() {
@@ -98,6 +99,21 @@ export class Solo {
     this.moves.pop();
     this.placeAll();
     this.say("");
+    this.onMove(this.moves.slice());
+  }
+
+  // Moves made before (kept over a reload), made again at once; an illegal one ends it.
+  replay(moves) {
+    for (const m of moves) {
+      const path = slide(this.board, this.cells, m.robot, NAMES.indexOf(m.direction));
+      if (!path) break;
+      this.history.push(this.cells);
+      this.moves.push({ robot: m.robot, direction: m.direction });
+      this.cells = { ...this.cells, [m.robot]: path[path.length - 1] };
+    }
+    this.placeAll();
+    this.say("");
+    this.onMove(this.moves.slice());
   }
 
   select(colour) {
@@ -108,6 +124,7 @@ export class Solo {
 
   say(text, className = "") {
     $("count").textContent = this.moves.length;
+    if ($("check-again")) $("check-again").hidden = true;
     if (text !== undefined) {
       $("status").textContent = text;
       $("status").className = className;
@@ -115,13 +132,14 @@ export class Solo {
   }
 
   // The keys every solo page shares: 1-5 choose a robot by colour, arrows move it,
-  // U or Backspace undoes, R resets.  True when the key was one of these.
+  // U or Backspace undoes, R resets (letters by their place on the keyboard, so
+  // that a Russian or German layout works alike).  True when the key was one of these.
   key(event) {
     const chosen = colourOfKey(event.key);
     if (/^[1-5]$/.test(event.key) && chosen in this.cells) this.select(chosen);
     else if (event.key in DIRS) this.go(DIRS[event.key]);
-    else if (event.key === "u" || event.key === "Backspace") this.undo();
-    else if (event.key === "r") this.reset(t("back_to_start"));
+    else if (event.code === "KeyU" || event.key === "Backspace") this.undo();
+    else if (event.code === "KeyR") this.reset(t("back_to_start"));
     else return false;
     return true;
   }
@@ -133,7 +151,7 @@ export class Solo {
   async move(colour, direction) {
     const path = slide(this.board, this.cells, colour, direction);
     if (!path) {
-      this.say(t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) }));
+      this.say(capital(t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) })));
       return false;
     }
     this.history.push(this.cells);
@@ -167,7 +185,24 @@ export class Solo {
                    hints: this.hints, seconds: this.seconds, robots: moves.map((m) => m.robot), path: moves }, v);
     } catch (err) {
       this.say(t("check_failed", { error: problemText(err) }));
+      this.checkAgain(moves);
     }
+  }
+
+  // A check that failed (offline, the server busy) is offered again, and made
+  // again by itself when the browser is back online, while the robots still stand so.
+  checkAgain(moves) {
+    const button = $("check-again");
+    const again = () => {
+      if (button) button.hidden = true;
+      window.removeEventListener("online", again);
+      if (JSON.stringify(this.moves) === JSON.stringify(moves)) this.reached();
+    };
+    if (button) {
+      button.hidden = false;
+      button.onclick = again;
+    }
+    window.addEventListener("online", again);
   }
 
   // The solution, played from the start; the ending is "revealed".

@@ -8,7 +8,7 @@
 import { BoardView, COLOURS, DIRS, NAMES, arrowPad, chipName, chipPicture, chooserButton, colourOfKey, goalCell,
          inWords, pause, showChosen, slide, whoName } from "./board.js";
 import { howToPlay, seenHowToPlay } from "./dialogs.js";
-import { switcher, t } from "./i18n.js";
+import { capital, switcher, t } from "./i18n.js";
 import { api, problemText } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
@@ -170,6 +170,7 @@ async function startTable(gid) {
   state.gid = gid;
   $("lobby").hidden = true;
   $("table").hidden = false;
+  document.body.classList.add("playing");
   const view = await api("GET", `/v1/games/${gid}`);
   const spec = view.game.board;
   state.board = await api("GET", `/v1/boards/${encodeURIComponent(spec)}?tables=true`);
@@ -387,12 +388,21 @@ function phase(game) {
     text = t(solitaire() ? "phase.solitaire" : "phase.bidding", { number: r.number });
   }
   $("phase").textContent = text;
+  const over = game.phase === "finished";
+  for (const id of ["goal", "timer-box"]) $(id).hidden = over;
+  $("over").hidden = !over;
+  if (!me() && !over && !state.told) {
+    say(t("watching"));  // came by the link after the start
+    state.told = true;
+  }
   $("bid-form").hidden = !(me() && game.phase === "bidding" && !solitaire());
   const turn = myTurn(), began = turn && $("show").hidden;
   $("show").hidden = !turn;
-  if (began) {  // the keys move robots now: focus leaves the bid field for the selected robot
+  if (began) {  // the keys move robots now: focus leaves the bid field; the board comes into view
     const chosen = document.querySelector(`#robots [data-colour="${state.selected}"]`);
-    if (chosen) chosen.focus();
+    if (chosen) chosen.focus({ preventScroll: true });
+    $("table-head").scrollIntoView({ block: "start" });
+    replayKept();
   }
 }
 
@@ -487,7 +497,7 @@ async function move(colour, direction) {
   if (!myTurn() || state.animating) return;
   const path = slide(state.board, state.cells, colour, direction);
   if (!path) {
-    $("status").textContent = t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) });
+    $("status").textContent = capital(t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) }));
     return;
   }
   state.history.push(copy(state.cells));
@@ -495,6 +505,7 @@ async function move(colour, direction) {
   state.cells = { ...state.cells, [colour]: path[path.length - 1] };
   $("count").textContent = state.moves.length;
   $("status").textContent = "";
+  keep();
   for (const cell of path) {
     state.view.place(colour, cell);
     await pause(26);
@@ -507,6 +518,7 @@ function undo() {
   state.cells = state.history.pop();
   state.moves.pop();
   $("count").textContent = state.moves.length;
+  keep();
   place();
 }
 
@@ -515,6 +527,25 @@ function resetMoves() {
   state.moves = [];
   state.history = [];
   $("count").textContent = 0;
+  keep();
+  place();
+}
+
+// The moves of a solution being shown, kept in this tab: a reload under the sand
+// timer keeps them.
+const kept = () => `rr-show:${state.gid}:${state.round}`;
+const keep = () => sessionStorage.setItem(kept(), JSON.stringify(state.moves));
+
+function replayKept() {
+  const moves = JSON.parse(sessionStorage.getItem(kept()) || "[]");
+  for (const m of moves) {
+    const path = slide(state.board, state.cells, m.robot, NAMES.indexOf(m.direction));
+    if (!path) break;
+    state.history.push(copy(state.cells));
+    state.moves.push({ robot: m.robot, direction: m.direction });
+    state.cells = { ...state.cells, [m.robot]: path[path.length - 1] };
+  }
+  $("count").textContent = state.moves.length;
   place();
 }
 
@@ -526,6 +557,7 @@ async function submit() {
   const moves = state.moves;
   state.moves = [];
   state.history = [];
+  keep();
   $("count").textContent = 0;
   try {
     await api("POST", `/v1/games/${state.gid}/solutions`, { moves }, state.seat.token);
@@ -542,9 +574,9 @@ function keys(event) {
   else if (!state.game) return;
   else if (/^[1-5]$/.test(event.key) && colourOfKey(event.key) in state.view.robots) select(colourOfKey(event.key));
   else if (event.key in DIRS) go(DIRS[event.key]);
-  else if (event.key === "u" || event.key === "Backspace") undo();
-  else if (event.key === "r") resetMoves();
-  else if (event.key === "b" && !$("bid-form").hidden) $("bid").focus();
+  else if (event.code === "KeyU" || event.key === "Backspace") undo();
+  else if (event.code === "KeyR") resetMoves();
+  else if (event.code === "KeyB" && !$("bid-form").hidden) $("bid").focus();
   else return;
   event.preventDefault();
 }
