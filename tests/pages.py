@@ -106,7 +106,7 @@ def english_left(page, lang: str) -> list[str]:
     otherwise) found in the page's text, its labels or its title."""
     text = page.evaluate("""() => {
         const parts = [document.title, document.body.innerText];
-        for (const el of document.querySelectorAll('[aria-label], [alt], [title], [placeholder]')) {
+        for (const el of document.querySelectorAll('body [aria-label], body [alt], body [title], body [placeholder]')) {
             for (const a of ['aria-label', 'alt', 'title', 'placeholder']) parts.push(el.getAttribute(a) || '');
         }
         return parts.join('\\n');

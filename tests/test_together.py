@@ -28,7 +28,7 @@ from tests.pages import Tour, context, english_left, play
 TEXT = {  # what a few states say, by language
     "rules": {"en": "The sand timer runs 5 seconds.", "de": "Die Sanduhr läuft 5 Sekunden.",
               "ru": "Песочные часы идут 5 секунд."},
-    "won": {"en": "You won the chip", "de": "Du hast den Chip gewonnen", "ru": "Вы выиграли фишку"},
+    "won": {"en": "You won the chip", "de": "Du hast den Chip für", "ru": "Вы выиграли фишку"},
     "wins": {"en": "wins the chip", "de": "gewinnt den Chip", "ru": "выигрывает фишку"},
     "none": {"en": "No bids yet.", "de": "Noch keine Gebote.", "ru": "Ставок пока нет."},
 }

@@ -334,6 +334,7 @@ function place() {
 // The game as it stands.
 function show(view) {
   const game = view.game;
+  if (state.game && game.version < state.game.version) return;  // an answer overtaken by a newer one
   state.game = game;
   state.skew = view.now ? view.now - Date.now() / 1000 : 0;
   const r = game.round;
