@@ -17,6 +17,7 @@ from tests.helpers import served
 from tests.pages import Tour, axe, context, play
 
 HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog about puzzles</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <script src="{base}/static/embed.js" defer></script></head><body><main><h1>Today's puzzle</h1>
 <div id="here" data-ricochet="daily" data-lang="{lang}"></div>
 <p>Heard: <output id="heard"></output></p></main>

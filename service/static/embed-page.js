@@ -65,9 +65,9 @@ async function reveal(solo) {
   await solo.reveal();
 }
 
-// The height the frame needs, told whenever it changes.
-new ResizeObserver(() => tell("resize", { height: Math.ceil(document.documentElement.scrollHeight) }))
-  .observe(document.body);
+// The height the frame needs (its content's, not the frame's own), told whenever it changes.
+const main = document.querySelector("main");
+new ResizeObserver(() => tell("resize", { height: Math.ceil(main.getBoundingClientRect().bottom + 8) })).observe(main);
 $("how-open").addEventListener("click", () => howToPlay("solo"));
 load().catch((err) => {
   $("goal-text").textContent = problemText(err, "puzzle");
