@@ -31,6 +31,7 @@ openapi: install
 # check accessibility with axe-core, from the npm registry (package-lock.json).
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	test -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf || apt-get install -y -qq fonts-noto-color-emoji  # the share text's squares in screenshots
 	command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq npm)
 	test -f node_modules/axe-core/axe.min.js || npm ci --no-audit --no-fund --silent
 

@@ -35,7 +35,8 @@ def record(ctx: Context, day: dt.date) -> dict[str, Any]:
     (stored now, so that it stands)."""
     if ctx.stores is None:
         return daily.daily_json(day)
-    return ctx.stores.days.get(day.isoformat()) or ctx.stores.days.publish(day.isoformat(), daily.daily_json(day))
+    found = ctx.stores.days.get(day.isoformat()) or ctx.stores.days.publish(day.isoformat(), daily.daily_json(day))
+    return daily.graded(found)
 
 
 def shown(found: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
@@ -85,7 +86,7 @@ def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
     stored = ctx.stores.days.get_many([d.isoformat() for d in days]) if ctx.stores is not None else {}
     items = []
     for d in days:
-        found = stored.get(d.isoformat()) or daily.daily_json(d)
+        found = daily.graded(stored.get(d.isoformat()) or daily.daily_json(d))
         items.append({"number": daily.number(d), "date": d.isoformat(), "code": found["code"],
                       "optimal_length": found["optimal_length"], "grade": found["difficulty"]["grade"],
                       "url": f"/v1/daily/{d.isoformat()}"})

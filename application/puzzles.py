@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from solver.model.puzzle import Move, Puzzle, moves_from_json
+from solver.play.grades import lengths_of
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated
@@ -20,10 +21,6 @@ from .problems import Problem
 
 RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
 RANDOM_SEARCH_BUDGET = RANDOM_TIME_BUDGET - 1.0  # the search stops early enough to answer within it
-
-# Lengths to try for each grade; the grade of each find is checked before it is served.
-GRADE_LENGTHS = {"beginner": (2, 3), "easy": (3, 5), "medium": (5, 8), "hard": (7, 10), "expert": (9, 13),
-                 "extreme": (12, 16)}
 
 
 def _optimal(ctx: Context, p: Puzzle, what: str) -> list[Move]:
@@ -84,7 +81,7 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
 
 
 def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:
-    lo, hi = GRADE_LENGTHS[grade]
+    lo, hi = lengths_of(grade)  # the lengths the grade's puzzles can have; each find's grade is checked
     deadline = time.monotonic() + RANDOM_SEARCH_BUDGET
     for attempt in range(40):
         remaining = deadline - time.monotonic()

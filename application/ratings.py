@@ -14,9 +14,10 @@ from typing import Any
 
 from solver.model.puzzle import Move, Puzzle
 from solver.play import daily
-from solver.play.glicko import PRIOR_PER_MOVE, Rating, prior
+from solver.play.glicko import Rating, prior
+from solver.play.grades import grade_of_rating
 from solver.production.difficulty import difficulty as difficulty_of
-from solver.production.generate import generate
+from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated, NoPuzzleFound
 from solver.production.themes import themes
 
@@ -75,20 +76,8 @@ def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] 
     graded by its rating once GRADED_AFTER players have tried it."""
     out = {**of_puzzle(ctx, p, len(moves), len({m.robot for m in moves})), "themes": themes_of(ctx, p, moves)}
     if report is not None and out["rating"]["plays"] >= GRADED_AFTER:
-        out["difficulty"] = {**report, "grade": grade_for(out["rating"]["value"]), "graded_by": "rating"}
+        out["difficulty"] = {**report, "grade": grade_of_rating(out["rating"]["value"]), "graded_by": "rating"}
     return out
-
-
-# The most moves of each grade (solver/production/difficulty.py's grades): a rating
-# grades as the length whose prior (with one helper) it reaches.
-GRADE_MOVES = {"beginner": 3, "easy": 5, "medium": 8, "hard": 10, "expert": 13}
-
-
-def grade_for(rating: float) -> str:
-    for name, most in GRADE_MOVES.items():
-        if rating < prior(most, 2).value + PRIOR_PER_MOVE / 2:
-            return name
-    return "extreme"
 
 
 def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[dict[str, Any]]:
@@ -161,6 +150,8 @@ OFFSETS = {"easiest": -600, "easier": -300, "normal": 0, "harder": 300, "hardest
 NEXT_BUDGET = 9.0  # seconds the search for a player's next puzzle may take (a random puzzle's)
 NEAR = 150  # a played puzzle this close to the aim is handed before a new one is drawn
 TRIES = 16
+FIRST_STEPS = 3  # a player's first puzzles (fewer attempts than this) are short whatever the aim
+FIRST_STEPS_LONGEST = 6
 
 
 def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme: str | None = None) -> dict[str, Any]:
@@ -169,37 +160,42 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
     stores = ctx.required_stores()
     who = scope(ctx)
     aim = stores.ratings.player_rating(who, player_id).value + OFFSETS[difficulty]
+    record = stores.ratings.player(who, player_id)
+    longest = FIRST_STEPS_LONGEST if record is None or record["attempts"] < FIRST_STEPS else None
     deadline = time.monotonic() + NEXT_BUDGET
-    for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1)):
+    for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest):
+        # A candidate found is served even past the deadline (a pool read for the first
+        # time can take it all): the deadline only stops looking for more.
+        if not stores.ratings.seen(who, player_id, [g.puzzle.content_hash()])[0]:
+            served = ctx.answers.adopt(g.puzzle, g.solution)
+            if served.moves != g.solution.moves:
+                g = replace(g, solution=served,
+                            difficulty=difficulty_of(g.puzzle, served, time_budget=ctx.answers.budget))
+            described = describe(ctx, g.puzzle, served.moves, g.difficulty)
+            if theme is None or theme in described["themes"]:
+                stores.ratings.hand(who, player_id, g.puzzle.content_hash())
+                return {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1)}
         if time.monotonic() > deadline:
             break
-        if stores.ratings.seen(who, player_id, [g.puzzle.content_hash()])[0]:
-            continue
-        served = ctx.answers.adopt(g.puzzle, g.solution)
-        if served.moves != g.solution.moves:
-            g = replace(g, solution=served, difficulty=difficulty_of(g.puzzle, served, time_budget=ctx.answers.budget))
-        described = describe(ctx, g.puzzle, served.moves, g.difficulty)
-        if theme is not None and theme not in described["themes"]:
-            continue
-        stores.ratings.hand(who, player_id, g.puzzle.content_hash())
-        return {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1)}
     raise Problem("no-puzzle-found", "no puzzle the player has not seen was found near their rating in time"
                   + (f" with the theme {theme}" if theme else "") + "; ask again")
 
 
-def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int) -> Iterator[tuple[Generated, str]]:
+def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int,
+                longest: int | None = None) -> Iterator[tuple[Generated, str]]:
     """Played puzzles rated near `aim` first, then new ones of the length whose
     prior is nearest it, and of the lengths either side (pools first: generate
-    draws from them)."""
+    draws from them); none longer than `longest`, if given."""
+    most = longest or MAX_LENGTH
     for code in ctx.required_stores().ratings.near(aim, NEAR, tries):
         p = Puzzle.from_code(code)
         known = ctx.answers.settled(p)
-        if known is not None and known.status == "optimal":
+        if known is not None and known.status == "optimal" and known.length <= most:
             yield Generated(p, known, difficulty_of(p, known, time_budget=ctx.answers.budget)), f"played:{code}"
-    nearest = length_for(aim)
+    nearest = min(length_for(aim), most)
     for k in range(tries):
         seed = f"next:{who}:{player_id}:{uuid.uuid4().hex[:12]}:{k}"
-        length = max(2, nearest + (0, 0, -1, 1)[k % 4])
+        length = max(2, min(most, nearest + (0, 0, -1, 1)[k % 4]))
         try:
             yield generate(length, seed=seed, time_budget=NEXT_BUDGET / 2, pools=ctx.pools), seed
         except NoPuzzleFound:

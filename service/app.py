@@ -103,10 +103,11 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.after_request(_hand_back_memory)
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
-    CORS(app, resources={r"/v1/*": {"origins": "*"}},
+    CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
-    from . import daily, games, jobs, meta, packs, players, puzzles, rooms, solving
+    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving
 
-    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp):
+    for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp,
+                      embed.bp):
         app.register_blueprint(blueprint)
     return app

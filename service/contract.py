@@ -103,6 +103,7 @@ TAGS = [
     {"name": "players", "description": "Players rated from their attempts (POST /v1/verify with `player`)"},
     {"name": "games", "description": "Multiplayer games: rounds, bids, solutions shown, scores, live events"},
     {"name": "service", "description": "The play page, documentation, problem types and health"},
+    {"name": "embed", "description": "The embeddable puzzle (an iframe any site may show) and oEmbed"},
 ]
 SECURITY = {"player": {"type": "http", "scheme": "bearer",
                        "description": "The player's token from POST /v1/games, or a seat's from POST /v1/rooms"},

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import logging
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, json
@@ -76,6 +78,32 @@ def problem_response(kind: str, detail: str, status: int | None = None, **extra:
     return Response(json.dumps(body), status=status, mimetype="application/problem+json")
 
 
+ERROR_PAGE = Path(__file__).resolve().parent / "static" / "error.html"
+API_PATHS = ("/v1/", "/oembed", "/openapi", "/metrics", "/healthz", "/readyz", "/static/", "/problems")
+
+
+def _as_page(response: Response) -> Response:
+    """A problem met by a person's browser on a page's address (a mistyped link,
+    /?length=99) is answered as a page in the reader's language, with the same
+    status; the API's addresses keep answering problem+json."""
+    from flask import request
+
+    from . import i18n
+
+    if response.mimetype != "application/problem+json" or request.method != "GET" \
+            or request.path.startswith(API_PATHS) or request.accept_mimetypes.best != "text/html":
+        return response
+    detail = html.escape(str(json.loads(response.get_data()).get("detail", "")))
+    page = i18n.page(request, ERROR_PAGE, remember=False)
+    text = page.get_data(as_text=True).replace("<!-- status -->", str(response.status_code))
+    page.set_data(text.replace("<!-- detail -->", detail))
+    page.status_code = response.status_code
+    for name in ("Retry-After", "Allow"):
+        if name in response.headers:
+            page.headers[name] = response.headers[name]
+    return page
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(Problem)
     def _problem(e: Problem) -> Response:
@@ -124,6 +152,8 @@ def register(app: Flask) -> None:
             if name.lower() not in ("content-type", "content-length"):
                 response.headers[name] = value
         return response
+
+    app.after_request(_as_page)
 
     @app.errorhandler(Exception)
     def _unexpected(e: Exception) -> Response:

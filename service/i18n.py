@@ -60,8 +60,9 @@ def _render(page: Path, lang: str) -> str:
     return text.replace("<!-- strings -->", f'<script id="strings" type="application/json">{script}</script>')
 
 
-def page(request: Request, path: Path, extra_head: str = "") -> Response:
-    """A page in the reader's language (remembering a ?lang= choice in a cookie)."""
+def page(request: Request, path: Path, extra_head: str = "", remember: bool = True) -> Response:
+    """A page in the reader's language (remembering a ?lang= choice in a cookie,
+    unless it is an embed's: another site's choice for its own readers)."""
     lang = choose(request)
     text = _render(path, lang)
     if extra_head:
@@ -70,6 +71,6 @@ def page(request: Request, path: Path, extra_head: str = "") -> Response:
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Language"] = lang
     response.vary.update(("Accept-Language", "Cookie"))
-    if request.args.get("lang") in LANGUAGES:
+    if remember and request.args.get("lang") in LANGUAGES:
         response.set_cookie(COOKIE, lang, max_age=365 * 86400, samesite="Lax")
     return response

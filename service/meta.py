@@ -8,6 +8,7 @@ import html
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, request
 
@@ -42,6 +43,9 @@ def _page(title: str, image: str, description: str) -> Response:
         for p, v in (("og:type", "website"), ("og:site_name", "Ricochet Robots"), ("og:title", title),
                      ("og:description", description), ("og:image", root + image), ("og:url", request.base_url)))
     tags += '\n  <meta name="twitter:card" content="summary_large_image">'
+    oembed = f"{root}/oembed?{urlencode({'url': request.url})}"
+    tags += (f'\n  <link rel="alternate" type="application/json+oembed" href="{html.escape(oembed, quote=True)}" '
+             f'title="{html.escape(title, quote=True)}">')
     return i18n.page(request, PAGE, tags)
 
 

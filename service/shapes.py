@@ -551,6 +551,22 @@ class StartedRoom(RoomView):
 # -- the service itself -------------------------------------------------------------------
 
 
+class OEmbed(Shape):
+    """oEmbed 1.0's rich response (https://oembed.com, section 2.3)."""
+    version = fields.Constant("1.0", required=True)
+    type = fields.Constant("rich", required=True)
+    html = fields.String(required=True, metadata={"description": "an iframe of the embeddable puzzle"})
+    width = fields.Integer(required=True)
+    height = fields.Integer(required=True)
+    title = fields.String()
+    provider_name = fields.String()
+    provider_url = fields.String()
+    cache_age = fields.Integer()
+    thumbnail_url = fields.String()
+    thumbnail_width = fields.Integer()
+    thumbnail_height = fields.Integer()
+
+
 class Health(Shape):
     status = fields.Constant("ok", required=True)
 
@@ -566,5 +582,5 @@ COMPONENTS: tuple[type[Schema], ...] = (
     Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
     FailedItem, FieldError, Problem, Known, PuzzleByCode, Made, RandomPuzzle, PackItem, Pack, CodedHint, DailyHint,
     DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
-    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, Health, Ready,
+    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, Health, Ready,
 )

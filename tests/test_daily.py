@@ -19,6 +19,7 @@ from service.daily import _SERVED as served_here
 from solver.model.moves import check
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
+from solver.play.grades import GRADES
 from solver.production.calendar import identity
 from solver.search.solve import solve
 from workers.app import make_celery
@@ -73,6 +74,26 @@ def test_a_sample_of_days_is_optimal_by_a_fresh_search():
         for d in rng.sample([d for d in days if dt.date.fromisoformat(d["date"]).weekday() == weekday], 4):
             answer = solve(Puzzle.from_json(d["puzzle"]), time_budget=60)
             assert answer.status == "optimal" and answer.length == d["optimal_length"], d["date"]
+
+
+def test_grades_follow_how_players_fare_and_the_week_still_rises():
+    """Issue 56, defect 9: on the players' scale, 2027 has the top grade on at most
+    one day in five and the two lowest on at least one in ten, Monday to Sunday
+    rising; every day before the new grades began shows what it was published with."""
+    days = [d for d in calendar_lines() if d["date"].startswith("2027-")]
+    assert len(days) == 365
+    grades = [GRADES.index(d["difficulty"]["grade"]) for d in days]
+    assert sum(g == len(GRADES) - 1 for g in grades) <= 0.2 * len(days)
+    assert sum(g <= 1 for g in grades) >= 0.1 * len(days)
+    by_weekday = [[g for d, g in zip(days, grades, strict=True) if dt.date.fromisoformat(d["date"]).weekday() == w]
+                  for w in range(7)]
+    means = [sum(gs) / len(gs) for gs in by_weekday]
+    assert means == sorted(means) and means[0] < means[-1]
+    for d in calendar_lines():
+        day = dt.date.fromisoformat(d["date"])
+        if day >= daily.REGRADED_FROM:
+            break
+        assert d["difficulty"] == daily._calendar(daily.version_for(day))[d["date"]]["difficulty"], d["date"]
 
 
 def test_the_calendar_file_is_pinned_and_versions_only_govern_unpublished_days():

@@ -93,8 +93,18 @@ def test_the_next_puzzle_is_never_one_seen_and_sits_near_the_player(client):
     assert sorted(distances)[len(distances) // 2] <= 200
     easiest = client.get(f"/v1/puzzles/next?player={player}&difficulty=easiest").json
     hardest = client.get(f"/v1/puzzles/next?player={player}&difficulty=hardest").json
+    assert "aim" in easiest and "aim" in hardest, (easiest, hardest)
     assert hardest["aim"] - easiest["aim"] == 1200
     assert hardest["optimal_length"] > easiest["optimal_length"]
+
+
+def test_train_starts_a_new_player_at_six_moves_or_fewer(client):
+    """Issue 56, defect 9: a new player's first puzzles are short, whatever the aim."""
+    player = "new" + uuid.uuid4().hex[:10]
+    for _ in range(3):
+        r = client.get(f"/v1/puzzles/next?player={player}")
+        assert r.status_code == 200 and r.json["optimal_length"] <= 6, r.json
+        client.post("/v1/verify", json={"puzzle": {"code": r.json["code"]}, "player": player, "moves": []})
 
 
 def test_next_filters_by_theme(client):
@@ -164,7 +174,7 @@ def test_the_grade_follows_the_rating_once_enough_players_tried(client):
     assert again["code"] == made["code"] and again["rating"]["plays"] == 8
     assert again["rating"]["value"] < made["rating"]["value"]
     assert again["difficulty"]["graded_by"] == "rating"
-    from application.ratings import grade_for
+    from solver.play.grades import grade_of_rating as grade_for
 
     assert again["difficulty"]["grade"] == grade_for(again["rating"]["value"])
     shown = client.get(f"/v1/puzzles/{made['code']}").json

@@ -1,38 +1,43 @@
-"""Playing together in real browsers (Debian's Chromium through Playwright): three
-browser contexts play a whole two-round game from a room opened on the page,
-in English, German and Russian; accessibility checked by axe-core in the same
-browser.  Screenshots at phone and desktop sizes go to build/screenshots/."""
+"""Playing together as people do, in real browsers (Debian's Chromium through
+Playwright), in English, German and Russian, on a phone and a desktop: a host
+opens a room, a guest joins by its link and reads the room's rules, both bid,
+the sand timer runs, the lowest bid shows its solution, everyone watches it
+played and only then hears who won the chip, and the game ends.  Every state
+reached is screenshot to build/screenshots/ and checked (tests/pages.py).
+
+The room page's defects these hold fixed (issue 56): the sand timer's bar that
+never moved (1), no rules for people joining by link (4), and the table read
+wrong (8): bids numbered by arrival, the log newest first, "1. No bids yet.",
+last round's bid left over, the winner named before the replay ended, a Points
+column under chip scoring, no moment for the chip won."""
 
 from __future__ import annotations
 
-import json
-import re
 import time
-from pathlib import Path
 
 import pytest
 
 from service.app import create_app
-from service.i18n import catalogue
 from solver.model.board import real_board
-from solver.model.geometry import DIRECTIONS
-from solver.model.moves import check
-from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_to_json
+from solver.model.puzzle import Goal, Puzzle, Rules, moves_to_json
 from solver.play.game import Game, options_from_json
 from solver.search.solve import solve
 from tests.helpers import get_json, served
+from tests.pages import Tour, context, english_left, play
 
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "build" / "screenshots"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-KEYS = {"N": "ArrowUp", "E": "ArrowRight", "S": "ArrowDown", "W": "ArrowLeft"}
-LOCALES = {"en": "en-GB", "de": "de-DE", "ru": "ru-RU"}
-OPTIONS = {"timer_seconds": 6, "chips_to_win": 2}
-PLAYERS = ["Ada", "Bo", "Cy"]
+TEXT = {  # what a few states say, by language
+    "rules": {"en": "The sand timer runs 5 seconds.", "de": "Die Sanduhr läuft 5 Sekunden.",
+              "ru": "Песочные часы идут 5 секунд."},
+    "won": {"en": "You won the chip", "de": "Du hast den Chip für", "ru": "Вы выиграли фишку"},
+    "wins": {"en": "wins the chip", "de": "gewinnt den Chip", "ru": "выигрывает фишку"},
+    "none": {"en": "No bids yet.", "de": "Noch keine Gebote.", "ru": "Ставок пока нет."},
+}
+TIMER = 5
+
 
 @pytest.fixture(scope="module")
 def base_url(redis_url):
-    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "GAME_STREAMS": 16})) as url:
+    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "GAME_STREAMS": 32})) as url:
         yield url
 
 
@@ -43,223 +48,155 @@ def _puzzle(game: dict) -> Puzzle:
                          Rules(game["options"]["ricochet"]))
 
 
-def _seed() -> str:
-    """A seed whose first two rounds (Cy winning the first with its optimum) are
-    fair and short enough to play by keys: the test plays what the page deals."""
-    options = options_from_json(OPTIONS)
+def _seed(rounds: int) -> str:
+    """A seed whose first `rounds` rounds are fair and short enough to play by hand
+    (Ada winning each with the optimum): the test plays what the page deals."""
+    options = options_from_json({"timer_seconds": TIMER, "chips_to_win": rounds})
     for n in range(200):
-        game = Game.create("g", PLAYERS, None, options, f"together-{n}", 0.0)
-        first = solve(game.puzzle(), time_budget=10)
-        if game.state["round"]["void"] or first.length is None or not 3 <= first.length <= 8:
-            continue
-        game.rate_round(1, first.length, first.moves)
-        game.bid("Cy", first.length, 1.0)
-        game.advance(7.0)
-        game.show("Cy", moves_to_json(first.moves), 7.5)
-        second = solve(game.puzzle(), time_budget=10)
-        if not game.state["round"]["void"] and second.length is not None and 3 <= second.length <= 8:
-            return f"together-{n}"
+        game = Game.create("g", ["Ada", "Bo"], None, options, f"together-{rounds}-{n}", 0.0)
+        now, fair = 0.0, True
+        for number in range(1, rounds + 1):
+            found = solve(game.puzzle(), time_budget=10)
+            if game.state["round"]["void"] or found.length is None or not 3 <= found.length <= 7:
+                fair = False
+                break
+            game.rate_round(number, found.length, found.moves)
+            game.bid("Ada", found.length, now + 1)
+            game.advance(now + 1 + TIMER)
+            game.show("Ada", moves_to_json(found.moves), now + 2 + TIMER)
+            now += 10
+        if fair:
+            return f"together-{rounds}-{n}"
     raise AssertionError("no fitting seed among 200")
 
 
-def _wrong(p: Puzzle) -> list[dict]:
-    """One legal move that does not solve the round."""
-    for robot, _ in p.robots:
-        for d in DIRECTIONS:
-            verdict = check(p, [Move(robot, d)])
-            if verdict.legal and not verdict.solved:
-                return moves_to_json([Move(robot, d)])
-    raise AssertionError("no legal move")
+def _game(base_url: str, gid: str) -> dict:
+    return get_json(f"{base_url}/v1/games/{gid}")["game"]
 
 
-def _play(page, moves: list[dict]) -> None:
-    colours = page.eval_on_selector_all("#board .robot", "els => els.map(e => e.dataset.colour)")
-    for m in moves:
-        page.keyboard.press(str(colours.index(m["robot"]) + 1))
-        page.keyboard.press(KEYS[m["direction"]])
-        page.wait_for_timeout(120)
-
-
-def _scores(page) -> dict[str, int]:
-    return page.eval_on_selector_all(
-        "#scores tbody tr", "rows => Object.fromEntries(rows.map(r => [r.dataset.player, "
-                            "Number(r.querySelector('td').textContent)]))")
-
-
-def _rounds_over(base_url: str, gid: str, n: int) -> dict:
-    """The game once its nth round is over (the referee's word, not a page's)."""
+def _round_over(base_url: str, gid: str, n: int) -> dict:
     deadline = time.monotonic() + 30
-    while (game := get_json(f"{base_url}/v1/games/{gid}")["game"])["history"].__len__() < n:
+    while len((game := _game(base_url, gid))["history"]) < n:
         assert time.monotonic() < deadline, game["round"]
         time.sleep(0.2)
     return game
 
 
-def _scores_match(pages: dict, game: dict) -> dict:
-    want = {p["name"]: len(p["chips"]) for p in game["players"]}
-    for name, page in pages.items():
-        page.wait_for_function("want => [...document.querySelectorAll('#scores tbody tr')].every("
-                               "r => Number(r.querySelector('td').textContent) === want[r.dataset.player])",
-                               arg=want, timeout=15_000)
-        assert _scores(page) == want, name
-    return game
-
-
-def _english_left(page, lang: str) -> list[str]:
-    """English phrases from the English catalogue (where the page's language says
-    otherwise) found in the page's text, its labels or its title."""
-    text = page.evaluate("""() => {
-        const parts = [document.title, document.body.innerText];
-        for (const el of document.querySelectorAll('[aria-label], [alt], [title], [placeholder]')) {
-            if (el.closest('[lang]') && el.closest('[lang]').lang !== document.documentElement.lang) continue;
-            for (const a of ['aria-label', 'alt', 'title', 'placeholder']) parts.push(el.getAttribute(a) || '');
-        }
-        return parts.join('\\n');
-    }""")
-    for name in ("English", "Deutsch", "Русский"):  # the switcher names each language in itself
-        text = text.replace(name, "")
-    english, theirs = catalogue("en"), json.dumps(catalogue(lang), ensure_ascii=False)
-    found = []
-    for value in english.values():
-        for form in (value.values() if isinstance(value, dict) else [value]):
-            for phrase in re.split(r"\{\w+\}|<[^>]+>", form):
-                phrase = phrase.strip(" .,:;()—–-·!?")
-                if len(phrase) >= 4 and re.search(r"[A-Za-z]{3}", phrase) and phrase not in theirs \
-                        and phrase in text:
-                    found.append(phrase)
-    return found
-
-
-def _axe(page) -> list[dict]:
-    """axe-core's serious and critical violations on the page as it stands."""
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                           ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))")
-    return [v for v in result if v["impact"] in ("serious", "critical")]
-
-
-SPEAKS = {"Ada": "en", "Bo": "de", "Cy": "ru"}  # one room, each player's browser in its own language
-
-
-@pytest.mark.slow
-def test_three_browsers_in_three_languages_play_a_whole_game(browser, base_url):
-    seed = _seed()
-    contexts = {"Ada": browser.new_context(viewport={"width": 1280, "height": 900}, locale=LOCALES[SPEAKS["Ada"]]),
-                "Bo": browser.new_context(viewport={"width": 390, "height": 844}, locale=LOCALES[SPEAKS["Bo"]],
-                                          has_touch=True, is_mobile=True, device_scale_factor=2),
-                "Cy": browser.new_context(viewport={"width": 1024, "height": 768}, locale=LOCALES[SPEAKS["Cy"]])}
-    pages = {name: c.new_page() for name, c in contexts.items()}
-    errors: list[str] = []
-    for page in pages.values():
-        page.on("pageerror", lambda e: errors.append(str(e)))
-    SHOTS.mkdir(parents=True, exist_ok=True)
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize("lang", ["en", "de", "ru"])
+def test_a_room_as_people_play_it(browser, base_url, lang, size):
+    touch = size == "phone"
+    rounds = 2 if (lang, size) == ("en", "desktop") else 1  # one tour also plays on into a second round
+    seed = _seed(rounds)
+    host_ctx = context(browser, lang, size)
+    guest_ctx = context(browser, lang, size)
     try:
-        ada, bo, cy = pages["Ada"], pages["Bo"], pages["Cy"]
-        # Ada opens a room with house rules (a short sand timer, two chips to win).
-        ada.goto(base_url + "/together")
-        ada.fill("#create-name", "Ada")
-        ada.click("#create details summary")
-        ada.fill("#timer", str(OPTIONS["timer_seconds"]))
-        ada.fill("#chips", "2")
-        ada.fill("#seed", seed)
-        ada.click("#create button[type=submit]")
-        ada.wait_for_selector("#room-link:not(:empty)")
-        link = ada.text_content("#room-link")
-        rid = link.rsplit("/", 1)[1]
-        assert "token" not in link and len(rid) >= 8
-        # Bo (a phone) and Cy join by the link.
-        for name, page in (("Bo", bo), ("Cy", cy)):
-            page.goto(link)
-            page.fill("#join-name", name)
-            page.click("#join button")
-            page.wait_for_selector("#waiting:not(:empty)")
-        for name, page in pages.items():
-            assert page.get_attribute("html", "lang") == SPEAKS[name], name
-        ada.wait_for_function("document.querySelectorAll('#seated li').length === 3", timeout=10_000)
-        bo.screenshot(path=str(SHOTS / f"together-{SPEAKS['Bo']}-phone-lobby.png"), full_page=True)
-        ada.click("#start")
-        for page in pages.values():
-            page.wait_for_selector("#table:not([hidden]) #board .robot", timeout=30_000)
-        gid = get_json(f"{base_url}/v1/rooms/{rid}")["room"]["game"]
-        game = get_json(f"{base_url}/v1/games/{gid}")["game"]
-        assert [p["name"] for p in game["players"]] == PLAYERS
-        first = solve(_puzzle(game), time_budget=10)
-
-        # Round 1: Bo bids by keyboard, Cy by touch; the timer runs out; Bo shows a
-        # wrong solution and the turn passes; Cy's optimum wins the chip.
-        bo.fill("#bid", str(first.length))
-        bo.press("#bid", "Enter")
-        cy.fill("#bid", str(first.length + 1))
-        cy.click("#bid-form button")
-        for page in pages.values():
-            page.wait_for_function("document.querySelectorAll('#bids li').length === 2", timeout=10_000)
-        bo.wait_for_selector("#show:not([hidden])", timeout=15_000)
-        assert cy.is_hidden("#show") and ada.is_hidden("#show")
-        bo.screenshot(path=str(SHOTS / f"together-{SPEAKS['Bo']}-phone-showing.png"), full_page=True)
-        _play(bo, _wrong(_puzzle(game)))
-        bo.tap("#submit")
-        bo.wait_for_function("document.querySelector('#status').textContent.includes('Bo')", timeout=10_000)
-        cy.wait_for_selector("#show:not([hidden])", timeout=15_000)
-        _play(cy, moves_to_json(first.moves))
-        cy.click("#submit")
-        game = _scores_match(pages, _rounds_over(base_url, gid, 1))
-        assert [len(p["chips"]) for p in game["players"]] == [0, 0, 1]
-        outcome = game["history"][0]
-        assert outcome["winner"] == "Cy" and outcome["optimal_length"] == first.length
-        assert [(a["player"], a["success"], a["length"]) for a in outcome["attempts"]] == [
-            ("Bo", False, 1), ("Cy", True, first.length)]  # Bo's one move was shown, and failed
-        for page in pages.values():  # the round's optimum, revealed at its end, in the rounds' list
-            page.wait_for_function("document.querySelectorAll('#history li').length === 1", timeout=10_000)
-
-        # A reload keeps Bo's seat; round 2: Cy wins again, and the game.
-        bo.reload()
-        bo.wait_for_selector("#table:not([hidden]) #bid-form:not([hidden])", timeout=20_000)
-        assert "Bo" in bo.text_content("#you")
-        game = get_json(f"{base_url}/v1/games/{gid}")["game"]
-        second = solve(_puzzle(game), time_budget=10)
-        bo.fill("#bid", str(second.length + 2))
-        bo.press("#bid", "Enter")
-        cy.fill("#bid", str(second.length))
-        cy.press("#bid", "Enter")
-        cy.wait_for_selector("#show:not([hidden])", timeout=15_000)
-        ada.screenshot(path=str(SHOTS / f"together-{SPEAKS['Ada']}-desktop-verifying.png"), full_page=True)
-        _play(cy, moves_to_json(second.moves))
-        cy.click("#submit")
-        game = _scores_match(pages, _rounds_over(base_url, gid, 2))
-        assert game["phase"] == "finished" and game["winners"] == ["Cy"], game["round"]
-        for page in pages.values():
-            page.wait_for_function("document.querySelectorAll('#history li').length === 2", timeout=10_000)
-            assert "Cy" in page.text_content("#phase")
-        ada.screenshot(path=str(SHOTS / f"together-{SPEAKS['Ada']}-desktop-finished.png"), full_page=True)
-        bo.screenshot(path=str(SHOTS / f"together-{SPEAKS['Bo']}-phone-finished.png"), full_page=True)
-        for name, page in pages.items():
-            if SPEAKS[name] != "en":
-                assert _english_left(page, SPEAKS[name]) == [], name
-        assert len(_english_left(ada, "de")) > 10  # the check finds English where it is
-        assert errors == []
+        host, guest = host_ctx.new_page(), guest_ctx.new_page()
+        tour, seat = Tour(host, "room", lang, size), Tour(guest, "room-guest", lang, size)
+        # A first visit says how to play at the table.
+        host.goto(f"{base_url}/together?lang={lang}")
+        host.wait_for_selector("#how[open]")
+        tour.state("how-to-play")
+        host.click("#how button")
+        host.fill("#create-name", "Ada")
+        host.click("#create details summary")
+        host.fill("#timer-seconds", str(TIMER))  # one element with this id: the form's (defect 1)
+        host.fill("#chips", str(rounds))
+        host.fill("#seed", seed)
+        tour.state("create")
+        host.click("#create button[type=submit]")
+        host.wait_for_selector("#room-link:not(:empty)")
+        link = host.text_content("#room-link")
+        tour.state("lobby")
+        # A guest by the link reads the room's rules before taking a seat (defect 4).
+        guest.goto(f"{link}?lang={lang}")
+        guest.wait_for_selector("#how[open]")
+        guest.click("#how button")
+        guest.wait_for_selector("#join:not([hidden])")
+        rules = guest.text_content("#room-rules")
+        assert TEXT["rules"][lang] in rules
+        seat.state("join")
+        guest.fill("#join-name", "Bo")
+        guest.click("#join button")
+        guest.wait_for_selector("#waiting:not(:empty)")
+        seat.state("seated")
+        host.wait_for_function("document.querySelectorAll('#seated li').length === 2")
+        host.click("#start")
+        for page in (host, guest):
+            page.wait_for_selector("#table:not([hidden]) .robot", timeout=30_000)
+        gid = get_json(f"{base_url}/v1/rooms/{link.rsplit('/', 1)[1]}")["room"]["game"]
+        assert host.is_hidden(".points")  # chip scoring: no Points column (defect 8)
+        # No bids yet, said as a sentence, not as a numbered item.
+        assert host.text_content("#bids") == TEXT["none"][lang]
+        assert host.eval_on_selector("#bids", "el => el.tagName") == "UL"
+        tour.state("bidding")
+        for number in range(1, rounds + 1):
+            game = _game(base_url, gid)
+            found = solve(_puzzle(game), time_budget=10)
+            # Bo bids first and higher; Ada lower: the table lists the lowest first.
+            guest.fill("#bid", str(found.length + 2))
+            guest.press("#bid", "Enter")
+            host.wait_for_function("document.querySelectorAll('#bids li').length === 1")
+            host.fill("#bid", str(found.length))
+            host.click("#bid-form button")
+            host.wait_for_function("document.querySelectorAll('#bids li').length === 2")
+            bids = host.eval_on_selector_all("#bids li", "els => els.map(e => e.textContent)")
+            assert bids == [f"Ada: {found.length}", f"Bo: {found.length + 2}"]
+            # The sand timer's bar runs down (defect 1).
+            first = host.eval_on_selector("#timer-bar", "el => el.value")
+            host.wait_for_timeout(700)
+            later = host.eval_on_selector("#timer-bar", "el => el.value")
+            assert 0 < later < first <= TIMER
+            tour.state("bids")
+            host.wait_for_selector("#show:not([hidden])", timeout=15_000)
+            tour.state("your-turn")
+            play(host, moves_to_json(found.moves), touch)
+            host.click("#submit")
+            # The winner is told once the solution has been played on the board (defect 8).
+            guest.wait_for_function("([text, n]) => [...document.querySelectorAll('#log li')]"
+                                    ".filter(li => li.textContent.includes(text)).length === n",
+                                    arg=[TEXT["wins"][lang], number], timeout=20_000)
+            x, y = game["round"]["chip"]["cell"]
+            left, top = guest.evaluate("c => { const s = document.querySelector(`.robot.${c}`).style; "
+                                       "return [parseFloat(s.left), parseFloat(s.top)]; }", found.moves[-1].robot)
+            assert (round(left, 2), round(top, 2)) == (round(100 * (8 + 40 * x) / 656, 2),
+                                                       round(100 * (8 + 40 * y) / 656, 2))  # on the target
+            host.wait_for_selector("#win:not([hidden])")
+            assert TEXT["won"][lang] in host.text_content("#win")
+            tour.state("chip-won")
+            _round_over(base_url, gid, number)
+            if number < rounds:  # a new round: nothing of the last one's bids is left
+                guest.wait_for_function("document.querySelector('#phase').textContent.includes('2')")
+                assert guest.text_content("#status") == "" and guest.input_value("#bid") == ""
+                assert guest.text_content("#bids") == TEXT["none"][lang]
+        host.wait_for_function("document.querySelector('#phase').textContent.includes('Ada')", timeout=15_000)
+        log = host.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
+        assert log[-1] == host.evaluate("async () => (await import('/static/i18n.js')).t('ev.finished')")  # time order
+        tour.state("finished")
+        seat.state("finished")
+        if lang != "en":
+            assert english_left(host, lang) == [] and english_left(guest, lang) == []
+        assert tour.errors == [] and seat.errors == []
     finally:
-        for c in contexts.values():
-            c.close()
+        host_ctx.close()
+        guest_ctx.close()
 
 
-@pytest.mark.skipif(not AXE.exists(), reason="needs axe-core: `make browser` installs it")
-@pytest.mark.parametrize("lang", ["en", "ru"])
-def test_no_serious_accessibility_violations(browser, base_url, lang):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=LOCALES[lang])
+def test_a_solitaire_rooms_timer_runs_down_from_the_start(browser, base_url):
+    """Solitaire: the sand timer runs from the round's start, and the bar shows it."""
+    ctx = context(browser, "en", "phone", seen_how_to_play=True)
     try:
-        page = context.new_page()
-        page.goto(base_url + "/")
-        page.wait_for_selector("#board .robot")
-        assert _axe(page) == []
+        page = ctx.new_page()
         page.goto(base_url + "/together")
-        page.wait_for_selector("#create:not([hidden])")
-        assert _axe(page) == []
         page.fill("#create-name", "Ada")
         page.click("#create button[type=submit]")
         page.wait_for_selector("#room-link:not(:empty)")
-        assert _axe(page) == []
         page.click("#start")
         page.wait_for_selector("#table:not([hidden]) #show:not([hidden])", timeout=30_000)
-        assert _axe(page) == []
+        page.wait_for_timeout(600)
+        value, top = page.eval_on_selector("#timer-bar", "el => [el.value, el.max]")
+        assert 0 < value < top == 60
+        box = page.locator("#timer-bar").bounding_box()
+        assert box["width"] >= 120  # a bar, not a dot, on a phone
     finally:
-        context.close()
+        ctx.close()

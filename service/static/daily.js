@@ -1,11 +1,21 @@
-// What brings a player back to the daily puzzle: a spoiler-free share text, the
-// player's own statistics and streak (kept in this browser only), a countdown to
-// the next day, the archive, and the anonymous player id Train mode rates.
+// The player's record of daily puzzles, kept in this browser only: what brings a
+// player back (a streak, statistics, a spoiler-free share text, the countdown,
+// the archive) and what makes it worth keeping:
+//
+// - a day's record is its first finished attempt: solved, or revealed (showing
+//   the solution is giving up), with the moves, the hints used and the time;
+// - a streak counts days solved on their own day, one after another, without
+//   the solution shown; archive days count in the statistics, not the streak.
+//
+// The anonymous player id Train mode rates is here too.
 
 import { date, t } from "./i18n.js";
 
-const STATS = "rr-daily-v1";   // {days: {date: {moves, optimal}}}
+const RECORDS = "rr-daily-v2";   // {days: {date: {result, moves, optimal, hints, seconds, onDay, robots}}}
+const OLD_RECORDS = "rr-daily-v1";   // {days: {date: {moves, optimal}}}: the best attempt of a day
+const PROGRESS = "rr-progress-v1";   // {date: {hints, seconds}}: a day being played
 const PLAYER = "rr-player";
+const SQUARES = { red: "🟥", green: "🟩", blue: "🟦", yellow: "🟨", black: "⬛" };
 
 export function playerId() {
   let id = localStorage.getItem(PLAYER);
@@ -16,109 +26,206 @@ export function playerId() {
   return id;
 }
 
-function load() {
+function read(key, empty) {
   try {
-    return JSON.parse(localStorage.getItem(STATS)) || { days: {} };
+    return JSON.parse(localStorage.getItem(key)) || empty;
   } catch {
-    return { days: {} };
+    return empty;
   }
 }
 
-// A day is kept with the player's best answer: fewest moves.
-export function record(date, moves, optimal) {
-  const stats = load();
-  const before = stats.days[date];
-  if (!before || moves < before.moves) stats.days[date] = { moves, optimal };
-  localStorage.setItem(STATS, JSON.stringify(stats));
-  return stats;
+// The records, the first time with those of the old form brought in: it kept a
+// day's best answer and not when it was found, so those days count as solved on
+// their day (nothing better can be known of them).
+function load() {
+  const records = read(RECORDS, null);
+  if (records) return records;
+  const old = read(OLD_RECORDS, { days: {} });
+  const days = {};
+  for (const [d, r] of Object.entries(old.days || {})) {
+    days[d] = { result: "solved", moves: r.moves, optimal: r.optimal, hints: 0, seconds: null, onDay: true, robots: [] };
+  }
+  const fresh = { days };
+  localStorage.setItem(RECORDS, JSON.stringify(fresh));
+  return fresh;
 }
 
-export function solvedOn(date) {
-  return load().days[date] || null;
+export const today = () => new Date().toISOString().slice(0, 10);
+
+export const recordOf = (day) => load().days[day] || null;
+
+// A day finished: kept only if it is the day's first finished attempt.  The
+// record as it stands afterwards, and whether this attempt made it.
+export function finish(day, result) {
+  const records = load();
+  const first = !records.days[day];
+  if (first) {
+    records.days[day] = { ...result, onDay: day === today() };
+    localStorage.setItem(RECORDS, JSON.stringify(records));
+    const progress = read(PROGRESS, {});
+    delete progress[day];
+    localStorage.setItem(PROGRESS, JSON.stringify(progress));
+  }
+  return { record: records.days[day], first };
 }
 
-const dayBefore = (date) => new Date(Date.parse(date + "T00:00:00Z") - 86400000).toISOString().slice(0, 10);
+// What a day being played has used so far (hints, seconds played), kept over reloads.
+export function progressOf(day) {
+  return read(PROGRESS, {})[day] || { hints: 0, seconds: 0 };
+}
 
-export function summary(today) {
-  const days = load().days, dates = Object.keys(days);
-  const optimal = dates.filter((d) => days[d].moves === days[d].optimal).length;
+export function saveProgress(day, progress) {
+  const all = read(PROGRESS, {});
+  for (const d of Object.keys(all)) if (d < dayBefore(today())) delete all[d];  // nothing old lingers
+  all[day] = progress;
+  localStorage.setItem(PROGRESS, JSON.stringify(all));
+}
+
+export const dayBefore = (d) => new Date(Date.parse(d + "T00:00:00Z") - 86400000).toISOString().slice(0, 10);
+
+const counts = (r) => r && r.result === "solved" && r.onDay !== false;
+
+export function summary(now = today()) {
+  const days = load().days, dates = Object.keys(days).sort();
+  const solved = dates.filter((d) => days[d].result === "solved");
+  const optimal = solved.filter((d) => days[d].moves === days[d].optimal).length;
   let streak = 0;
-  for (let d = days[today] ? today : dayBefore(today); days[d]; d = dayBefore(d)) streak++;
+  for (let d = days[now] ? now : dayBefore(now); counts(days[d]); d = dayBefore(d)) streak++;
+  let best = 0, run = 0, last = null;
+  for (const d of dates) {
+    run = counts(days[d]) ? (last && dayBefore(d) === last && run ? run + 1 : 1) : 0;
+    last = d;
+    best = Math.max(best, run);
+  }
   const spread = [0, 0, 0, 0];  // moves over the optimum: 0, 1, 2, 3 or more
-  for (const d of dates) spread[Math.min(3, days[d].moves - days[d].optimal)]++;
-  return { solved: dates.length, optimal, streak, spread };
+  for (const d of solved) spread[Math.min(3, Math.max(0, days[d].moves - days[d].optimal))]++;
+  return { played: dates.length, solved: solved.length, optimal, revealed: dates.length - solved.length,
+           streak, best, spread };
 }
 
-export function shareText(daily, moves) {
-  const over = moves - daily.optimal_length;
-  const mark = over === 0 ? t("share.optimal") : `+${over}`;
-  return `${t("share.text", { number: daily.number, date: daily.date, moves, optimal: daily.optimal_length, mark })}\n` +
-    `${location.origin}/`;
+export const clock = (seconds) => {
+  const s = Math.max(0, Math.round(seconds || 0)), pad = (n) => String(n).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}` : `${Math.floor(s / 60)}:${pad(s % 60)}`;
+};
+
+// One coloured square per move, by the robot that made it: the shape of a
+// solution without the solution.
+export const squares = (robots) => robots.map((c) => SQUARES[c] || "⬜").join("");
+
+// The share text: a head (the day, or "a puzzle"), the squares, moves against
+// the optimum, hints and time, and the link.  A revealed day says so, without squares.
+export function shareText(head, r, link) {
+  const lines = [head];
+  if (r.result !== "solved") lines.push(t("share.revealed", { n: r.optimal }));
+  else if (r.moves === r.optimal) lines.push(`${squares(r.robots || [])} ${t("moves.count", { n: r.moves })} ${t("share.optimal")}`);
+  else lines.push(`${squares(r.robots || [])} ${t("share.moves", { moves: t("moves.count", { n: r.moves }), optimal: r.optimal })}`);
+  const extra = [r.hints ? t("share.hints", { n: r.hints }) : t("share.no_hints")];
+  if (r.seconds) extra.push(`⏱ ${clock(r.seconds)}`);
+  lines.push(extra.join(" · "), link);
+  return lines.join("\n");
 }
+
+export const dayHead = (daily) => t("share.head", { number: daily.number, date: date(daily.date) });
 
 export async function share(text) {
   if (navigator.share && matchMedia("(pointer: coarse)").matches) {
     try {
       await navigator.share({ text });
       return t("shared");
-    } catch {
-      // fall back to the clipboard
+    } catch (e) {
+      if (e.name === "AbortError") return "";
+      // else fall back to the clipboard
     }
   }
   await navigator.clipboard.writeText(text);
   return t("copied");
 }
 
-export function showStats(el, today) {
-  const s = summary(today);
+export function showStats(el, now = today()) {
+  const s = summary(now);
   const labels = [t("spread.optimal"), "+1", "+2", t("spread.more")];
   const most = Math.max(1, ...s.spread);
-  el.replaceChildren();
-  const figures = document.createElement("p");
-  figures.textContent = t("stats", { solved: s.solved, optimal: s.optimal, streak: t("days", { n: s.streak }) });
+  const figures = document.createElement("dl");
+  figures.className = "figures";
   figures.id = "stats-figures";
-  el.append(figures);
+  for (const [label, value] of [[t("stats.played"), s.played], [t("stats.solved"), s.solved],
+                                [t("stats.optimal"), s.optimal], [t("stats.streak"), s.streak],
+                                [t("stats.best"), s.best]]) {
+    const item = document.createElement("div");
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = label;
+    dd.textContent = String(value);
+    item.append(dt, dd);
+    figures.append(item);
+  }
   const list = document.createElement("ul");
   list.className = "spread";
   list.setAttribute("aria-label", t("spread.label"));
   s.spread.forEach((n, i) => {
     const item = document.createElement("li");
-    item.innerHTML = `<span>${labels[i]}</span><span class="bar" style="width:${(100 * n) / most}%"></span><b>${n}</b>`;
+    const label = document.createElement("span"), bar = document.createElement("span"), count = document.createElement("b");
+    label.textContent = labels[i];
+    bar.className = "bar";
+    bar.style.width = `${(100 * n) / most}%`;
+    count.textContent = String(n);
+    item.append(label, bar, count);
     list.append(item);
   });
-  el.append(list);
+  el.replaceChildren(figures, list);
   return s;
 }
 
-export function countdown(el) {
+// The time until the next day's puzzle (00:00 UTC), kept up to date in `els`.
+export function countdown(...els) {
   const tick = () => {
     const now = new Date();
     const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    const left = Math.max(0, Math.floor((next - now) / 1000));
-    const pad = (n) => String(n).padStart(2, "0");
-    el.textContent = t("countdown", { time: `${pad(Math.floor(left / 3600))}:${pad(Math.floor(left / 60) % 60)}:${pad(left % 60)}` });
+    const text = t("countdown", { time: clock((next - now) / 1000) });
+    for (const el of els) if (el.textContent !== text) el.textContent = text;
   };
   tick();
   setInterval(tick, 1000);
 }
 
-// The archive, newest first, thirty days at a time ("Earlier days" fetches more).
-export async function archive(list, more, api, today) {
-  let end = today;
+// The archive, newest first, thirty days at a time ("Earlier days" fetches more),
+// each day marked solved, revealed or open in this browser (`markArchive` marks
+// them again after a day ends).
+export async function archive(list, more, api, now = today()) {
+  let end = now;
   const page = async () => {
     const start = new Date(Date.parse(end + "T00:00:00Z") - 29 * 86400000).toISOString().slice(0, 10);
     const found = await api("GET", `/v1/daily/archive?from=${start}&to=${end}&limit=30`);
     for (const d of found.items.reverse()) {
       const item = document.createElement("li");
+      item.dataset.date = d.date;
       const link = document.createElement("a");
       link.href = `/?day=${d.date}`;
-      link.textContent = `#${d.number} · ${date(d.date)} · ${t("moves.count", { n: d.optimal_length })} · ${t(`grade.${d.grade}`)}`;
+      const mark = document.createElement("span");
+      mark.className = "mark";
+      mark.setAttribute("aria-hidden", "true");
+      const words = document.createElement("span");
+      words.textContent = `#${d.number} · ${date(d.date)} · ${t("moves.count", { n: d.optimal_length })} · ${t(`grade.${d.grade}`)}`;
+      const status = document.createElement("span");
+      status.className = "status";
+      link.append(mark, words, status);
       item.append(link);
       list.append(item);
     }
+    markArchive(list);
     end = dayBefore(start);
     more.hidden = start <= "2026-01-01";
   };
   more.addEventListener("click", page);
   await page();
+}
+
+export function markArchive(list) {
+  const records = load().days;
+  for (const item of list.children) {
+    const r = records[item.dataset.date];
+    const state = !r ? "open" : r.result === "revealed" ? "revealed" : r.moves === r.optimal ? "optimal" : "solved";
+    item.className = `day ${state}`;
+    item.querySelector(".mark").textContent = { open: "○", revealed: "⚑", optimal: "★", solved: "✓" }[state];
+    item.querySelector(".status").textContent = t(`archive.${state}`);
+  }
 }

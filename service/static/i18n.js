@@ -21,6 +21,9 @@ export function t(key, vars = {}) {
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? (typeof vars[k] === "number" ? number(vars[k]) : String(vars[k])) : m));
 }
 
+// A sentence that starts with a word written in the middle of others ("the red robot").
+export const capital = (s) => s.charAt(0).toLocaleUpperCase(lang) + s.slice(1);
+
 // A day (YYYY-MM-DD) as the reader writes dates.
 export function date(day) {
   return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(`${day}T00:00:00Z`));

@@ -1,240 +1,232 @@
 // The play page: a living example of the API.  It loads a puzzle (the daily one,
-// /p/{code}, or a random one of ?length=N), draws the board from the API's SVG,
-// slides robots with the board's own step tables (GET /v1/boards/{spec}?tables=true)
-// and asks POST /v1/verify whether an answer is solved and optimal.
+// /p/{code}, a random one of ?length=N, or Train's next one), plays it alone
+// (solo.js: the board, moves, POST /v1/verify), and ends with a result card:
+// moves against the optimum, time, hints, the streak, and a share text.  The
+// daily's records live in this browser (daily.js).
 
-import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide, swipes } from "./board.js";
-import { archive, countdown, playerId, record, share, shareText, showStats, solvedOn } from "./daily.js";
+import { archive, clock, countdown, dayHead, finish, markArchive, playerId, progressOf, recordOf, saveProgress, share,
+         shareText, showStats, summary, today } from "./daily.js";
+import { ask, howToPlay, seenHowToPlay } from "./dialogs.js";
 import { date, switcher, t } from "./i18n.js";
+import { api, problemText } from "./net.js";
+import { Solo } from "./solo.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { puzzle: null, board: null, start: {}, robots: {}, moves: [], history: [], selected: null,
-                busy: false, solution: null, code: null, optimal: null };
+const page = { kind: null, solo: null, ended: false, record: null, attempt: null, recordIsThis: true };
 
-async function api(method, path, body) {
-  const response = await fetch(path, {
-    method, headers: body ? { "Content-Type": "application/json" } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.detail || `${response.status} ${response.statusText}`);
-  return data;
-}
+// -- loading a puzzle ----------------------------------------------------------------
 
 async function load() {
   const path = location.pathname, params = new URLSearchParams(location.search);
-  let found;
+  let found, title, optimal = null;
   if (path.startsWith("/p/")) {
+    page.kind = "puzzle";
     const code = decodeURIComponent(path.slice(3));
-    found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`);
-    state.title = t("title.puzzle", { code });
-    state.fetchSolution = async () => (await api("POST", "/v1/solve", { code })).moves;
-    state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(code)}/hint?level=${level}`;
+    found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`).catch(failed("puzzle"));
+    title = t("title.puzzle");
+    document.title = t("page.puzzle");
+    optimal = found.optimal_length ?? null;
   } else if (params.get("length")) {
-    found = await api("GET", `/v1/puzzles/random?length=${encodeURIComponent(params.get("length"))}`);
-    state.title = t("title.random", { n: found.optimal_length });
-    state.optimal = found.optimal_length;
-    const moves = found.solution;
-    state.fetchSolution = async () => moves;
-    state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(found.code)}/hint?level=${level}`;
+    page.kind = "random";
+    found = await api("GET", `/v1/puzzles/random?length=${encodeURIComponent(params.get("length"))}`).catch(failed());
+    title = t("title.random", { n: found.optimal_length });
+    document.title = t("page.puzzle");
+    optimal = found.optimal_length;
+    page.next = `/?length=${found.optimal_length}`;  // another of the same length
     history.replaceState(null, "", `/p/${found.code}`);
   } else if (params.get("train")) {
+    page.kind = "train";
     found = await train();
+    title = t("title.training", { n: found.optimal_length });
+    document.title = t("page.train");
+    optimal = found.optimal_length;
+    page.next = "/?train=1";
   } else {
+    page.kind = "daily";
     const day = params.get("day");
-    const daily = await api("GET", day ? `/v1/daily/${encodeURIComponent(day)}` : "/v1/daily");
-    state.daily = daily;
+    const daily = await api("GET", day ? `/v1/daily/${encodeURIComponent(day)}` : "/v1/daily").catch(failed("day"));
+    page.daily = daily;
     found = { ...daily.puzzle, code: daily.code };
-    state.title = t("title.daily", { number: daily.number, date: date(daily.date), grade: t(`grade.${daily.difficulty.grade}`) });
-    state.optimal = daily.optimal_length;
-    state.fetchSolution = async () => (await api("GET", daily.solution_url)).moves;
-    state.hintPath = (level) => `/v1/daily/${daily.date}/hint?level=${level}`;
+    title = t("title.daily", { number: daily.number, date: date(daily.date), grade: t(`grade.${daily.difficulty.grade}`) });
+    optimal = daily.optimal_length;
   }
-  state.code = found.code;
-  $("board").dataset.code = found.code;
-  state.puzzle = { board: found.board, robots: found.robots, target: found.target, rules: found.rules };
   if (typeof found.board !== "string") throw new Error(t("only_real_boards"));
-  state.board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
-  $("board-image").src = `/v1/boards/${encodeURIComponent(found.board)}.svg`;
-  $("board-image").alt = t("board.alt", { spec: found.board });
-  for (const [c, cell] of Object.entries(found.robots)) state.start[c] = cell;
-  state.goal = goalCell(state.board, state.puzzle.target);
-  draw();
-  offerShare();
+  const board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`).catch(failed());
+  $("title").textContent = title;
+  const kept = `rr-moves:${found.code}`, before = JSON.parse(sessionStorage.getItem(kept) || "[]");
+  page.solo = new Solo(found, board, {
+    optimal, player: page.player, solution: () => solution(found.code),
+    onReveal: (attempt) => end(attempt, null, false), onEnd: (attempt, verdict) => end(attempt, verdict),
+    onMove: (moves) => sessionStorage.setItem(kept, JSON.stringify(moves)),
+  });
+  page.solo.replay(before);  // a reload, or another language, keeps them
+  const hinted = Number(sessionStorage.getItem(`rr-hint:${found.code}`) || 0);
+  if (hinted) showHint(hinted);  // the hint shown before the reload, in the page's language now
+  if (page.kind === "daily") {
+    Object.assign(page.solo, progressOf(page.daily.date));
+    daySoFar();
+  }
+  if (!seenHowToPlay("solo")) howToPlay("solo");
+  timeGoesBy(0);
+  setInterval(timeGoesBy, 1000);
+}
+
+// A failed call, said in the reader's language and what to do about it.
+const failed = (about) => (err) => {
+  throw new Error(problemText(err, about));
+};
+
+// The solution, when the player gives up: the day's, or the service's answer.
+async function solution(code) {
+  return page.kind === "daily" ? (await api("GET", page.daily.solution_url)).moves
+    : (await api("POST", "/v1/solve", { code })).moves;
 }
 
 // Train mode: the next puzzle near this browser's anonymous player's rating, whose
 // answers are rated (POST /v1/verify with "player").
 async function train() {
-  state.player = playerId();
-  const found = await api("GET", `/v1/puzzles/next?player=${state.player}`);
-  state.title = t("title.training", { n: found.optimal_length });
-  state.optimal = found.optimal_length;
-  state.fetchSolution = async () => found.solution;
-  state.hintPath = (level) => `/v1/puzzles/${encodeURIComponent(found.code)}/hint?level=${level}`;
+  page.player = playerId();
+  const found = await api("GET", `/v1/puzzles/next?player=${page.player}`).catch(failed());
   $("training").hidden = false;
   $("daily-box").hidden = true;
-  const me = await fetch(`/v1/players/${state.player}`);
+  $("result-train").hidden = true;
+  const me = await fetch(`/v1/players/${page.player}`);
   const rating = me.ok ? (await me.json()).rating.value : 1500;
   $("rating").textContent = t("rating", { value: Math.round(rating) });
   return found;
 }
 
+// The time played, counted while the page is in view and the puzzle not yet ended.
+function timeGoesBy(step = 1) {
+  const solo = page.solo;
+  if (!solo || (step && (document.hidden || page.ended))) return;
+  solo.seconds += step;
+  $("clock").textContent = clock(solo.seconds);
+  if (solo.seconds % 5 === 0) keepProgress();
+}
+
+function keepProgress() {
+  if (page.kind === "daily" && page.solo && !recordOf(page.daily.date)) {
+    saveProgress(page.daily.date, { hints: page.solo.hints, seconds: page.solo.seconds });
+  }
+}
+
+// -- ending: solved, or the solution shown ---------------------------------------------
+
+// An attempt ended (`open`: show its card now).  The daily keeps its first finish
+// as the day's record; a solution shown is told first (onReveal), then again once
+// played (onEnd), as one attempt.
+function end(attempt, verdict, open = true) {
+  if (attempt !== page.attempt) {
+    const kept = page.kind === "daily" ? finish(page.daily.date, attempt) : { record: attempt, first: true };
+    page.record = kept.record;
+    page.recordIsThis = kept.first;
+    page.attempt = attempt;
+    page.ended = true;
+  }
+  if (verdict && verdict.attempt) rated(verdict.attempt);
+  if (page.kind === "daily") {
+    showStats($("stats"));
+    markArchive($("archive"));
+    daySoFar();
+  }
+  if (open) result(page.attempt, page.record);
+}
+
 function rated(attempt) {
-  if (!attempt) return;
-  if (attempt.rated) {
-    const now = Math.round(attempt.player.value), change = Math.round(attempt.player.change);
-    $("rating").textContent = t("rating.change", { before: now - change, after: now, change: `${change >= 0 ? "+" : ""}${change}` });
+  if (!attempt.rated) {
+    page.ratingNote = t("rating.unrated");
+    return;
   }
-  $("next").hidden = false;
-  $("next").focus();
+  const now = Math.round(attempt.player.value), change = Math.round(attempt.player.change);
+  page.ratingNote = t("rating.change", { before: now - change, after: now, change: `${change >= 0 ? "+" : "−"}${Math.abs(change)}` });
+  $("rating").textContent = page.ratingNote;
 }
 
-function finishedDaily(v) {
-  const daily = state.daily;
-  if (!daily || !v.solved) return;
-  record(daily.date, v.length, daily.optimal_length);
-  showStats($("stats"), today());
-  offerShare();
+function figure(list, label, value) {
+  const item = document.createElement("div"), dt = document.createElement("dt"), dd = document.createElement("dd");
+  dt.textContent = label;
+  dd.textContent = String(value);
+  item.append(dt, dd);
+  list.append(item);
 }
 
-// A day solved in this browser offers its share text, after a reload too.
-function offerShare() {
-  const kept = state.daily && solvedOn(state.daily.date);
-  if (!kept) return;
-  $("share-text").textContent = shareText(state.daily, kept.moves);
-  $("after").hidden = false;
-}
-
-const today = () => new Date().toISOString().slice(0, 10);
-
-function draw() {
-  const at = placer(state.board);
-  const goal = document.createElement("div");
-  goal.className = "goal";
-  at(goal, state.goal);
-  $("board").append(goal);
-  const target = state.puzzle.target;
-  state.chip = { ...target, colour: target.colour || null };
-  const who = target.colour ? t(`who.${target.colour}`) : t("who.any");
-  $("title").textContent = state.title;
-  const [gx, gy] = state.goal, where = { who, chip: chipName(state.chip), x: gx + 1, y: gy + 1 };
-  $("goal").textContent = state.optimal ? t("goal.in", { ...where, n: state.optimal }) : t("goal", where);
-  const colours = Object.keys(state.start);
-  colours.forEach((colour, i) => {
-    state.robots[colour] = robotButton(colour, i + 1, () => select(colour));
-    $("board").append(state.robots[colour]);
-    $("robots").append(chooserButton(colour, i + 1, () => select(colour)));
-  });
-  state.place = (colour, cell) => {
-    at(state.robots[colour], cell);
-    describe();
-  };
-  resetPositions();
-  select(target.colour && colours.includes(target.colour) ? target.colour : colours[0]);
-}
-
-// The board in words, kept up to date as the robots move.
-function describe() {
-  if (!state.cells) return;
-  $("board-words").replaceChildren(...inWords(state.cells, state.chip, state.goal).map((line) => {
-    const li = document.createElement("li");
-    li.textContent = line;
-    return li;
-  }));
-}
-
-function resetPositions() {
-  state.cells = {};
-  for (const [c, cell] of Object.entries(state.start)) {
-    state.cells[c] = [...cell];
-    state.place(c, cell);
+// The result card: this attempt, and for the daily the day's record and streak.
+function result(attempt, record) {
+  const revealed = attempt.result === "revealed", optimal = !revealed && attempt.moves === attempt.optimal;
+  $("result-heading").textContent = revealed ? t("result.revealed") : optimal ? t("result.optimal") : t("result.solved");
+  $("result").className = revealed ? "revealed" : optimal ? "optimal" : "solved";
+  $("result-line").textContent = revealed ? t("result.line.revealed", { n: attempt.optimal })
+    : optimal ? t("result.line.optimal", { n: attempt.moves })
+    : t("result.line", { moves: t("moves.count", { n: attempt.moves }), optimal: attempt.optimal });
+  const figures = $("result-figures");
+  figures.replaceChildren();
+  if (!revealed) figure(figures, t("result.moves"), `${attempt.moves} / ${attempt.optimal}`);
+  figure(figures, t("result.time"), clock(attempt.seconds));
+  figure(figures, t("result.hints"), attempt.hints);
+  const notes = [];
+  if (page.kind === "daily") {
+    figure(figures, t("stats.streak"), summary().streak);
+    if (!record.onDay) notes.push(t("result.archive"));
+    else if (record.result === "revealed") notes.push(t("result.streak_ends"));
+    if (!page.recordIsThis) notes.push(t("result.first_counts", { moves: recordWords(record) }));
   }
-  state.moves = [];
-  state.history = [];
-  counter();
+  if (page.kind === "train" && page.ratingNote) notes.push(page.ratingNote);
+  $("result-note").textContent = notes.join(" ");
+  $("share-text").textContent = page.kind === "daily"
+    ? shareText(dayHead(page.daily), record, `${location.origin}/?day=${page.daily.date}`)
+    : shareText(t("share.head.puzzle"), attempt, `${location.origin}/p/${page.solo.code}`);
+  $("share-status").textContent = "";
+  $("result-countdown").hidden = page.kind !== "daily";
+  $("next").hidden = !page.next;
+  if (!$("result").open) $("result").showModal();
+  if (page.next) $("next").focus();
 }
 
-function select(colour) {
-  state.selected = colour;
-  for (const el of document.querySelectorAll("[data-colour]")) {
-    el.setAttribute("aria-pressed", String(el.dataset.colour === colour));
+const recordWords = (r) => r.result === "revealed" ? t("archive.revealed") : t("moves.count", { n: r.moves });
+
+// The day's record, if there is one, beside the board (and its card a tap away).
+function daySoFar() {
+  const r = recordOf(page.daily.date);
+  $("after").hidden = !r;
+  if (!r) return;
+  page.ended = true;
+  $("after-text").textContent = r.result === "revealed" ? t("day.revealed")
+    : t(r.moves === r.optimal ? "day.solved.optimal" : "day.solved", { n: r.moves });
+  if (!page.record) {
+    page.record = r;
+    page.attempt = r;
+    page.recordIsThis = true;
   }
 }
 
-function counter(text) {
-  $("count").textContent = state.moves.length;
-  if (text !== undefined) $("status").textContent = text;
-}
-
-async function move(colour, direction) {
-  const path = slide(state.board, state.cells, colour, direction);
-  if (!path) {
-    counter(t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) }));
-    return false;
-  }
-  state.history.push({ ...state.cells });
-  state.moves.push({ robot: colour, direction: NAMES[direction] });
-  state.cells = { ...state.cells, [colour]: path[path.length - 1] };
-  counter("");
-  for (const cell of path) {  // animate cell by cell: deflections show as turns
-    state.place(colour, cell);
-    await pause(28);
-  }
-  const [gx, gy] = state.goal, [x, y] = path[path.length - 1];
-  const target = state.puzzle.target.colour;
-  if (x === gx && y === gy && (!target || target === colour)) await check();
-  return true;
-}
-
-async function check() {
-  if (!state.moves.length) return counter(t("make_moves"));
-  try {
-    const body = { puzzle: state.puzzle, moves: state.moves, ...(state.player ? { player: state.player } : {}) };
-    const v = await api("POST", "/v1/verify", body);
-    finishedDaily(v);
-    rated(v.attempt);
-    if (v.solved) {
-      const key = v.optimal ? "solved.optimal" : v.optimal_length ? "solved.best" : "solved";
-      counter(t(key, { n: v.length, best: v.optimal_length }));
-      $("status").className = v.optimal ? "success optimal" : "success";
-    } else {
-      counter(t("not_solved"));
-      $("status").className = "";
-    }
-  } catch (e) {
-    counter(t("check_failed", { error: e.message }));
-  }
-}
-
+// Showing the solution is giving up: the page asks first (unless the day is over).
 async function showSolution() {
-  if (state.busy) return;
-  state.busy = true;
-  try {
-    const moves = await state.fetchSolution();
-    resetPositions();
-    counter(t("solution.shown", { n: moves.length }));
-    for (const m of moves) {
-      await move(m.robot, NAMES.indexOf(m.direction));
-      await pause(250);
-    }
-  } catch (e) {
-    counter(t("solution.none", { error: e.message }));
-  } finally {
-    state.busy = false;
+  const solo = page.solo;
+  if (!solo || solo.busy) return;
+  if (!solo.revealed && !(page.kind === "daily" && recordOf(page.daily.date))) {
+    const words = page.kind === "daily" ? "reveal.daily" : page.kind === "train" ? "reveal.train" : "reveal.puzzle";
+    if (!await ask(t("reveal.heading"), t(words), t("reveal.yes"), t("reveal.no"))) return;
   }
+  if ($("result").open) $("result").close();
+  await solo.reveal();
 }
 
 // Hints come one level at a time, as DriftingDroids gives them: the optimal length,
-// how many robots move, which ones, then the first move.
+// how many robots move, which ones, then the first move.  Each is counted.
 const ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
-state.hintLevel = 0;
 
-async function showHint() {
-  if (state.hintLevel >= 4 || !state.hintPath) return;
+async function showHint(again) {
+  const solo = page.solo;
+  if (!solo || solo.busy || (!again && (page.shownHints || 0) >= 4)) return;
+  const path = page.kind === "daily" ? `/v1/daily/${page.daily.date}/hint` : `/v1/puzzles/${encodeURIComponent(solo.code)}/hint`;
+  // The first hint tells the length: where the page says it already, hints start at the second.
+  const level = again || Math.max(page.shownHints || 0, solo.optimal ? 1 : 0) + 1;
   try {
-    const h = await api("GET", state.hintPath(state.hintLevel + 1));
-    state.hintLevel = h.level;
+    const h = await api("GET", `${path}?level=${level}`);
+    if (!again && !page.ended) solo.hints += 1;  // hints asked for, each counted once
+    page.shownHints = h.level;
+    keepProgress();
     const told = [t("hint.length", { n: h.optimal_length })];
     if (h.level >= 3) told.push(t("hint.robots", { robots: h.robots.map((c) => t(`colour.${c}`)).join(", ") }));
     else if (h.level >= 2) told.push(t("hint.robots_moved", { n: h.robots_moved }));
@@ -242,71 +234,68 @@ async function showHint() {
       told.push(t("hint.first", { robot: t(`robot.${h.first_move.robot}`), arrow: ARROWS[h.first_move.direction] }));
     }
     $("hint-text").textContent = t("hint.text", { level: h.level, told: told.join(" ") });
-    if (h.level >= 4) $("hint").disabled = true;
-  } catch (e) {
-    $("hint-text").textContent = t("hint.none", { error: e.message });
+    sessionStorage.setItem(`rr-hint:${solo.code}`, String(h.level));
+    if (!again) solo.say("");
+    if (h.level >= 4) {
+      $("hint").disabled = true;
+      if (h.first_move) {  // the first move shown on the board's controls too
+        solo.select(h.first_move.robot);
+        document.querySelector(`.arrow-${h.first_move.direction}`).classList.add("hinted");
+      }
+    }
+  } catch (err) {
+    $("hint-text").textContent = t("hint.none", { error: problemText(err) });
   }
 }
 
-function undo() {
-  if (!state.history.length) return;
-  state.cells = state.history.pop();
-  state.moves.pop();
-  for (const [c, cell] of Object.entries(state.cells)) state.place(c, cell);
-  counter("");
-  $("status").className = "";
-}
+// -- keys and buttons ----------------------------------------------------------------
 
 function keys(event) {
-  if (event.target.closest("select, input") || event.altKey || event.ctrlKey || event.metaKey) return;
-  const colours = Object.keys(state.cells || {});
-  if (/^[1-5]$/.test(event.key) && Number(event.key) <= colours.length) {
-    select(colours[Number(event.key) - 1]);
-  } else if (event.key in DIRS && state.selected && !state.busy) {
-    move(state.selected, DIRS[event.key]);
-  } else if (event.key === "u" || event.key === "Backspace") {
-    undo();
-  } else if (event.key === "r") {
-    resetPositions();
-    counter(t("back_to_start"));
-  } else if (event.key === "c") {
-    check();
-  } else if (event.key === "s") {
-    showSolution();
-  } else if (event.key === "h") {
-    showHint();
-  } else {
-    return;
-  }
+  if (document.querySelector("dialog[open]") || event.target.closest("select, input, textarea")) return;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (page.solo && page.solo.key(event)) event.preventDefault();
+  else if (event.code === "KeyS") showSolution();
+  else if (event.code === "KeyH") showHint();  // no argument: the next level
+  else if (event.key === "?") howToPlay("solo");
+  else return;
   event.preventDefault();
 }
 
 function lengths() {
   const params = new URLSearchParams(location.search);
   for (let n = 2; n <= 16; n++) {
-    const option = new Option(String(n), String(n), false, String(n) === (params.get("length") || "8"));
-    $("length").append(option);
+    $("length").append(new Option(t("moves.count", { n }), String(n), false, String(n) === (params.get("length") || "6")));
   }
 }
 
 document.addEventListener("keydown", keys);
-$("undo").addEventListener("click", undo);
-$("reset").addEventListener("click", () => { resetPositions(); counter(t("back_to_start")); });
-$("check").addEventListener("click", check);
+document.addEventListener("visibilitychange", keepProgress);
+$("undo").addEventListener("click", () => page.solo && page.solo.undo());
+$("reset").addEventListener("click", () => page.solo && page.solo.reset(t("back_to_start")));
 $("solution").addEventListener("click", showSolution);
-$("hint").addEventListener("click", showHint);
+$("hint").addEventListener("click", () => showHint());
+$("how-open").addEventListener("click", () => howToPlay("solo"));
+$("result-open").addEventListener("click", () => result(page.attempt, page.record));
+$("result-close").addEventListener("click", () => $("result").close());
 $("share").addEventListener("click", async () => {
   try {
     $("share-status").textContent = await share($("share-text").textContent);
-  } catch (e) {
-    $("share-status").textContent = t("share.failed", { error: e.message });
+  } catch {
+    $("share-status").textContent = t("share.failed");
   }
 });
-$("next").addEventListener("click", () => location.assign("/?train=1"));
-showStats($("stats"), today());
-countdown($("countdown"));
+$("next").addEventListener("click", () => location.assign(page.next));
+showStats($("stats"));
+countdown($("countdown"), $("result-countdown"));
 archive($("archive"), $("earlier"), api, today()).catch(() => { $("archive-box").hidden = true; });
 lengths();
-swipes($("board"), (direction) => { if (state.selected) move(state.selected, direction); });
 switcher($("language"));
-load().catch((e) => { $("goal").textContent = t("load_failed", { error: e.message }); });
+load().catch((e) => {
+  $("goal-text").textContent = e.message;
+  $("goal").className = "error";
+  $("title").textContent = t("load_failed.title");
+  $("stage").hidden = true;
+  $("recover").hidden = false;
+  $("board-words-box").hidden = true;  // nothing of a board that is not there
+  document.querySelector("#panel .help").hidden = true;
+});

@@ -1,36 +1,23 @@
 // Playing together: a room by link (POST /v1/rooms, .../players, .../start), then
-// the game as at the table: the board and the chip, bids as they come, the sand
-// timer, whose turn it is to show, each solution shown move by move, the chip
-// won, scores and the rounds with their optimum.  Live through server-sent
-// events (GET /v1/games/{id}/events), polling when a stream is refused.
-// A seat's token stays in this browser (localStorage), never in the link.
+// the game as at the table: the board and the chip, bids lowest first, the sand
+// timer, whose turn it is to show, each solution shown move by move and only then
+// its outcome, the chip won, scores and the rounds with their optimum.  Live
+// through server-sent events (GET /v1/games/{id}/events), polling when a stream is
+// refused.  A seat's token stays in this browser (localStorage), never in the link.
 
-import { DIRS, NAMES, chipName, chooserButton, goalCell, inWords, pause, placer, robotButton, slide, swipes } from "./board.js";
-import { switcher, t } from "./i18n.js";
+import { BoardView, COLOURS, DIRS, NAMES, arrowPad, chipName, chipPicture, chooserButton, colourOfKey, goalCell,
+         inWords, pause, showChosen, slide, whoName } from "./board.js";
+import { howToPlay, seenHowToPlay } from "./dialogs.js";
+import { capital, switcher, t } from "./i18n.js";
+import { api, problemText } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
 const SEATS = "rr-seats-v1";   // {roomId: {name, token}}
 const NAME = "rr-name";
 const EVENTS = ["created", "round", "bid", "timer_started", "verification", "attempt", "round_over", "finished"];
-const state = { rid: null, seat: null, room: null, game: null, board: null, at: null, skew: 0, robots: {},
-                cells: {}, moves: [], history: [], selected: null, roundStart: null, round: null,
+const state = { rid: null, seat: null, room: null, game: null, board: null, view: null, skew: 0, cells: {},
+                moves: [], history: [], selected: null, roundStart: null, round: null,
                 queue: Promise.resolve(), animating: false, version: 0 };
-
-class Failure extends Error {
-  constructor(status, detail) {
-    super(detail);
-    this.status = status;
-  }
-}
-
-async function api(method, path, body, token) {
-  const headers = body ? { "Content-Type": "application/json" } : {};
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  const data = await response.json();
-  if (!response.ok) throw new Failure(response.status, data.detail || response.statusText);
-  return data;
-}
 
 const say = (text) => { $("message").textContent = text; };
 
@@ -62,9 +49,10 @@ function showCreate() {
       keepSeat(room.id, { name, token });
       history.pushState(null, "", `/r/${room.id}`);
       $("create").hidden = true;
+      say("");
       await enterRoom(room.id);
     } catch (err) {
-      say(t("error", { error: err.message }));
+      say(err.status === 400 ? t("error.room_request") : problemText(err));
     }
   });
 }
@@ -72,7 +60,7 @@ function showCreate() {
 function roomRequest(name) {
   const choice = document.querySelector('input[name="board"]:checked').value;
   const options = {
-    timer_seconds: Number($("timer").value) || 60, exact_bid: $("exact").checked, tie_break: $("tie").value,
+    timer_seconds: Number($("timer-seconds").value) || 60, exact_bid: $("exact").checked, tie_break: $("tie").value,
     scoring: $("scoring").value, black_robot: $("black").checked, ricochet: $("ricochet").checked ? "turn" : "none",
     void_returns_chip: $("void").checked, solitaire_timer_factor: $("factor").checked ? 2 : 1,
   };
@@ -91,7 +79,7 @@ async function enterRoom(rid) {
   try {
     room = (await api("GET", `/v1/rooms/${rid}`)).room;
   } catch (err) {
-    say(err.status === 404 ? t("error.no_room") : t("error", { error: err.message }));
+    say(err.status === 404 ? t("error.no_room") : problemText(err));
     return;
   }
   if (room.game) return startTable(room.game);
@@ -129,6 +117,26 @@ function lobby(room) {
   $("waiting").textContent = host ? (room.players.length < 2 ? t("waiting.players") : "")
     : state.seat ? t("waiting.host", { host: room.host }) : "";
   if (!state.seat && !$("join-name").value) $("join-name").value = localStorage.getItem(NAME) || "";
+  houseRules($("room-rules"), room.options, null);  // before the start, for however many sit down
+}
+
+// The room's rules in words, for whoever came by a link (`players`: how many
+// play, or null while the room is still filling).
+function houseRules(list, o, players) {
+  const lines = [t("rules.timer", { n: o.timer_seconds })];
+  if (players === 1) lines.push(t("rules.solitaire"));
+  else if (o.scoring === "infinity") lines.push(t("rules.infinity", { n: o.infinity_target }));
+  else lines.push(o.chips_to_win ? t("rules.chips", { n: o.chips_to_win }) : t("rules.chips_by_players"));
+  lines.push(t(o.exact_bid ? "rules.exact" : "rules.at_most"));
+  if (players !== 1) lines.push(t(o.tie_break === "first_bid" ? "rules.tie.first_bid" : "rules.tie.fewer_chips"));
+  if (o.black_robot) lines.push(t("rules.black"));
+  if (o.ricochet === "turn") lines.push(t("rules.ricochet"));
+  if (o.void_returns_chip) lines.push(t("rules.void"));
+  list.replaceChildren(...lines.map((text) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    return li;
+  }));
 }
 
 async function join(e) {
@@ -142,7 +150,7 @@ async function join(e) {
     lobby(room);
   } catch (err) {
     const taken = err.status === 409 && /taken/.test(err.message);
-    say(taken ? t("error.name_taken") : err.status === 409 ? t("error.started") : t("error", { error: err.message }));
+    say(taken ? t("error.name_taken") : err.status === 409 ? t("error.started") : problemText(err));
   }
 }
 
@@ -151,7 +159,7 @@ async function start() {
     const started = await api("POST", `/v1/rooms/${state.rid}/start`, null, state.seat.token);
     await startTable(started.room.game);
   } catch (err) {
-    say(t("error", { error: err.message }));
+    say(problemText(err));
   }
 }
 
@@ -162,21 +170,21 @@ async function startTable(gid) {
   state.gid = gid;
   $("lobby").hidden = true;
   $("table").hidden = false;
+  document.body.classList.add("playing");
   const view = await api("GET", `/v1/games/${gid}`);
   const spec = view.game.board;
   state.board = await api("GET", `/v1/boards/${encodeURIComponent(spec)}?tables=true`);
   $("board-image").src = `/v1/boards/${encodeURIComponent(spec)}.svg`;
   $("board-image").alt = t("board.alt", { spec });
-  state.at = placer(state.board);
-  state.goalEl = document.createElement("div");
-  state.goalEl.className = "goal";
-  $("board").append(state.goalEl);
-  Object.keys(view.game.robots).forEach((colour, i) => {
-    state.robots[colour] = robotButton(colour, i + 1, () => select(colour));
-    $("board").append(state.robots[colour]);
-    $("robots").append(chooserButton(colour, i + 1, () => select(colour)));
-  });
+  state.view = new BoardView($("board"), state.board, { onSelect: select, onMove: (d) => go(d) });
+  state.view.cells = () => state.cells;
+  const colours = COLOURS.filter((c) => c in view.game.robots);
+  state.view.setRobots(colours);
+  $("robots").replaceChildren(...colours.map((colour) => chooserButton(colour, () => select(colour))));
+  arrowPad($("arrows"), (d) => go(d));
   if (state.seat) $("you").textContent = t("you.label", { name: state.seat.name });
+  houseRules($("table-rules-list"), view.game.options, view.game.players.length);
+  for (const el of document.querySelectorAll(".points")) el.hidden = view.game.options.scoring !== "infinity";
   show(view);
   state.version = view.game.version;
   if (view.game.phase !== "finished") follow(gid);  // a finished game has nothing more to tell
@@ -213,14 +221,15 @@ function poll(gid) {
   again();
 }
 
-// One event: told in the log, a shown solution played on the board, then the
-// game fetched again once every event heard so far has been played.
+// One event: a shown solution is played on the board first, and only then is its
+// outcome told; the game is fetched again once every event heard has been played.
 function heard(event) {
   if (event.version <= state.version) return;
   state.version = event.version;
   state.queue = state.queue.then(async () => {
-    log(event);
     if (event.type === "attempt" && event.moves) await reveal(event);
+    log(event);
+    if (event.type === "round_over") wonChip(event);
     if (event.type === "finished" && state.stream) state.stream.close();
   }).then(refresh, refresh);
 }
@@ -241,23 +250,25 @@ async function refresh() {
   }
 }
 
+// The log, in the order things happened (newest last, kept in view).
 function log(event) {
   const text = told(event);
   if (!text) return;
   const li = document.createElement("li");
   li.textContent = text;
-  $("log").prepend(li);
+  $("log").append(li);
+  $("log").scrollTop = $("log").scrollHeight;
 }
 
 function told(e) {
   switch (e.type) {
-    case "bid": return t("ev.bid", { name: e.player, n: e.moves });
+    case "bid": return t("ev.bid", { name: e.player, bid: e.moves });
     case "timer_started": return t("ev.timer");
     case "verification": return t("ev.verification", { name: e.order[0].player });
     case "attempt": return e.success ? t("ev.success", { name: e.player, n: e.length })
       : t("ev.failure", { name: e.player, why: why(e) });
     case "round": return t("ev.round", { number: e.number, chip: chipName(e.chip) });
-    case "round_over": return e.winner ? t("ev.won", { name: e.winner }) : t("ev.unclaimed");
+    case "round_over": return e.winner ? t("ev.won", { name: e.winner, chip: chipName(e.chip) }) : t("ev.unclaimed");
     case "finished": return t("ev.finished");
     default: return "";
   }
@@ -271,6 +282,17 @@ function why(e) {
   return state.game && state.game.options.exact_bid ? t("why.not_exact", { n: e.length }) : t("why.too_long", { n: e.length });
 }
 
+// The moment a chip is won, said to everyone, and to its winner as theirs.
+function wonChip(e) {
+  if (!e.winner) return;
+  const mine = e.winner === me();
+  $("win").textContent = mine ? t("win.you", { chip: chipName(e.chip) }) : t("win.other", { name: e.winner, chip: chipName(e.chip) });
+  $("win").className = mine ? "mine" : "";
+  $("win").hidden = false;
+  clearTimeout(state.winTimer);
+  state.winTimer = setTimeout(() => { $("win").hidden = true; }, 6000);
+}
+
 // A solution shown, move by move from the robots' markers; a failed one goes back.
 async function reveal(event) {
   state.animating = true;
@@ -282,7 +304,7 @@ async function reveal(event) {
       const path = slide(state.board, state.cells, m.robot, NAMES.indexOf(m.direction));
       if (!path) break;
       for (const cell of path) {
-        state.robots[m.robot] && state.at(state.robots[m.robot], cell);
+        if (state.view.robots[m.robot]) state.view.place(m.robot, cell);
         await pause(45);
       }
       state.cells = { ...state.cells, [m.robot]: path[path.length - 1] };
@@ -301,35 +323,38 @@ async function reveal(event) {
 const copy = (cells) => Object.fromEntries(Object.entries(cells).map(([c, cell]) => [c, [...cell]]));
 
 function place() {
-  for (const [c, cell] of Object.entries(state.cells)) state.at(state.robots[c], cell);
-  $("board-words").replaceChildren(...inWords(state.cells, state.chip || { symbol: "vortex" }, state.goal || [0, 0])
-    .map((line) => {
-      const li = document.createElement("li");
-      li.textContent = line;
-      return li;
-    }));
+  for (const [c, cell] of Object.entries(state.cells)) state.view.place(c, cell);
+  $("board-words").replaceChildren(...inWords(state.cells, state.chip || {}, state.goal).map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
 }
 
 // The game as it stands.
 function show(view) {
   const game = view.game;
+  if (state.game && game.version < state.game.version) return;  // an answer overtaken by a newer one
   state.game = game;
   state.skew = view.now ? view.now - Date.now() / 1000 : 0;
   const r = game.round;
   const number = r ? r.number : null;
-  if (number !== state.round) {  // a new round: the robots stand on their markers
+  if (number !== state.round) {  // a new round: the robots stand on their markers, last round's words go
     state.round = number;
     state.roundStart = copy(game.robots);
     state.moves = [];
     state.history = [];
+    $("count").textContent = "0";
+    $("status").textContent = "";
+    $("bid").value = "";
   }
   if (r) {
     state.chip = r.chip;
     state.goal = goalCell(state.board, r.chip);
-    state.at(state.goalEl, state.goal);
-    const who = r.chip.colour ? t(`who.${r.chip.colour}`) : t("who.any");
-    $("goal").textContent = t("goal", { who, chip: chipName(r.chip), x: state.goal[0] + 1, y: state.goal[1] + 1 });
-    select(state.selected || (r.chip.colour in state.robots ? r.chip.colour : Object.keys(state.robots)[0]));
+    state.view.setGoal(state.goal, r.chip);
+    $("goal-chip").replaceChildren(chipPicture(r.chip, 28));
+    $("goal-text").textContent = t("goal", { who: whoName(r.chip), chip: chipName(r.chip), x: state.goal[0] + 1, y: state.goal[1] + 1 });
+    if (!state.selected) select(r.chip.colour in state.view.robots ? r.chip.colour : Object.keys(state.view.robots)[0]);
   }
   if (!state.animating && !state.moves.length) {
     state.cells = copy(game.robots);
@@ -364,24 +389,38 @@ function phase(game) {
     text = t(solitaire() ? "phase.solitaire" : "phase.bidding", { number: r.number });
   }
   $("phase").textContent = text;
+  const over = game.phase === "finished";
+  for (const id of ["goal", "timer-box"]) $(id).hidden = over;
+  $("over").hidden = !over;
+  if (!me() && !over && !state.told) {
+    say(t("watching"));  // came by the link after the start
+    state.told = true;
+  }
   $("bid-form").hidden = !(me() && game.phase === "bidding" && !solitaire());
   const turn = myTurn(), began = turn && $("show").hidden;
   $("show").hidden = !turn;
-  if (began) {  // the keys move robots now: focus leaves the bid field for the selected robot
+  if (began) {  // the keys move robots now: focus leaves the bid field; the board comes into view
     const chosen = document.querySelector(`#robots [data-colour="${state.selected}"]`);
-    if (chosen) chosen.focus();
+    if (chosen) chosen.focus({ preventScroll: true });
+    $("table-head").scrollIntoView({ block: "start" });
+    replayKept();
   }
 }
 
+// Bids as the table reads them: lowest first, equal bids in the order they came.
 function bids(r) {
-  const items = r ? r.bids : [];
-  const list = items.map((b) => {
+  const latest = new Map();
+  for (const b of r ? r.bids : []) latest.set(b.player, b);  // a player's last bid stands
+  const items = [...latest.values()].sort((a, b) => a.moves - b.moves || a.seq - b.seq);
+  const list = items.map((b, i) => {
     const li = document.createElement("li");
-    li.textContent = t("bid.item", { name: b.player, n: b.moves });
+    li.textContent = t("bid.item", { name: b.player, bid: b.moves });
+    if (i === 0) li.className = "lowest";
     return li;
   });
   if (!list.length) {
     const li = document.createElement("li");
+    li.className = "none";
     li.textContent = t("bids.none");
     list.push(li);
   }
@@ -389,12 +428,14 @@ function bids(r) {
 }
 
 function scores(game) {
+  const points = game.options.scoring === "infinity";
   $("scores").tBodies[0].replaceChildren(...game.players.map((p) => {
     const tr = document.createElement("tr");
-    for (const [i, value] of [p.name, p.chips.length, p.score].entries()) {
+    const values = points ? [p.name, p.chips.length, p.score] : [p.name, p.chips.length];
+    for (const [i, value] of values.entries()) {
       const cell = document.createElement(i === 0 ? "th" : "td");
       if (i === 0) cell.scope = "row";
-      cell.textContent = i === 0 ? value : String(value);
+      cell.textContent = String(value);
       tr.append(cell);
     }
     tr.dataset.player = p.name;
@@ -407,7 +448,7 @@ function rounds(game) {
     const li = document.createElement("li");
     const optimum = h.optimal_length === null ? t("history.unknown") : t("moves.count", { n: h.optimal_length });
     li.textContent = h.winner
-      ? t("history.won", { number: h.number, chip: chipName(h.chip), name: h.winner, n: h.length, optimum })
+      ? t("history.won", { number: h.number, chip: chipName(h.chip), name: h.winner, moves: t("moves.count", { n: h.length }), optimum })
       : t("history.unclaimed", { number: h.number, chip: chipName(h.chip), optimum });
     return li;
   }));
@@ -417,16 +458,17 @@ function rounds(game) {
 function tick() {
   const g = state.game, r = g && g.round;
   const ends = r ? (g.phase === "verifying" ? r.show_ends : r.timer_ends) : null;
+  const bar = $("timer-bar");
   if (!ends || g.phase === "finished") {
-    $("timer").value = 0;
+    bar.value = 0;
     $("timer-text").textContent = g && g.phase === "bidding" ? t("timer.idle") : "";
     return;
   }
-  const left = Math.max(0, Math.ceil(ends - (Date.now() / 1000 + state.skew)));
-  const total = g.options.timer_seconds * (solitaire() ? g.options.solitaire_timer_factor : 1);
-  $("timer").max = total;
-  $("timer").value = left;
-  const text = t("timer.left", { n: left });
+  const left = Math.max(0, ends - (Date.now() / 1000 + state.skew));
+  const total = g.options.timer_seconds * (solitaire() && g.phase === "bidding" ? g.options.solitaire_timer_factor : 1);
+  bar.max = total;
+  bar.value = Math.min(total, left);
+  const text = t("timer.left", { n: Math.ceil(left) });
   if ($("timer-text").textContent !== text) $("timer-text").textContent = text;
 }
 
@@ -437,25 +479,26 @@ async function bid(e) {
   const n = Number($("bid").value);
   try {
     show(await api("POST", `/v1/games/${state.gid}/bids`, { moves: n }, state.seat.token));
-    $("status").textContent = t("bid.done", { n });
+    $("status").textContent = t("bid.done", { bid: n });
   } catch (err) {
     $("status").textContent = err.status === 409 && /only go down/.test(err.message) ? t("bid.lower")
-      : t("bid.failed", { error: err.message });
+      : err.status === 400 ? t("bid.range") : t("bid.failed", { error: problemText(err) });
   }
 }
 
 function select(colour) {
   state.selected = colour;
-  for (const el of document.querySelectorAll("[data-colour]")) {
-    el.setAttribute("aria-pressed", String(el.dataset.colour === colour));
-  }
+  state.view.select(colour);
+  showChosen(colour);
 }
+
+const go = (direction) => { if (state.selected && myTurn()) move(state.selected, direction); };
 
 async function move(colour, direction) {
   if (!myTurn() || state.animating) return;
   const path = slide(state.board, state.cells, colour, direction);
   if (!path) {
-    $("status").textContent = t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) });
+    $("status").textContent = capital(t("cannot_move", { robot: t(`robot.${colour}`), dir: t(`dir.${NAMES[direction]}`) }));
     return;
   }
   state.history.push(copy(state.cells));
@@ -463,9 +506,10 @@ async function move(colour, direction) {
   state.cells = { ...state.cells, [colour]: path[path.length - 1] };
   $("count").textContent = state.moves.length;
   $("status").textContent = "";
+  keep();
   for (const cell of path) {
-    state.at(state.robots[colour], cell);
-    await pause(28);
+    state.view.place(colour, cell);
+    await pause(26);
   }
   place();
 }
@@ -475,6 +519,7 @@ function undo() {
   state.cells = state.history.pop();
   state.moves.pop();
   $("count").textContent = state.moves.length;
+  keep();
   place();
 }
 
@@ -483,6 +528,25 @@ function resetMoves() {
   state.moves = [];
   state.history = [];
   $("count").textContent = 0;
+  keep();
+  place();
+}
+
+// The moves of a solution being shown, kept in this tab: a reload under the sand
+// timer keeps them.
+const kept = () => `rr-show:${state.gid}:${state.round}`;
+const keep = () => sessionStorage.setItem(kept(), JSON.stringify(state.moves));
+
+function replayKept() {
+  const moves = JSON.parse(sessionStorage.getItem(kept()) || "[]");
+  for (const m of moves) {
+    const path = slide(state.board, state.cells, m.robot, NAMES.indexOf(m.direction));
+    if (!path) break;
+    state.history.push(copy(state.cells));
+    state.moves.push({ robot: m.robot, direction: m.direction });
+    state.cells = { ...state.cells, [m.robot]: path[path.length - 1] };
+  }
+  $("count").textContent = state.moves.length;
   place();
 }
 
@@ -494,24 +558,26 @@ async function submit() {
   const moves = state.moves;
   state.moves = [];
   state.history = [];
+  keep();
   $("count").textContent = 0;
   try {
-    const view = await api("POST", `/v1/games/${state.gid}/solutions`, { moves }, state.seat.token);
-    $("status").textContent = view.result.success ? t("ev.success", { name: state.seat.name, n: view.result.length })
-      : t("ev.failure", { name: state.seat.name, why: why(view.result) });
+    await api("POST", `/v1/games/${state.gid}/solutions`, { moves }, state.seat.token);
+    $("status").textContent = t("submit.done");  // the outcome is told once the table has seen it played
   } catch (err) {
-    $("status").textContent = t("submit.failed", { error: err.message });
+    $("status").textContent = t("submit.failed", { error: problemText(err) });
   }
 }
 
 function keys(event) {
-  if (!state.game || event.target.closest("select, input, textarea") || event.altKey || event.ctrlKey || event.metaKey) return;
-  const colours = Object.keys(state.robots);
-  if (/^[1-5]$/.test(event.key) && Number(event.key) <= colours.length) select(colours[Number(event.key) - 1]);
-  else if (event.key in DIRS && state.selected && myTurn()) move(state.selected, DIRS[event.key]);
-  else if (event.key === "u" || event.key === "Backspace") undo();
-  else if (event.key === "r") resetMoves();
-  else if (event.key === "b" && !$("bid-form").hidden) $("bid").focus();
+  if (document.querySelector("dialog[open]") || event.target.closest("select, input, textarea")) return;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.key === "?") howToPlay("table");
+  else if (!state.game) return;
+  else if (/^[1-5]$/.test(event.key) && colourOfKey(event.key) in state.view.robots) select(colourOfKey(event.key));
+  else if (event.key in DIRS) go(DIRS[event.key]);
+  else if (event.code === "KeyU" || event.key === "Backspace") undo();
+  else if (event.code === "KeyR") resetMoves();
+  else if (event.code === "KeyB" && !$("bid-form").hidden) $("bid").focus();
   else return;
   event.preventDefault();
 }
@@ -523,12 +589,17 @@ $("bid-form").addEventListener("submit", bid);
 $("undo").addEventListener("click", undo);
 $("reset").addEventListener("click", resetMoves);
 $("submit").addEventListener("click", submit);
+$("how-open").addEventListener("click", () => howToPlay("table"));
 $("copy").addEventListener("click", async () => {
-  await navigator.clipboard.writeText($("room-link").href);
-  say(t("link.copied"));
+  try {
+    await navigator.clipboard.writeText($("room-link").href);
+    say(t("link.copied"));
+  } catch {
+    say(t("link.copy_failed"));
+  }
 });
 document.addEventListener("keydown", keys);
-swipes($("board"), (direction) => { if (state.selected) move(state.selected, direction); });
 const room = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)$/);
 if (room) enterRoom(room[1]);
 else showCreate();
+if (!seenHowToPlay("table")) howToPlay("table");

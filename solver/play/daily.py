@@ -22,6 +22,13 @@ keeps every day it served in Redis and never replaces it (see
 `workers.stores`), so even a calendar shipped with a mistake cannot change a
 served day there.
 
+Grades: each calendar carries the difficulty report of the day it was built,
+whose grade word came from a score scale fitted to random positions (nearly
+every day "extreme").  From REGRADED_FROM on, a day's grade is the word on the
+players' scale (solver/play/grades.py) for its length and the fewest robots its
+optimal solutions move; the days before keep the grade they were published with,
+and no day's puzzle changes.
+
 Version 1 (2026) computed days from the generator at run time; it repeated
 Sunday puzzles (its Sundays drew from 20 bank lines).  Version 2 is a calendar
 for 2026-01-01 to 2036-12-31 with no repeats; it replaced version 1 for every
@@ -40,11 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from solver.model.puzzle import Puzzle
+from solver.play.grades import grade_of
 
 SCHEDULE = {0: (5, 6), 1: (7, 8), 2: (9, 10), 3: (11, 12), 4: (13, 14), 5: (15, 16), 6: (17, 20)}
 FIRST_DAY = dt.date(2026, 1, 1)
 DAYS_AHEAD = 7  # how far ahead workers copy days into a deployment's store (never shown before their day)
 DATA = Path(__file__).resolve().parents[1] / "data"
+REGRADED_FROM = dt.date(2026, 12, 1)  # the first day graded on the players' scale (published days keep theirs)
 
 
 @dataclass(frozen=True)
@@ -117,6 +126,16 @@ def daily_json(day: dt.date) -> dict[str, Any]:
         raise NotInCalendar(f"there is no daily puzzle for {day.isoformat()}: the calendar runs from "
                             f"{FIRST_DAY.isoformat()} to {last_day().isoformat()}")
     p = Puzzle.from_code(found["code"])
-    return {"date": found["date"], "schedule_version": version.number, "puzzle": p.to_json(), "code": found["code"],
-            "optimal_length": found["optimal_length"], "difficulty": found["difficulty"],
-            "solution": found["solution"]}
+    return graded({"date": found["date"], "schedule_version": version.number, "puzzle": p.to_json(),
+                   "code": found["code"], "optimal_length": found["optimal_length"],
+                   "difficulty": found["difficulty"], "solution": found["solution"]})
+
+
+def graded(record: dict[str, Any]) -> dict[str, Any]:
+    """A day's record with the grade it is shown with: from REGRADED_FROM on, the
+    players' scale's (a deployment may hold such a day stored with the old word)."""
+    if dt.date.fromisoformat(record["date"]) < REGRADED_FROM:
+        return record
+    report = record["difficulty"]
+    grade = grade_of(record["optimal_length"], report.get("fewest_robots_moved") or 1)
+    return record if report.get("grade") == grade else {**record, "difficulty": {**report, "grade": grade}}

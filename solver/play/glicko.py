@@ -108,10 +108,17 @@ def game(player: Rating, puzzle: Rating, won: bool) -> tuple[Rating, Rating]:
     return update(player, puzzle, score), update(puzzle, player, 1.0 - score)
 
 
-# The prior: a puzzle of n optimal moves starts at PRIOR_BASE + PRIOR_PER_MOVE * (n - 9),
+# The prior: a puzzle of n optimal moves starts at PRIOR_BASE + PRIOR_PER_MOVE * (n - PRIOR_LENGTH),
 # plus PRIOR_PER_HELPER for each robot beyond the first that its solution moves:
-# length is what decides whether a player finds the optimum.
+# length is what decides whether a player finds the optimum.  It is calibrated to
+# people, not to random positions: a new player (1500) is taken to find the
+# optimum of a 6-move puzzle about half the time (the Monday daily; the length
+# most players of the board game find at the table), and each move more to cost
+# as much as 110 rating points (a 17-move puzzle is out of reach of all but the
+# strongest).  Until 2026-11-27 it was anchored at 9 moves, the median of random
+# positions, which made nearly every daily "extreme".
 PRIOR_BASE = 1500.0
+PRIOR_LENGTH = 6
 PRIOR_PER_MOVE = 110.0
 PRIOR_PER_HELPER = 40.0
 PRIOR_DEVIATION = 300.0  # an informed guess: play moves it, but less than a stranger's
@@ -120,5 +127,5 @@ PRIOR_DEVIATION = 300.0  # an informed guess: play moves it, but less than a str
 def prior(length: int, robots_moved: int = 1) -> Rating:
     """Where a puzzle of `length` optimal moves, its solution moving `robots_moved`
     robots, starts before anyone played it."""
-    value = PRIOR_BASE + PRIOR_PER_MOVE * (length - 9) + PRIOR_PER_HELPER * max(0, robots_moved - 1)
+    value = PRIOR_BASE + PRIOR_PER_MOVE * (length - PRIOR_LENGTH) + PRIOR_PER_HELPER * max(0, robots_moved - 1)
     return Rating(min(3600.0, max(400.0, value)), PRIOR_DEVIATION, START_VOLATILITY)

@@ -1,8 +1,11 @@
 """The difficulty report of a puzzle: its score, grade and percentile.
 
 score = 10 x optimal length + 6 x (fewest robots moved - 1) + 3 x fewest robot
-switches + 4 x (optimal length - lone-robot bound) - 2 x log2(optimal solutions);
-grades start at scores 0 / 30 / 50 / 75 / 100 / 130.  The report is a pure
+switches + 4 x (optimal length - lone-robot bound) - 2 x log2(optimal solutions)
+orders puzzles of one length among themselves.  The grade is a word on the
+players' scale (solver/play/grades.py): the grade of the puzzle's prior rating,
+from its optimal length and the fewest robots an optimal solution moves, until
+play rates it (application/ratings.py).  The report is a pure
 function of a few facts (`rate`), so a pool can store the facts and give back
 the very report that `difficulty` computes.
 """
@@ -16,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from solver.model.puzzle import Puzzle
+from solver.play.grades import GRADES, grade_of
 from solver.search.solution import Solution
 from solver.search.solve import Analysis, solution_facts
 
-GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
-GRADE_FLOORS = (0, 30, 50, 75, 100, 130)  # score at which each grade starts
 FACTS_CAP = 100_000  # optimal solutions are counted up to this many
 # Counting the optimal solutions of a 5-robot puzzle this long did not finish within
 # 5 s for any of the 21 bank puzzles of 16-20 moves tried (2026-11-24): the lone-robot
@@ -65,13 +67,8 @@ def rate(length: int, *, fewest_robots: int, helper_moves: int, switches: int | 
              + 4 * (report["bound_gap"] or 0) - 2 * math.log2(max(solutions or 1, 1)))
     report["score"] = round(score, 1)
     report["percentile"] = percentile(length, robots, ricochet)
-    report["grade"] = grade(score)
+    report["grade"] = grade_of(length, fewest_robots) if length else GRADES[0]
     return report
-
-
-def grade(score: float) -> str:
-    return next(g for g, floor in reversed(list(zip(GRADES, GRADE_FLOORS))) if score >= floor) \
-        if score >= 0 else GRADES[0]
 
 
 @functools.cache

@@ -1,0 +1,75 @@
+// The embeddable puzzle (/embed/daily, /embed/{code}): one puzzle played alone
+// inside another site's iframe, with messages to the page around it.  Every
+// message is an object {source: "ricochet", type, code, ...}: `ready` (the
+// puzzle is drawn), `moves` (after each move: how many, and which), `solved`
+// (the moves, their number and the optimum), `revealed` (the solution was
+// shown), `resize` (the height the frame needs).  They carry nothing secret and
+// go to any parent ("*"): a parent checks that event.origin is this site's.
+
+import { ask, howToPlay } from "./dialogs.js";
+import { t } from "./i18n.js";
+import { api, problemText } from "./net.js";
+import { Solo } from "./solo.js";
+
+const $ = (id) => document.getElementById(id);
+
+function tell(type, data = {}) {
+  if (window.parent !== window) window.parent.postMessage({ source: "ricochet", type, ...data }, "*");
+}
+
+async function load() {
+  const code = location.pathname.replace(/^\/embed\//, "");
+  let found, optimal = null, solution, link;
+  if (code === "daily") {
+    const day = await api("GET", "/v1/daily");
+    found = { ...day.puzzle, code: day.code };
+    optimal = day.optimal_length;
+    solution = async () => (await api("GET", day.solution_url)).moves;
+    link = `/?day=${day.date}`;
+  } else {
+    found = await api("GET", `/v1/puzzles/${encodeURIComponent(code)}`);
+    optimal = found.optimal_length ?? null;
+    solution = async () => (await api("POST", "/v1/solve", { code: found.code })).moves;
+    link = `/p/${found.code}`;
+  }
+  $("site").href = link;
+  const board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
+  const solo = new Solo(found, board, {
+    optimal, solution,
+    onMove: (moves) => tell("moves", { code: found.code, count: moves.length, moves }),
+    onReveal: (attempt) => tell("revealed", { code: found.code, optimal: attempt.optimal }),
+    onEnd: (attempt) => {
+      if (attempt.result === "solved") {
+        tell("solved", { code: found.code, moves: attempt.path, length: attempt.moves, optimal: attempt.optimal });
+      }
+    },
+  });
+  document.addEventListener("keydown", (e) => {
+    if (document.querySelector("dialog[open]") || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (solo.key(e)) e.preventDefault();
+    else if (e.code === "KeyS") {
+      e.preventDefault();
+      reveal(solo);
+    }
+  });
+  $("undo").addEventListener("click", () => solo.undo());
+  $("reset").addEventListener("click", () => solo.reset(t("back_to_start")));
+  $("solution").addEventListener("click", () => reveal(solo));
+  tell("ready", { code: found.code, optimal });
+}
+
+// Showing the solution is giving up, here too: asked first.
+async function reveal(solo) {
+  if (solo.busy) return;
+  if (!solo.revealed && !await ask(t("reveal.heading"), t("reveal.puzzle"), t("reveal.yes"), t("reveal.no"))) return;
+  await solo.reveal();
+}
+
+// The height the frame needs (its content's, not the frame's own), told whenever it changes.
+const main = document.querySelector("main");
+new ResizeObserver(() => tell("resize", { height: Math.ceil(main.getBoundingClientRect().bottom + 8) })).observe(main);
+$("how-open").addEventListener("click", () => howToPlay("solo"));
+load().catch((err) => {
+  $("goal-text").textContent = problemText(err, "puzzle");
+  $("goal").className = "error";
+});

@@ -1,0 +1,125 @@
+"""The embeddable puzzle (issue 59) as another site uses it: a page on another
+origin includes /static/embed.js and a <div data-ricochet="daily">, a person
+solves the puzzle inside the frame, and the page hears `solved` with the moves;
+oEmbed's answer holds oEmbed 1.0's fields; only the embeds may be framed by any
+site.  Screenshots of the embed's states go to build/screenshots/."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from flask import Flask
+
+from service.app import create_app
+from solver.play import daily
+from tests.helpers import served
+from tests.pages import Tour, axe, context, play
+
+HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog about puzzles</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script src="{base}/static/embed.js" defer></script></head><body><main><h1>Today's puzzle</h1>
+<div id="here" data-ricochet="daily" data-lang="{lang}"></div>
+<p>Heard: <output id="heard"></output></p></main>
+<script>
+window.heard = [];
+document.addEventListener("ricochet:solved", (e) => {{
+  window.heard.push(e.detail);
+  document.querySelector("#heard").textContent = "solved";
+}});
+document.addEventListener("ricochet:moves", (e) => {{ window.moves = e.detail.count; }});
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def base_url(redis_url):
+    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})) as url:
+        yield url
+
+
+def _host(base_url: str, lang: str):
+    """Another site (another origin: a port of its own) whose page embeds the daily puzzle."""
+    site = Flask("elsewhere")
+    site.add_url_rule("/", "page", lambda: HOST_PAGE.format(base=base_url, lang=lang))
+    return served(site)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize("lang", ["en", "de", "ru"])
+def test_another_site_embeds_the_daily_and_hears_it_solved(browser, base_url, lang, size):
+    moves = daily.daily_json(daily.today())["solution"]
+    with _host(base_url, lang) as elsewhere:
+        ctx = context(browser, lang, size)
+        try:
+            page = ctx.new_page()
+            tour = Tour(page, "embed", lang, size)
+            page.goto(elsewhere + "/")
+            frame_element = page.wait_for_selector("#here iframe")
+            frame = frame_element.content_frame()
+            frame.wait_for_selector(".robot")
+            assert frame.url.startswith(base_url + "/embed/daily") and f"lang={lang}" in frame.url
+            assert frame.evaluate("document.documentElement.lang") == lang
+            page.wait_for_function("document.querySelector('#here iframe').getBoundingClientRect().height > 300")
+            tour.state("start")
+            _frame_checked(frame, lang)
+            play(frame, moves, touch=size == "phone")
+            page.wait_for_function("window.heard.length === 1", timeout=20_000)
+            heard = page.evaluate("window.heard[0]")
+            assert heard["type"] == "solved" and heard["source"] == "ricochet"
+            assert heard["moves"] == moves and heard["length"] == heard["optimal"] == len(moves)
+            assert page.evaluate("window.moves") == len(moves)
+            tour.state("solved")
+            _frame_checked(frame, lang)
+            assert tour.errors == []
+        finally:
+            ctx.close()
+
+
+def _frame_checked(frame, lang: str) -> None:
+    if lang in ("en", "ru"):
+        assert axe(frame) == []
+
+
+def test_the_embed_in_the_dark_and_asked_for_a_bad_code(client):
+    r = client.get("/embed/daily?theme=dark&lang=ru")
+    assert r.status_code == 200 and '<html data-theme="dark" lang="ru">' in r.text
+    assert "frame-ancestors *" in r.headers["Content-Security-Policy"]
+    assert "X-Frame-Options" not in r.headers and "Set-Cookie" not in r.headers  # another site's reader's choice
+    code = daily.daily_json(daily.today())["code"]
+    assert client.get(f"/embed/{code}").status_code == 200
+    for bad in ("/embed/ABCDEFGHIJKLMNO", "/embed/daily?theme=neon", "/embed/daily?lang=xx", "/embed/daily?x=1"):
+        r = client.get(bad)
+        assert r.status_code == 400 and r.json["detail"], bad
+
+
+@pytest.fixture(scope="module")
+def client(redis_url):
+    return create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+
+
+def test_oembed_answers_oembed_1_0_and_pages_link_to_it(client):
+    code = daily.daily_json(daily.today() - __import__("datetime").timedelta(days=1))["code"]
+    for url, src in (("http://localhost/", "/embed/daily"), (f"http://localhost/p/{code}", f"/embed/{code}"),
+                     (f"http://localhost/?day={daily.today().isoformat()}", "/embed/"),
+                     ("http://localhost/embed/daily?lang=de", "/embed/daily?lang=de")):
+        r = client.get("/oembed", query_string={"url": url, "maxwidth": 360})
+        assert r.status_code == 200 and r.mimetype == "application/json", (url, r.json)
+        card = r.json
+        # oEmbed 1.0, section 2.3: version and type, and for rich: html, width, height.
+        assert card["version"] == "1.0" and card["type"] == "rich"
+        assert isinstance(card["width"], int) and isinstance(card["height"], int) and card["width"] <= 360
+        assert card["html"].startswith("<iframe ") and f'src="http://localhost{src}' in html.unescape(card["html"])
+        for optional in ("title", "provider_name", "provider_url", "thumbnail_url"):
+            assert isinstance(card[optional], str)
+        assert isinstance(card["cache_age"], int) and card["thumbnail_width"] > 0 and card["thumbnail_height"] > 0
+    assert client.get("/oembed", query_string={"url": "http://localhost/", "maxheight": 300}).json["height"] == 300
+    assert client.get("/oembed", query_string={"url": "http://localhost/", "format": "xml"}).status_code == 501
+    for url in ("http://elsewhere.example/", "http://localhost/p/ABCDEFGHIJKLMNO", "http://localhost/together",
+                "http://localhost/?day=2099-01-01"):
+        assert client.get("/oembed", query_string={"url": url}).status_code == 404, url
+    assert client.get("/oembed").status_code == 400
+    assert client.get("/oembed", query_string={"url": "http://localhost/", "maxwidth": "wide"}).status_code == 400
+    # Discovery: the puzzle pages name their oEmbed.
+    for path in ("/", f"/p/{code}"):
+        page = client.get(path).text
+        assert 'type="application/json+oembed"' in page and "/oembed?url=" in page
