@@ -33,7 +33,7 @@ enum { ST_OPTIMAL = 0, ST_UNSOLVABLE, ST_DEPTH, ST_TIME, ST_STATES, ST_CANCELLED
  * default: solver/model/puzzle.py's RuleFlag (tests/test_rules.py holds the
  * two alike).  module.c checks the word once, in the request every search
  * takes; setup_search turns it into the Setup fields the kernel reads. */
-enum { RULE_RICOCHET_NONE = 1, RULE_VORTEX_SIGHTLINE = 2, RULES_KNOWN = 3 };
+enum { RULE_PLAIN = 1 /* ricochet: none */, RULE_VORTEX_SIGHTLINE = 2, RULES_KNOWN = 3 };
 
 /* DEFLECT[orientation][direction], orientation 0 = '/', 1 = '\'; N E S W = 0 1 2 3. */
 static const int8_t DEFLECT[2][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}};

@@ -956,7 +956,7 @@ static PyMethodDef core_methods[] = {
  * (layouts and analyses are capsules); its exec slot adds the RULE_* bits, so
  * that the tests hold Python's RuleFlag to them. */
 static int core_exec(PyObject *m) {
-    if (PyModule_AddIntConstant(m, "RULE_RICOCHET_NONE", RULE_RICOCHET_NONE) < 0 ||
+    if (PyModule_AddIntConstant(m, "RULE_PLAIN", RULE_PLAIN) < 0 ||
         PyModule_AddIntConstant(m, "RULE_VORTEX_SIGHTLINE", RULE_VORTEX_SIGHTLINE) < 0 ||
         PyModule_AddIntConstant(m, "RULES_KNOWN", RULES_KNOWN) < 0)
         return -1;

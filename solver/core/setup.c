@@ -257,7 +257,7 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
     memset(S, 0, sizeof *S);
     setup_from_layout(b, L, q->nrobots);
     b->target = q->target;
-    b->ricochet = !(q->rules & RULE_RICOCHET_NONE);
+    b->ricochet = !(q->rules & RULE_PLAIN);
 
     /* One-move reach from the start, in the caller's order. */
     uint8_t occ[MAX_CELLS];

@@ -41,7 +41,7 @@ class RuleFlag(IntFlag):
     core takes (RULE_* in solver/core/core.h; tests/test_rules.py holds the two
     alike).  A new option takes the next bit: old codes keep their meaning."""
 
-    RICOCHET_NONE = 1
+    PLAIN = 1              # ricochet: none (the plain rule: any finish counts)
     VORTEX_SIGHTLINE = 2
 
 
@@ -70,13 +70,13 @@ class Rules:
     @functools.cached_property
     def flags(self) -> int:
         """The options as a RuleFlag word (a plain int: it is on every search's path)."""
-        return (_RICOCHET_NONE if self.ricochet is Ricochet.NONE else 0) | (_SIGHTLINE if self.vortex_sightline else 0)
+        return (_PLAIN if self.ricochet is Ricochet.NONE else 0) | (_SIGHTLINE if self.vortex_sightline else 0)
 
     @classmethod
     def from_flags(cls, flags: int) -> Rules:
         if flags & ~_KNOWN_FLAGS:
             raise ValueError(f"unknown rule bits {flags & ~_KNOWN_FLAGS:#x}")
-        return cls(ricochet=Ricochet.NONE if flags & RuleFlag.RICOCHET_NONE else Ricochet.TURN,
+        return cls(ricochet=Ricochet.NONE if flags & RuleFlag.PLAIN else Ricochet.TURN,
                    vortex_sightline=bool(flags & RuleFlag.VORTEX_SIGHTLINE))
 
     @classmethod
@@ -120,7 +120,7 @@ class Rules:
 
 
 _KNOWN_FLAGS = int(functools.reduce(operator.or_, RuleFlag))
-_RICOCHET_NONE, _SIGHTLINE = int(RuleFlag.RICOCHET_NONE), int(RuleFlag.VORTEX_SIGHTLINE)
+_PLAIN, _SIGHTLINE = int(RuleFlag.PLAIN), int(RuleFlag.VORTEX_SIGHTLINE)
 
 
 @functools.cache
