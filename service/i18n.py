@@ -53,7 +53,9 @@ def _render(page: Path, lang: str) -> str:
         value = str(strings[key])
         return value if key.endswith(".html") else html.escape(value, quote=True)
 
-    text = PLACEHOLDER.sub(fill, page.read_text(encoding="utf-8"))
+    text = page.read_text(encoding="utf-8").replace("<!-- nav -->", (CATALOGUES.parent / "nav.html").read_text(
+        encoding="utf-8").strip())  # the pages' links to each other, one copy
+    text = PLACEHOLDER.sub(fill, text)
     text = text.replace('<html lang="en">', f'<html lang="{lang}">', 1)
     script = json.dumps({"lang": lang, "languages": list(LANGUAGES), "strings": strings}, ensure_ascii=False)
     script = script.replace("</", "<\\/")  # nothing in it may close the script element
