@@ -11,7 +11,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_init
 
-from . import memory
+from . import failover, memory
 from .settings import Settings, settings_or_exit
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -19,7 +19,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 def make_celery(redis_url: str | None = None, settings: Settings | None = None) -> Celery:
     settings = settings or settings_or_exit()
-    url = redis_url or settings.redis_url or DEFAULT_REDIS_URL
+    url, sentinel_options = failover.celery_redis(settings, redis_url or settings.redis_url or DEFAULT_REDIS_URL)
     app = Celery("ricochet", broker=url, backend=url, include=["workers.tasks"])
     app.conf.update(
         task_serializer="json",
@@ -38,7 +38,8 @@ def make_celery(redis_url: str | None = None, settings: Settings | None = None) 
         # at most 600 s), so no running task is handed out twice; a dead worker's pack
         # chunks come back sooner through their heartbeats (ricochet.recover_chunks).
         broker_transport_options={"visibility_timeout": settings.visibility_timeout,
-                                  "queue_order_strategy": "priority"},
+                                  "queue_order_strategy": "priority", **sentinel_options},
+        result_backend_transport_options=sentinel_options,
         task_routes={"ricochet.pack": {"queue": PACK_QUEUE}, "ricochet.pack_chunk": {"queue": PACK_QUEUE},
                      "ricochet.pool_build": {"queue": ANALYSIS_QUEUE}},
     )
@@ -53,6 +54,7 @@ QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
 
 settings = settings_or_exit()  # a bad variable stops the worker at its start, not a job
 celery_app = make_celery(settings=settings)
+failover.hold_before_ack(celery_app, settings)
 
 
 memory.budget_caches(settings.board_cache_mb)

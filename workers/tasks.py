@@ -36,7 +36,9 @@ SOLVE_TASK = SolveTask()  # schemas are stateless: one instance serves every req
 
 def _stores() -> Stores:
     """The workers' store: patient, so that a write in the middle of a Redis restart is retried, not lost."""
-    return Stores.from_url(settings.redis_url or celery_app.conf.broker_url, patient=True)
+    if settings.redis_url:
+        return Stores.from_settings(settings, patient=True)
+    return Stores.from_url(celery_app.conf.broker_url, patient=True)
 
 
 @contextmanager

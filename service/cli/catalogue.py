@@ -86,10 +86,10 @@ def _stores() -> Any:
     from workers.settings import settings_or_exit
     from workers.stores import Stores
 
-    url = settings_or_exit().redis_url
-    if not url:
+    settings = settings_or_exit()
+    if not settings.redis_url:
         raise InputError("the workers' catalogue lives in the deployment's Redis: set REDIS_URL")
-    return Stores.from_url(url)
+    return Stores.from_settings(settings)
 
 
 def _out(path: str | None) -> Any:

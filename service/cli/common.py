@@ -76,7 +76,7 @@ def context() -> Any:
     from workers.stores import Stores
 
     settings = settings_or_exit()
-    stores = Stores.from_url(settings.redis_url) if settings.redis_url else None
+    stores = Stores.from_settings(settings) if settings.redis_url else None
     return Context(stores=stores, pools=Library(shipped() + ([stores.pools] if stores else [])),
                    answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on")
 

@@ -39,8 +39,8 @@ def _redis_pools() -> Any:
     from workers.settings import settings_or_exit
     from workers.stores import Stores
 
-    url = settings_or_exit().redis_url
-    return Stores.from_url(url).pools if url else None
+    settings = settings_or_exit()
+    return Stores.from_settings(settings).pools if settings.redis_url else None
 
 
 def build(args: argparse.Namespace) -> int:
