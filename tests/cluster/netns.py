@@ -155,10 +155,10 @@ class Network:
                             "root", "netem", *spec], check=True, capture_output=True)
             how = f"netem {delay_ms} ms + {loss_percent}% each way"
         else:
-            rules = (f"table inet chaos {{ chain out {{ type filter hook output priority 0; oifname \"eth0\" "
-                     f"numgen random mod 1000 < {int(loss_percent * 10)} drop; }} chain in {{ type filter hook "
-                     f"input priority 0; iifname \"eth0\" numgen random mod 1000 < {int(loss_percent * 10)} "
-                     f"drop; }} }}")
+            drop = f"numgen random mod 1000 < {int(loss_percent * 10)} drop"
+            rules = (f"table inet chaos {{\n chain out {{\n type filter hook output priority 0;\n"
+                     f" oifname \"eth0\" {drop}\n }}\n chain in {{\n type filter hook input priority 0;\n"
+                     f" iifname \"eth0\" {drop}\n }}\n}}\n")
             done = subprocess.run(["ip", "netns", "exec", self.ns(host), "nft", "-f", "-"], input=rules, text=True,
                                   capture_output=True)
             if done.returncode != 0:
