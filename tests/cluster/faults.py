@@ -51,7 +51,8 @@ def _mid_pack(state: dict, timeout: float = 120) -> None:
         if workload.pack_state == "running" and 0 < workload.pack_progress < 1:
             return
         time.sleep(0.2)
-    raise TimeoutError("no pack was running")
+    raise TimeoutError(f"no pack was running (the last: {workload.pack_job} {workload.pack_state} "
+                       f"{workload.pack_progress})")
 
 
 def worker_lost(cluster: Cluster, history: History, hold: float, state: dict) -> None:
@@ -151,6 +152,7 @@ def run(cluster: Cluster, plan: list[tuple[str, float]], folder: Path, board: st
         workload.stopping.set()
         for t in threads:
             t.join(timeout=60)
+        history.dump(folder / "history.jsonl")  # read back even when a fault could not be injected
     workload.stopping.clear()
     cluster.inside(lambda: workload.settle(settle_timeout))
     cluster.list_keys(history)

@@ -64,7 +64,7 @@ class Workload:
         self.base, self.history, self.board, self.pack_count = base, history, board, pack_count
         self.stopping = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
-        self.pack_state, self.pack_progress = None, 0.0
+        self.pack_job, self.pack_state, self.pack_progress = None, None, 0.0
 
     def call(self, op: str, method: str, path: str, body: Any = None, headers: dict | None = None,
              timeout: float = 15) -> tuple[int, Any, dict]:
@@ -120,7 +120,7 @@ class Workload:
         n = 0
         while not self.stopping.is_set():
             n += 1
-            job = self.submit_pack(f"{self.run_id}-{n}")
+            job = self.pack_job = self.submit_pack(f"{self.run_id}-{n}")
             while job and not self.stopping.is_set():
                 status, answer, _ = self.call("job", "GET", f"/v1/jobs/{job}")
                 if status == 200:

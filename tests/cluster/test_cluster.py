@@ -63,7 +63,8 @@ def test_a_failed_run_leaves_no_namespace_behind(tmp_path):
     import sys
 
     script = ("from tests.cluster import netns; n = netns.Network(); n.add('h', 9); "
-              "import subprocess, os; subprocess.Popen(['ip', 'netns', 'exec', n.ns('h'), 'sleep', '600'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True); "
+              "import subprocess, os; subprocess.Popen(['ip', 'netns', 'exec', n.ns('h'), 'sleep', '600'], "
+              "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True); "
               "print(n.prefix, flush=True); os._exit(1)")
     prefix = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
                             cwd=netns.Path(__file__).resolve().parents[2]).stdout.strip()
