@@ -135,3 +135,27 @@ def test_a_pack_whose_task_could_not_be_sent_is_sent_on_retry(redis_url):
     assert stores.queued("packs") == 1  # its task is in the queue for a worker
     again = app.test_client().post("/v1/packs", json=body, headers=headers)
     assert again.get_json()["id"] == accepted.get_json()["id"] and stores.queued("packs") == 1
+
+
+def test_a_pack_whose_message_was_lost_is_sent_again(redis_url, celery_worker, monkeypatch):
+    """A worker's host goes while the broker hands it the pack's message (before the
+    worker records it as unacknowledged, so the broker will not hand it out again):
+    the job would stay pending for ever; the beat's recover_pending sends it again."""
+    from tests.helpers import pack_request, unpooled_board, wait_for_job
+    from workers import tasks
+
+    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})
+    stores = app.extensions["stores"]
+    request = pack_request({"count": 2, "min_length": 6, "max_length": 7, "seed": "lost", "board": unpooled_board()})
+    job = stores.jobs.create("pack", request)  # recorded and answered 202, its message lost on the way
+    monkeypatch.setattr(tasks, "PENDING_SILENCE", 0.5)
+    monkeypatch.setattr(tasks, "_stores", lambda: stores)
+    time.sleep(0.6)
+    with tasks.celery_app.connection_for_write(redis_url) as conn:
+        monkeypatch.setattr(tasks.pack_task, "delay", lambda *args: tasks.celery_app.send_task(
+            "ricochet.pack", args=list(args), connection=conn))
+        assert job["id"] in tasks.recover_pending()  # as the beat runs it
+    done = wait_for_job(app.test_client(), f"/v1/jobs/{job['id']}", timeout=120)
+    assert done["state"] == "succeeded"
+    tasks.recover_pending()
+    assert job["id"] not in stores.jobs.pending(0)  # a started job is forgotten

@@ -24,7 +24,7 @@ from solver.search.solve import Cancel
 
 from . import memory
 from .answers import Answers
-from .app import ANALYSIS_QUEUE, celery_app, settings
+from .app import ANALYSIS_QUEUE, PACK_QUEUE, celery_app, settings
 from .schemas import SolveTask, load
 from .stores import Stores
 from .stores.jobs import OPEN, JobState
@@ -299,6 +299,33 @@ def recover_chunks() -> list[str]:
         pack_chunk.delay(job_id, items)
         sent.append(f"{job_id}:{key}")
     return sent
+
+
+PENDING_SILENCE = 30.0  # a pack job not started this long, its queue empty: its message was lost
+
+
+@celery_app.task(name="ricochet.recover_pending")
+def recover_pending() -> list[str]:
+    """Beat: send again a pack job's task that no worker started within
+    PENDING_SILENCE seconds while the pack queue is empty: its message was lost
+    on its way to a worker whose host went (the broker hands a message over
+    before the worker records it as unacknowledged).  A pack sent twice is run
+    once (the second finds it started)."""
+    stores = _stores()
+    if stores.queued(PACK_QUEUE):
+        return []  # it may be waiting its turn
+    sent = []
+    for job_id in stores.jobs.pending(PENDING_SILENCE):
+        job = stores.jobs.get(job_id)
+        again = job is not None and job["state"] == JobState.PENDING
+        stores.jobs.still_pending(job_id, again)
+        if again:
+            pack_task.delay(job_id)
+            sent.append(job_id)
+    return sent
+
+
+celery_app.conf.beat_schedule["recover-pending"] = {"task": "ricochet.recover_pending", "schedule": 20.0}
 
 
 @task_postrun.connect

@@ -89,10 +89,11 @@ def api_lost(cluster: Cluster, history: History, hold: float, state: dict) -> No
     history.faults.append(Fault("API host api1 lost behind the front", time.time()))
     cluster.net.lose("api1")
     time.sleep(hold)
-    cluster.net.heal("api1")  # a replacement host at the same address
-    cluster.start_api("api1")
-    history.faults[-1].healed = time.time()
+    cluster.net.heal("api1")  # a replacement host at the same address, behind the front once ready
+    cluster.start_api("api1", behind_front=False)
     cluster.wait(lambda: cluster.api_ready("api1"), 120, "the replacement API host")
+    cluster.admit("api1")
+    history.faults[-1].healed = time.time()
 
 
 def redis_failover(cluster: Cluster, history: History, hold: float, state: dict) -> None:
@@ -124,7 +125,8 @@ FAULTS: dict[str, Callable[[Cluster, History, float, dict], None]] = {
 
 def expected_puzzles(history: History) -> dict[str, list[str]]:
     """Each pack's puzzles as its plan makes them (searched here, without the cluster)."""
-    from tests.helpers import pack_item, pack_request
+    from tests.helpers import pack_request
+    from workers.tasks import pack_item
 
     out = {}
     for job, pack in history.packs.items():

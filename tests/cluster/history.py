@@ -54,7 +54,7 @@ class History:
             for e in self.events:
                 f.write(json.dumps(e) + "\n")
             f.write(json.dumps({"faults": [vars(x) for x in self.faults], "keys": self.keys,
-                                "packs": self.packs}) + "\n")
+                                "packs": self.packs, "read_back": self.read_back}) + "\n")
 
 
 class Workload:
@@ -197,12 +197,14 @@ def check(history: History, expected: dict[str, list[str]] | None = None) -> dic
         during = [e for e in history.events if fault.start <= e["t0"] < end and "status" in e]
         failed = [e for e in during if _failed(e)]
         resumed = max((e["t1"] for e in failed), default=fault.start) - fault.start
+        reads = max((e["t1"] for e in failed if e["method"] == "GET"), default=fault.start) - fault.start
         n503 = sum(e["status"] == 503 for e in failed)
         other = [e for e in failed if e["status"] != 503 or not fault.allows_503]
         if other:
             problems.append(f"{fault.name}: {len(other)} answers beyond the documented 503s "
                             f"({sorted({(e['op'], e['status']) for e in other})})")
-        faults.append({"fault": fault.name, "resumed_s": round(resumed, 1), "answered_503": n503,
+        faults.append({"fault": fault.name, "resumed_s": round(resumed, 1), "reads_resumed_s": round(reads, 1),
+                       "answered_503": n503,
                        "failed": len(failed), "requests": len(during)})
     before = [e for e in history.events if "status" in e and (not history.faults or e["t0"] < history.faults[0].start)]
     if any(_failed(e) for e in before):

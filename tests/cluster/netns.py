@@ -129,8 +129,9 @@ class Network:
             return subprocess.Popen(["ip", "netns", "exec", self.ns(host), *argv], env=env, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True)
 
-    def exec(self, host: str, argv: list[str]) -> subprocess.CompletedProcess:
-        return subprocess.run(["ip", "netns", "exec", self.ns(host), *argv], capture_output=True, text=True)
+    def exec(self, host: str, argv: list[str], input: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(["ip", "netns", "exec", self.ns(host), *argv], capture_output=True, text=True,
+                              input=input)
 
     def cut(self, host: str) -> None:
         """The host's link unplugged at the switch: its packets go nowhere, its connections stay open."""

@@ -98,7 +98,15 @@ class Cluster:
             self.redis.start_sentinel(i)
         self.wait(lambda: self.inside(self.redis._ready), 60, "the Redis host (primary, replica, Sentinels)")
 
-    def start_api(self, host: str) -> None:
+    def start_api(self, host: str, behind_front: bool = True) -> None:
+        """gunicorn on `host`.  Not `behind_front`: the front's connections are refused until
+        it answers /readyz (gunicorn listens before its web process can answer; a front
+        with health checks, or an operator, adds a host to the upstreams only once ready)."""
+        if not behind_front:
+            front_address = self.net.hosts["front"]
+            self.net.exec(host, ["nft", "-f", "-"], input=(
+                "table inet gate {\n chain in {\n type filter hook input priority 0;\n"
+                f" ip saddr {front_address} tcp dport 8000 reject with tcp reset\n }}\n}}\n"))
         self.run(host, [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
                         "--control-socket", str(self.folder / host / "gunicorn.ctl"), "service.app:create_app()"])
 
@@ -113,13 +121,14 @@ class Cluster:
                         "--schedule", str(folder / "celerybeat-schedule")])
 
     def start_front(self) -> None:
-        apis = [f"{self.net.hosts[h]}:8000 max_fails=1 fail_timeout=5s" for h in ("api1", "api2")]
+        apis = [f"{self.net.hosts[h]}:8000 max_fails=2 fail_timeout=10s" for h in ("api1", "api2")]
         config = front.configure(self.folder / "front", f"{self.net.hosts['front']}:{FRONT_PORT}",
                                  "; server ".join(apis))
         server = config.parent / "server.conf"
-        # A host that is gone does not refuse a connection, it is silent: try the other API after 1 s.
+        # A host that is gone does not refuse a connection, it is silent: try the other API after 2 s
+        # (a lost SYN is sent again after 1 s, so 5% loss alone does not mark an API down).
         server.write_text(server.read_text().replace(
-            "proxy_pass http://ricochet_api;", "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 1s;"))
+            "proxy_pass http://ricochet_api;", "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 2s;"))
         self.run("front", ["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
                            "-g", "daemon off;"])
 
@@ -170,6 +179,10 @@ class Cluster:
 
         url = f"http://{self.net.hosts[host]}:8000/readyz"
         return self.inside(lambda: requests.get(url, timeout=3).status_code == 200)
+
+    def admit(self, host: str) -> None:
+        """The front may send to `host` again (see start_api)."""
+        self.net.exec(host, ["nft", "delete", "table", "inet", "gate"])
 
     def inside_thread(self, fn: Callable[[], None], host: str = "client") -> threading.Thread:
         """fn started on a thread of its own inside `host`."""
