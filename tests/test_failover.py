@@ -159,3 +159,27 @@ def test_a_pack_whose_message_was_lost_is_sent_again(redis_url, celery_worker, m
     assert done["state"] == "succeeded"
     tasks.recover_pending()
     assert job["id"] not in stores.jobs.pending(0)  # a started job is forgotten
+
+
+def test_a_chunk_whose_message_was_lost_is_sent_again(redis_url, celery_worker, monkeypatch):
+    """The same for a pack's chunk: planned and recorded, its message lost on the
+    way (no worker received it, so it has no heartbeat for recover_chunks to miss)."""
+    from tests.helpers import pack_request, unpooled_board, wait_for_job
+    from workers import tasks
+
+    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})
+    stores = app.extensions["stores"]
+    request = pack_request({"count": 2, "min_length": 6, "max_length": 7, "seed": "chunk", "board": unpooled_board()})
+    job = stores.jobs.create("pack", request)
+    assert stores.jobs.start(job["id"])
+    chunk = [[p.index, p.length] for p in tasks.pack_plan(request)]
+    stores.packs.track_chunks(job["id"], {str(chunk[0][0]): chunk})  # as pack_task does, then its send is lost
+    monkeypatch.setattr(tasks, "PENDING_SILENCE", 0.5)
+    monkeypatch.setattr(tasks, "_stores", lambda: stores)
+    time.sleep(0.6)
+    with tasks.celery_app.connection_for_write(redis_url) as conn:
+        monkeypatch.setattr(tasks.pack_chunk, "delay", lambda *args: tasks.celery_app.send_task(
+            "ricochet.pack_chunk", args=list(args), connection=conn))
+        assert f"{job['id']}:{chunk[0][0]}" in tasks.recover_pending()
+    done = wait_for_job(app.test_client(), f"/v1/jobs/{job['id']}", timeout=120)
+    assert done["state"] == "succeeded" and len(stores.packs.items(done["pack_id"], 2)) == 2

@@ -306,11 +306,12 @@ PENDING_SILENCE = 30.0  # a pack job not started this long, its queue empty: its
 
 @celery_app.task(name="ricochet.recover_pending")
 def recover_pending() -> list[str]:
-    """Beat: send again a pack job's task that no worker started within
-    PENDING_SILENCE seconds while the pack queue is empty: its message was lost
-    on its way to a worker whose host went (the broker hands a message over
-    before the worker records it as unacknowledged).  A pack sent twice is run
-    once (the second finds it started)."""
+    """Beat: send again a pack job's task, or a pack's chunk, that no worker
+    started (received) within PENDING_SILENCE seconds while the pack queue is
+    empty: its message was lost on its way to a worker whose host went (the
+    broker hands a message over before the worker records it as
+    unacknowledged).  A pack sent twice is run once (the second finds it
+    started); a chunk done twice writes the same items."""
     stores = _stores()
     if stores.queued(PACK_QUEUE):
         return []  # it may be waiting its turn
@@ -322,6 +323,12 @@ def recover_pending() -> list[str]:
         if again:
             pack_task.delay(job_id)
             sent.append(job_id)
+    # Likewise a chunk no worker received (no heartbeat) of a pack started a while ago.
+    for job_id, key, items in stores.packs.unheard_chunks():
+        job = stores.jobs.get(job_id)
+        if job is not None and job["state"] in OPEN and (job["started"] or 0) < time.time() - PENDING_SILENCE:
+            pack_chunk.delay(job_id, items)
+            sent.append(f"{job_id}:{key}")
     return sent
 
 
