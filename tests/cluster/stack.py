@@ -4,6 +4,7 @@ real processes on each:
     redis   10.60.0.10  redis-server primary :6379, replica :6380, three redis-sentinel :26379-26381
     front   10.60.0.5   nginx (service/front.conf.template) over api1 and api2, :8080
     api1/2  10.60.0.21-22  gunicorn (deploy/gunicorn.conf.py), one web process of 8 threads each
+    api3    10.60.0.23  a spare host: the replacement of a lost API host
     w1..w3  10.60.0.31-33  `ricochet worker --concurrency 1 --queues ricochet,packs`
     beat    10.60.0.40  `ricochet beat`
     client  10.60.0.50  the workload and the checks (threads of the test process, moved into it)
@@ -30,7 +31,8 @@ from tests.sentinels import Group
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[2]
-HOSTS = {"front": 5, "redis": 10, "api1": 21, "api2": 22, "w1": 31, "w2": 32, "w3": 33, "beat": 40, "client": 50}
+HOSTS = {"front": 5, "redis": 10, "api1": 21, "api2": 22, "api3": 23, "w1": 31, "w2": 32, "w3": 33, "beat": 40,
+         "client": 50}
 FRONT_PORT = 8080
 _CLONE_NEWNET = 0x40000000
 
@@ -98,15 +100,7 @@ class Cluster:
             self.redis.start_sentinel(i)
         self.wait(lambda: self.inside(self.redis._ready), 60, "the Redis host (primary, replica, Sentinels)")
 
-    def start_api(self, host: str, behind_front: bool = True) -> None:
-        """gunicorn on `host`.  Not `behind_front`: the front's connections are refused until
-        it answers /readyz (gunicorn listens before its web process can answer; a front
-        with health checks, or an operator, adds a host to the upstreams only once ready)."""
-        if not behind_front:
-            front_address = self.net.hosts["front"]
-            self.net.exec(host, ["nft", "-f", "-"], input=(
-                "table inet gate {\n chain in {\n type filter hook input priority 0;\n"
-                f" ip saddr {front_address} tcp dport 8000 reject with tcp reset\n }}\n}}\n"))
+    def start_api(self, host: str) -> None:
         self.run(host, [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
                         "--control-socket", str(self.folder / host / "gunicorn.ctl"), "service.app:create_app()"])
 
@@ -120,15 +114,24 @@ class Cluster:
         self.run(host, [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning",
                         "--schedule", str(folder / "celerybeat-schedule")])
 
-    def start_front(self) -> None:
-        apis = [f"{self.net.hosts[h]}:8000 max_fails=2 fail_timeout=10s" for h in ("api1", "api2")]
+    def configure_front(self, apis: list[str], reload: bool = False) -> Path:
+        """The front's configuration over `apis` (reloaded when it runs: a host is added
+        once it answers /readyz, since gunicorn listens before it can answer)."""
+        servers = [f"{self.net.hosts[h]}:8000 max_fails=2 fail_timeout=10s" for h in apis]
         config = front.configure(self.folder / "front", f"{self.net.hosts['front']}:{FRONT_PORT}",
-                                 "; server ".join(apis))
+                                 "; server ".join(servers))
         server = config.parent / "server.conf"
         # A host that is gone does not refuse a connection, it is silent: try the other API after 2 s
         # (a lost SYN is sent again after 1 s, so 5% loss alone does not mark an API down).
         server.write_text(server.read_text().replace(
             "proxy_pass http://ricochet_api;", "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 2s;"))
+        if reload:
+            self.net.exec("front", ["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
+                                    "-s", "reload"])
+        return config
+
+    def start_front(self) -> None:
+        config = self.configure_front(["api1", "api2"])
         self.run("front", ["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
                            "-g", "daemon off;"])
 
@@ -179,10 +182,6 @@ class Cluster:
 
         url = f"http://{self.net.hosts[host]}:8000/readyz"
         return self.inside(lambda: requests.get(url, timeout=3).status_code == 200)
-
-    def admit(self, host: str) -> None:
-        """The front may send to `host` again (see start_api)."""
-        self.net.exec(host, ["nft", "delete", "table", "inet", "gate"])
 
     def inside_thread(self, fn: Callable[[], None], host: str = "client") -> threading.Thread:
         """fn started on a thread of its own inside `host`."""
