@@ -6,7 +6,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from application.puzzles import SOLUTIONS_LIMIT
-from application.ratings import OFFSETS
+from application.ratings import HISTORY_KEPT, OFFSETS
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
@@ -73,6 +73,20 @@ class NextQuery(Schema):
                        "hardest)"})
     theme = fields.String(validate=validate.OneOf(list(THEMES), error="must be one of the themes in "
                                                   "docs/ratings.md: " + ", ".join(THEMES)))
+    solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
+        "description": "false leaves the solution out and opens a round: the player's first answer within it is "
+                       "rated (docs/ratings.md); true (the default) gives it, and the attempt is recorded unrated"})
+
+
+class HistoryQuery(Schema):
+    """GET /v1/players/{id}/attempts: how many of the last attempts."""
+
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, HISTORY_KEPT, error="must be from 1 to "
+                                                                      f"{HISTORY_KEPT}"),
+                           error_messages={"invalid": "must be a whole number"})
 
 
 class ExportQuery(Schema):
@@ -126,6 +140,10 @@ class RandomQuery(Schema):
     board = fields.String(load_default=BoardKind.RANDOM_2013.value, validate=validate.Length(max=200),
                           metadata={"description": "a board spec, random-2013 (default), random-1999 or "
                                                    "random-beginner"})
+    solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
+        "description": "false leaves the solution out and opens a round for this client: a player's first answer "
+                       "within it is rated (docs/ratings.md); true (the default) gives it, and answers from this "
+                       "client are recorded unrated"})
 
 
 class SheetQuery(Schema):

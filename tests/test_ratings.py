@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from application.ratings import ESTABLISHED_DEVIATION, PUZZLE_DAILY_BOUND
 from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play.glicko import Rating, period, prior
@@ -31,41 +32,131 @@ def test_the_prior_grows_with_length_and_helpers():
     assert prior(5).value < prior(9).value < prior(9, 3).value < prior(14).value
 
 
-def _random(client, length: int, seed: str) -> dict:
-    r = client.get(f"/v1/puzzles/random?length={length}&seed={seed}")
+def _random(client, length: int, seed: str, solution: bool = True, env: dict | None = None) -> dict:
+    r = client.get(f"/v1/puzzles/random?length={length}&seed={seed}" + ("" if solution else "&solution=false"),
+                   environ_base=env or {})
     assert r.status_code == 200, r.json
     return r.json
 
 
-def test_a_first_attempt_rates_player_and_puzzle_and_later_ones_do_not(client):
-    made = _random(client, 8, "rate-" + uuid.uuid4().hex)
+def _answer(code: str) -> list[dict]:
+    """An optimal answer found here, not read from the service."""
+    return [m.to_json() for m in solve(Puzzle.from_code(code)).moves]
+
+
+def _at(address: str) -> dict:
+    return {"REMOTE_ADDR": address}
+
+
+def test_a_first_attempt_in_a_round_rates_the_player_and_later_ones_do_not(client):
+    at = _at("10.58.0.1")
+    made = _random(client, 8, "rate-" + uuid.uuid4().hex, solution=False, env=at)
+    assert "solution" not in made
     player = "p" + uuid.uuid4().hex[:10]
-    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"], "player": player}
-    first = client.post("/v1/verify", json=body).json["attempt"]
-    assert first["rated"] and first["won"] and first["player"]["change"] > 0
+    body = {"puzzle": {"code": made["code"]}, "moves": _answer(made["code"]), "player": player}
+    first = client.post("/v1/verify", json=body, environ_base=at).json["attempt"]
+    assert first["rated"] and first["won"] and first["player"]["change"] > 0, first
     assert first["puzzle"]["plays"] == 1 and first["puzzle"]["wins"] == 1
-    assert first["puzzle"]["value"] < made["rating"]["value"]  # beaten by a stranger: easier than thought
-    again = client.post("/v1/verify", json={**body, "moves": []}).json["attempt"]
+    assert first["puzzle"]["value"] == made["rating"]["value"]  # a new player's rating is not established
+    again = client.post("/v1/verify", json={**body, "moves": []}, environ_base=at).json["attempt"]
     assert not again["rated"] and again["player"]["change"] == 0 and again["puzzle"]["plays"] == 1
+    assert again["reason"] == "not the player's first attempt at this puzzle"
     shown = client.get(f"/v1/players/{player}").json
-    assert shown["attempts"] == 2 and shown["wins"] == 1 and shown["scope"] == "public"
+    assert shown["attempts"] == 2 and shown["rated"] == 1 and shown["wins"] == 1 and shown["scope"] == "public"
     assert shown["rating"]["value"] == first["player"]["value"]
-    loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}).json["attempt"]
-    assert loser["rated"] and not loser["won"] and loser["player"]["change"] < 0
-    assert loser["puzzle"]["plays"] == 2 and loser["puzzle"]["value"] > first["puzzle"]["value"]
+    loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}, environ_base=at).json
+    assert loser["attempt"]["rated"] and not loser["attempt"]["won"] and loser["attempt"]["player"]["change"] < 0
+    assert loser["attempt"]["puzzle"]["plays"] == 2
+    elsewhere = client.post("/v1/verify", json={**body, "player": player + "y"}, environ_base=_at("10.58.0.2")).json
+    assert not elsewhere["attempt"]["rated"] and "not handed" in elsewhere["attempt"]["reason"]
     assert client.get(f"/v1/puzzles/random?length=8&seed={made['seed']}").json["rating"]["plays"] == 2
 
 
-def test_players_are_scoped_by_api_key(client, redis_url):
-    key, _ = Stores.from_url(redis_url).keys.create("app-" + uuid.uuid4().hex[:8])
-    made = _random(client, 6, "scope-" + uuid.uuid4().hex)
-    player = "p" + uuid.uuid4().hex[:10]
-    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"], "player": player}
-    assert client.post("/v1/verify", json=body, headers={"X-API-Key": key}).json["attempt"]["rated"]
-    assert client.get(f"/v1/players/{player}").status_code == 404  # the public scope has no such player
-    mine = client.get(f"/v1/players/{player}", headers={"X-API-Key": key}).json
-    assert mine["attempts"] == 1 and mine["scope"].startswith("app-")
-    assert client.post("/v1/verify", json=body).json["attempt"]["rated"]  # a public player of that id: its first
+def test_copied_answers_leave_a_player_near_1500(client):
+    """Issue 57: 24 answers copied from GET /v1/puzzles/random (which hands out the
+    solution) took a player from 1500 to 2416; the daily puzzle solved from its
+    solution page gave +781 and a streak.  Now neither is rated."""
+    at = _at("10.58.1.1")
+    player = "copy" + uuid.uuid4().hex[:10]
+    for k in range(24):
+        made = _random(client, 6 + k % 8, f"copy-{uuid.uuid4().hex}", env=at)
+        verdict = client.post("/v1/verify", json={"puzzle": {"code": made["code"]}, "moves": made["solution"],
+                                                  "player": player}, environ_base=at).json
+        assert verdict["optimal"] and not verdict["attempt"]["rated"], verdict
+    day = client.get("/v1/daily", environ_base=at).json
+    answer = client.get(day["solution_url"], environ_base=at).json["moves"]
+    verdict = client.post("/v1/verify", json={"puzzle": {"code": day["code"]}, "moves": answer, "player": player},
+                          environ_base=at).json
+    assert verdict["optimal"] and not verdict["attempt"]["rated"], verdict
+    shown = client.get(f"/v1/players/{player}").json
+    assert abs(shown["rating"]["value"] - 1500) < 1 and shown["daily"]["streak"] == 0, shown
+    assert shown["attempts"] == 25 and shown["rated"] == 0
+
+
+def test_an_answer_shown_spoils_the_round(client):
+    """A round from /next or random with solution=false is rated; the client's
+    own solve, last hint, solutions or the /next solution spoil it."""
+    at = _at("10.58.2.1")
+    player = "r" + uuid.uuid4().hex[:10]
+    handed = client.get(f"/v1/puzzles/next?player={player}&solution=false", environ_base=at).json
+    assert "solution" not in handed
+    given = client.get(f"/v1/puzzles/next?player={player}", environ_base=at).json
+    assert "solution" in given  # the default, as before: then the attempt is not rated
+    for spoil in (lambda code: client.post("/v1/solve", json={"code": code}, environ_base=at),
+                  lambda code: client.get(f"/v1/puzzles/{code}/hint?level=4", environ_base=at),
+                  lambda code: client.get(f"/v1/puzzles/{code}/solutions", environ_base=at),
+                  lambda code: client.get(f"/v1/puzzles/{code}.svg?solution=true", environ_base=at)):
+        made = _random(client, 6, "spoil-" + uuid.uuid4().hex, solution=False, env=at)
+        client.get(f"/v1/puzzles/{made['code']}/hint?level=3", environ_base=at)  # not the answer yet
+        assert spoil(made["code"]).status_code == 200
+        attempt = client.post("/v1/verify", json={"puzzle": {"code": made["code"]}, "moves": _answer(made["code"]),
+                                                  "player": player}, environ_base=at).json["attempt"]
+        assert not attempt["rated"] and "shown the puzzle's answer" in attempt["reason"], attempt
+    for found, rated in ((handed, True), (given, False)):
+        attempt = client.post("/v1/verify", json={"puzzle": {"code": found["code"]}, "moves": _answer(found["code"]),
+                                                  "player": player}, environ_base=at).json["attempt"]
+        assert attempt["rated"] is rated, attempt
+
+
+def _establish(client, player: str, at: dict) -> None:
+    """Play a new player until its rating is established (rated attempts at
+    rounds this client was handed)."""
+    for k in range(40):
+        made = _random(client, 5, f"est-{player}-{k}", solution=False, env=at)
+        moves = _answer(made["code"]) if k % 2 else []
+        client.post("/v1/verify", json={"puzzle": {"code": made["code"]}, "moves": moves, "player": player},
+                    environ_base=at)
+        if client.get(f"/v1/players/{player}").json["rating"]["deviation"] <= ESTABLISHED_DEVIATION:
+            return
+    raise AssertionError(f"{player} never got an established rating")
+
+
+def test_made_up_players_move_a_puzzle_by_at_most_the_daily_bound(client):
+    """Issue 57: 100 made-up players pushed a 7-move puzzle from 1360 to 2475.  Now
+    only established players move a puzzle, and one address by at most
+    PUZZLE_DAILY_BOUND a day."""
+    at = _at("10.58.3.1")
+    made = _random(client, 7, "bound-" + uuid.uuid4().hex, solution=False, env=at)
+    start = made["rating"]["value"]
+    body = {"puzzle": {"code": made["code"]}, "moves": []}
+    for i in range(100):
+        attempt = client.post("/v1/verify", json={**body, "player": f"fake{i}-{made['seed'][-6:]}"},
+                              environ_base=at).json["attempt"]
+        assert attempt["rated"]
+    assert attempt["puzzle"]["value"] == start and attempt["puzzle"]["plays"] == 100  # nobody established
+    for k in range(3):
+        player = f"est{k}-{made['seed'][-6:]}"
+        _establish(client, player, at)
+        attempt = client.post("/v1/verify", json={**body, "player": player}, environ_base=at).json["attempt"]
+        assert attempt["rated"] and attempt["puzzle"]["value"] > start
+        assert attempt["puzzle"]["value"] - start <= PUZZLE_DAILY_BOUND + 1e-6, attempt
+    assert attempt["puzzle"]["value"] - start == pytest.approx(PUZZLE_DAILY_BOUND)  # three used it up
+    other = _at("10.58.3.2")
+    client.get(f"/v1/puzzles/random?length=7&seed={made['seed']}&solution=false", environ_base=other)
+    _establish(client, "elsewhere-" + made["seed"][-6:], other)
+    moved = client.post("/v1/verify", json={**body, "player": "elsewhere-" + made["seed"][-6:]},
+                        environ_base=other).json["attempt"]
+    assert moved["puzzle"]["value"] > attempt["puzzle"]["value"]  # another address has its own bound
 
 
 @pytest.mark.parametrize("player", ["", "a" * 65, "has space", "é", "a/b"])
@@ -119,12 +210,29 @@ def test_next_filters_by_theme(client):
 def test_votes_make_popularity(client):
     made = _random(client, 5, "vote-" + uuid.uuid4().hex)
     url = f"/v1/puzzles/{made['code']}/vote"
-    assert client.post(url, json={"player": "a", "up": True}).json["popularity"] == 100
-    assert client.post(url, json={"player": "b", "up": False}).json["popularity"] == 0
-    assert client.post(url, json={"player": "b", "up": True}).json == {"code": made["code"], "popularity": 100,
-                                                                        "up": 2, "down": 0}
+    a, b = _at("10.58.4.1"), _at("10.58.4.2")
+    assert client.post(url, json={"player": "a", "up": True}, environ_base=a).json["popularity"] == 100
+    assert client.post(url, json={"player": "b", "up": False}, environ_base=b).json["popularity"] == 0
+    assert client.post(url, json={"player": "b", "up": True}, environ_base=b).json == {
+        "code": made["code"], "popularity": 100, "up": 2, "down": 0}
     assert client.post(url, json={"player": "b", "up": 1}).status_code == 400
     assert client.get(f"/v1/puzzles/random?length=5&seed={made['seed']}").json["popularity"] == 100
+
+
+def test_votes_from_one_address_count_once(client, redis_url):
+    """Issue 57: 200 votes from one address set a puzzle's popularity to -100.
+    Now an address's players are one voter (an API key's players each count)."""
+    made = _random(client, 5, "votes-" + uuid.uuid4().hex)
+    url = f"/v1/puzzles/{made['code']}/vote"
+    for i in range(3):
+        client.post(url, json={"player": f"fan{i}", "up": True}, environ_base=_at(f"10.58.5.{i + 1}"))
+    for i in range(200):
+        after = client.post(url, json={"player": f"troll{i}", "up": False}, environ_base=_at("10.58.5.99")).json
+    assert (after["up"], after["down"], after["popularity"]) == (3, 1, 50), after
+    key, _ = Stores.from_url(redis_url).keys.create("voters-" + uuid.uuid4().hex[:8])
+    for name in ("ann", "bob", "ann"):
+        after = client.post(url, json={"player": name, "up": False}, headers={"X-API-Key": key}).json
+    assert (after["up"], after["down"]) == (3, 3)
 
 
 # Each theme on a puzzle that has it, and a puzzle that does not (found by a search over random real puzzles).
@@ -165,14 +273,14 @@ def test_solutions_lists_every_distinct_optimal_solution(client):
 
 
 def test_the_grade_follows_the_rating_once_enough_players_tried(client):
-    made = _random(client, 12, "graded-" + uuid.uuid4().hex)
+    made = _random(client, 12, "graded-" + uuid.uuid4().hex, solution=False)
     assert "graded_by" not in made["difficulty"]
-    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"]}
-    for i in range(8):  # everyone solves it: it is easier than its length said
-        assert client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"}).json["attempt"]["won"]
+    body = {"puzzle": {"code": made["code"]}, "moves": _answer(made["code"])}
+    for i in range(8):  # everyone solves it in a round
+        attempt = client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"}).json["attempt"]
+        assert attempt["won"] and attempt["rated"]
     again = _random(client, 12, made["seed"])
     assert again["code"] == made["code"] and again["rating"]["plays"] == 8
-    assert again["rating"]["value"] < made["rating"]["value"]
     assert again["difficulty"]["graded_by"] == "rating"
     from solver.play.grades import grade_of_rating as grade_for
 
