@@ -4,6 +4,7 @@ every optimal solution through the API, against a real Redis."""
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -67,6 +68,13 @@ def test_a_first_attempt_in_a_round_rates_the_player_and_later_ones_do_not(clien
     loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}, environ_base=at).json
     assert loser["attempt"]["rated"] and not loser["attempt"]["won"] and loser["attempt"]["player"]["change"] < 0
     assert loser["attempt"]["puzzle"]["plays"] == 2
+    history = client.get(f"/v1/players/{player}/attempts").json
+    assert [(a["rated"], a["won"], a["code"]) for a in history["attempts"]] == [
+        (False, False, made["code"]), (True, True, made["code"])]  # newest first
+    assert history["attempts"][0]["reason"] == again["reason"] and history["attempts"][1]["change"] > 0
+    assert client.get(f"/v1/players/{player}/attempts?limit=1").json["attempts"] == history["attempts"][:1]
+    assert client.get(f"/v1/players/{player}/attempts?limit=0").status_code == 400
+    assert client.get("/v1/players/nobody-at-all/attempts").status_code == 404
     elsewhere = client.post("/v1/verify", json={**body, "player": player + "y"}, environ_base=_at("10.58.0.2")).json
     assert not elsewhere["attempt"]["rated"] and "not handed" in elsewhere["attempt"]["reason"]
     assert client.get(f"/v1/puzzles/random?length=8&seed={made['seed']}").json["rating"]["plays"] == 2
@@ -287,3 +295,105 @@ def test_the_grade_follows_the_rating_once_enough_players_tried(client):
     assert again["difficulty"]["grade"] == grade_for(again["rating"]["value"])
     shown = client.get(f"/v1/puzzles/{made['code']}").json
     assert shown["rating"] == again["rating"] and shown["themes"] == again["themes"]
+
+
+def test_next_hands_a_puzzle_once_per_player_under_concurrent_requests(client, redis_url):
+    """Issue 58: /next's "seen" and "hand out" were two steps, so two requests at
+    once could hand one player the same puzzle.  Played puzzles near a new
+    player's aim come first, in the same order for every request: eight at once
+    must still get eight puzzles."""
+    import threading
+
+    stores = Stores.from_url(redis_url)
+    for k in range(12):  # played puzzles right at a new player's aim (solved: the service keeps their answers)
+        made = _random(client, 5 + k % 2, f"race-{uuid.uuid4().hex}")
+        stores.redis.zadd("rated:puzzles", {made["code"]: 1500 + k * 0.01})
+    for _ in range(2):
+        player = "race" + uuid.uuid4().hex[:10]
+        start, got = threading.Barrier(8), []
+
+        def ask(player: str = player, start: threading.Barrier = start, got: list = got) -> None:
+            mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+            start.wait()
+            r = mine.get(f"/v1/puzzles/next?player={player}")
+            got.append(r.json["code"] if r.status_code == 200 else r.json)
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 8 and len(set(got)) == 8, got
+
+
+def test_the_next_puzzle_reads_a_bounded_window(redis_url):
+    """Issue 57: /next read every rated puzzle near the aim (1.3 s at 200,000).
+    The store reads the nearest few above and below, whatever the set holds
+    (bench/next.py times /next at 200,000)."""
+    import redis
+
+    from workers.stores.ratings import RatingStore
+
+    class Counting(redis.Redis):
+        read = 0
+
+        def execute_command(self, *args, **options):
+            out = super().execute_command(*args, **options)
+            if str(args[0]).upper().startswith(("ZRANGE", "ZREVRANGE")):
+                Counting.read += len(out)
+            return out
+
+    own = Counting.from_url(redis_url.rsplit("/", 1)[0] + "/9")  # a database of its own: fake codes
+    own.delete("rated:puzzles")
+    scores = {f"code{i}": 1400.003 + i * 0.01 for i in range(20_000)}  # all within 150 of 1500, no ties
+    own.zadd("rated:puzzles", scores)
+    store = RatingStore(own)
+    nearest = store.near(1500, 150, 16)
+    assert Counting.read <= 32, Counting.read
+    assert nearest[:16] == sorted(scores, key=lambda c: abs(scores[c] - 1500))[:16]
+    assert store.near(1500, 150, 16, offset=16)[0] not in nearest
+    own.delete("rated:puzzles")
+
+
+def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
+    """Issue 57: every new player id cost 3 keys kept forever, as did tried and seen
+    sets and votes.  After 10,000 anonymous verifies with new player ids (in
+    rounds and not, custom puzzles and votes among them), every key they made
+    expires, but the two capped ones; custom puzzles never join /next's set."""
+    import redis
+
+    from workers.stores.ratings import CAPPED
+
+    r = redis.Redis.from_url(redis_url)
+    before = set(r.scan_iter(count=10_000))
+    at, tag = _at("10.58.9.1"), uuid.uuid4().hex[:8]
+    handed = [_random(client, 5, f"ttl-{tag}-{k}", solution=False, env=at)["code"] for k in range(3)]
+    handed.append(client.get("/v1/daily", environ_base=at).json["code"])
+    custom = [{**_HARD, "target": {"colour": c, "symbol": s}} for c, s in (("red", "circle"), ("green", "triangle"))]
+    members = r.zcard("rated:puzzles")
+
+    def verifies(first: int) -> None:  # four clients at once: Redis's round trips overlap
+        mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+        for i in range(first, 10_000, 4):
+            puzzle = {"code": handed[i % 4]} if i % 5 else custom[i % 2]
+            verdict = mine.post("/v1/verify", json={"puzzle": puzzle, "moves": [], "player": f"anon{i}-{tag}"},
+                                environ_base=at)
+            assert verdict.status_code == 200 and verdict.json["attempt"]["rated"] == (i % 5 != 0), verdict.json
+            if i % 1000 == 0:
+                mine.post(f"/v1/puzzles/{handed[0]}/vote", json={"player": f"anon{i}-{tag}", "up": True},
+                          environ_base=at)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(verifies, range(4)))
+    assert r.zcard("rated:puzzles") <= members + 4  # those handed out only
+    made = set(r.scan_iter(count=10_000)) - before
+    assert len(made) >= 3 * 10_000
+    kept = {k.decode() for k in made if r.ttl(k) == -1}
+    day = client.get("/v1/daily").json
+    published = {f"daily:{day['date']}", f"optimum:{Puzzle.from_code(day['code']).content_hash()}"}
+    assert kept <= set(CAPPED) | published, sorted(kept)[:20]  # a published day is kept for good: one a day
+
+
+_HARD = {"board": "green-A,yellow-B,red-B,blue-B",
+         "robots": {"red": [14, 2], "green": [1, 2], "blue": [13, 11], "yellow": [15, 0]},
+         "target": {"cell": [3, 9], "colour": "blue"}, "rules": {"ricochet": "none"}}

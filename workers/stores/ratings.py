@@ -39,7 +39,7 @@ from redis.client import Pipeline
 
 from solver.play.glicko import Rating
 
-from .base import Client
+from .base import Client, WatchError
 
 DAY = 24 * 3600
 PLAYER_IDLE = 180 * DAY    # a player's keys, after its last request
@@ -114,32 +114,41 @@ class RatingStore:
                prior: Rating, decide: Callable[[Standing], Decision]) -> Attempt:
         """Record an attempt as `decide` rules on what was read: atomic, so two
         attempts at once each see the other's result (the puzzle starts from
-        `prior` when nobody played it yet)."""
+        `prior` when nobody played it yet).  Three round trips: watch, read, write."""
         player_key, played_key, history_key = self._keys(scope, player)
         puzzle_key, moved_key = f"rating:puzzle:{puzzle_hash}", f"moved:{client}:{time.strftime('%Y-%m-%d')}"
-        decided: list[Decision] = []
-
-        def write(pipe: Pipeline) -> None:
-            decided.clear()
-            played, moved = pipe.hget(played_key, puzzle_hash), pipe.hget(moved_key, puzzle_hash)
-            standing = Standing(_rating(pipe.hgetall(player_key), Rating()), _rating(pipe.hgetall(puzzle_key), prior),
-                                played.decode() if played is not None else None, float(moved or 0))
-            decision = decide(standing)
-            pipe.multi()
-            _write(pipe, decision, player_key, puzzle_key, moved_key, puzzle_hash, code, won)
-            pipe.hset(played_key, puzzle_hash, "tried")
-            pipe.lpush(history_key, json.dumps(decision.history, separators=(",", ":")))
-            pipe.ltrim(history_key, 0, HISTORY_KEPT - 1)
-            for key in (player_key, played_key, history_key):
-                pipe.expire(key, PLAYER_IDLE)
-            pipe.xadd("attempts", {"scope": scope, "player": player, "puzzle": puzzle_hash, "code": code,
-                                   "won": int(won), "rated": int(decision.rated), "t": f"{time.time():.3f}"},
-                      maxlen=ATTEMPTS_KEPT, approximate=True)
-            decided.append(decision)
-
-        self.redis.transaction(write, player_key, played_key, puzzle_key, moved_key)
-        self._cap()
-        return Attempt(decided[0], self.player(scope, player) or {}, self.puzzle(puzzle_hash, prior))
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(player_key, played_key, puzzle_key, moved_key)
+                    with self.redis.pipeline(transaction=False) as read:  # a change after the watch fails the write
+                        read.hget(played_key, puzzle_hash)
+                        read.hget(moved_key, puzzle_hash)
+                        read.hgetall(player_key)
+                        read.hgetall(puzzle_key)
+                        played, moved, mine, its = read.execute()
+                    decision = decide(Standing(_rating(mine, Rating()), _rating(its, prior),
+                                               played.decode() if played is not None else None, float(moved or 0)))
+                    pipe.multi()
+                    _write(pipe, decision, player_key, puzzle_key, moved_key, puzzle_hash, code, won)
+                    pipe.hset(played_key, puzzle_hash, "tried")
+                    pipe.lpush(history_key, json.dumps(decision.history, separators=(",", ":")))
+                    pipe.ltrim(history_key, 0, HISTORY_KEPT - 1)
+                    for key in (player_key, played_key, history_key):
+                        pipe.expire(key, PLAYER_IDLE)
+                    pipe.xadd("attempts", {"scope": scope, "player": player, "puzzle": puzzle_hash, "code": code,
+                                           "won": int(won), "rated": int(decision.rated), "t": f"{time.time():.3f}"},
+                              maxlen=ATTEMPTS_KEPT, approximate=True)
+                    pipe.hgetall(player_key)
+                    pipe.hgetall(puzzle_key)
+                    pipe.zcard(RATED)
+                    *_, mine, its, members = pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        if members > RATED_KEPT:
+            self._cap()
+        return Attempt(decision, _record(mine, Rating()), _puzzle(its, prior))
 
     def _cap(self) -> None:
         """rated:puzzles keeps RATED_KEPT codes: beyond, random ones leave."""
