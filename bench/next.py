@@ -127,11 +127,19 @@ def main() -> None:
         for members in (200, args.members):
             kept = fill(stores, members, rng)
             before = rss_mib()
-            took = sorted(timed(client, stores, args.players))
-            print(f"{stores.redis.zcard('rated:puzzles'):>7} members ({kept} near the aim with answers): "
-                  f"/next median {statistics.median(took) * 1000:.1f} ms, "
-                  f"p95 {took[int(len(took) * 0.95) - 1] * 1000:.1f} ms; "
-                  f"RSS {before:.0f} -> {rss_mib():.0f} MiB")
+            for ran in ("first served", "served before"):  # themes worked out, then kept (as a server has them)
+                took = sorted(timed(client, stores, args.players))
+                print(f"{stores.redis.zcard('rated:puzzles'):>7} members ({kept} near the aim with answers), "
+                      f"{ran}: /next median {statistics.median(took) * 1000:.1f} ms, "
+                      f"p95 {took[int(len(took) * 0.95) - 1] * 1000:.1f} ms")
+            window = []
+            for _ in range(200):
+                start = time.perf_counter()
+                codes = stores.ratings.near(1500, 150, 16)
+                stores.ratings.played("public", "nobody", [c[:20] for c in codes])
+                window.append(time.perf_counter() - start)
+            print(f"        the window (near + played, {len(codes)} codes): median "
+                  f"{statistics.median(window) * 1000:.2f} ms; RSS {before:.0f} -> {rss_mib():.0f} MiB")
         sizes(client, stores)
 
 

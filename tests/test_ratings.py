@@ -387,7 +387,7 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
         list(pool.map(verifies, range(4)))
     assert r.zcard("rated:puzzles") <= members + 4  # those handed out only
     made = set(r.scan_iter(count=10_000)) - before
-    assert len(made) >= 3 * 10_000
+    assert len(made) >= 2 * 10_000  # a record and a history each; what they were handed, in rounds
     kept = {k.decode() for k in made if r.ttl(k) == -1}
     day = client.get("/v1/daily").json
     published = {f"daily:{day['date']}", f"optimum:{Puzzle.from_code(day['code']).content_hash()}"}

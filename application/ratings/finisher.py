@@ -79,7 +79,8 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
         reason = unrated_because(standing.played, opened, was_shown, now)
         if reason is not None:
             return Decision(False, standing.player, history={**line, "rated": False, "reason": reason,
-                                                             "rating": round(standing.player.value, 1), "change": 0.0})
+                                                             "rating": round(standing.player.value, 1), "change": 0.0},
+                            kept=reason != NOT_HANDED)
         me, it, moved = finish(standing.player, standing.puzzle, won, standing.moved)
         return Decision(True, me, it, moved, {**line, "rated": True, "rating": round(me.value, 1),
                                               "change": round(me.value - standing.player.value, 1)})

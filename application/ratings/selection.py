@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from solver.model.puzzle import Puzzle
@@ -15,6 +16,7 @@ from solver.play.glicko import prior
 from solver.production.difficulty import difficulty as difficulty_of
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated, NoPuzzleFound
+from solver.search.solution import Solution
 
 from .. import Context
 from ..problems import Problem
@@ -95,22 +97,31 @@ def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int,
 def _played_near(ctx: Context, who: str, player_id: str, aim: float, tries: int,
                  most: int) -> Iterator[tuple[Generated, str]]:
     """Up to `tries` puzzles others played, rated within NEAR of `aim`, that this
-    player was never handed, read a window at a time (NEAR_PAGES at most)."""
+    player was never handed, read a window at a time (NEAR_PAGES at most), with
+    what is known of them read in one round trip a window."""
     stores = ctx.required_stores()
     given = 0
     for page in range(NEAR_PAGES):
         codes = stores.ratings.near(aim, NEAR, tries, offset=page * tries)
         if not codes:
             return
-        puzzles = [Puzzle.from_code(code) for code in codes]
-        played = stores.ratings.played(who, player_id, [p.content_hash() for p in puzzles])
-        for p, was in zip(puzzles, played, strict=True):
-            known = ctx.answers.settled(p) if was is None else None
-            if known is not None and known.status == "optimal" and known.length <= most:
-                given += 1
-                yield Generated(p, known, difficulty_of(p, known, time_budget=ctx.answers.budget)), f"played:{p.code()}"
-                if given >= tries:
-                    return
+        hashes = [_hash_of(code) for code in codes]
+        played = stores.ratings.played(who, player_id, hashes)
+        fresh = [(code, h) for code, h, was in zip(codes, hashes, played, strict=True) if was is None]
+        for (code, _), kept in zip(fresh, stores.answers.get_many([h for _, h in fresh]), strict=True):
+            if kept is None or kept["status"] != "optimal" or kept["length"] > most:
+                continue  # an answer no longer kept: the puzzle waits until it is served again
+            p = Puzzle.from_code(code)
+            known = Solution.from_json(p, kept)
+            given += 1
+            yield Generated(p, known, difficulty_of(p, known, time_budget=ctx.answers.budget)), f"played:{code}"
+            if given >= tries:
+                return
+
+
+@lru_cache(maxsize=8192)  # the windows near common aims are read again and again: about 1.5 MB
+def _hash_of(code: str) -> str:
+    return Puzzle.from_code(code).content_hash()
 
 
 def length_for(aim: float) -> int:

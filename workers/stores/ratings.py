@@ -19,9 +19,9 @@ Keys (docs/ratings.md says what lives where and for how long):
   one client (the finisher bounds it); kept two days.
 - `rated:puzzles`: played puzzles' codes by rating, the next puzzle's first
   place to look; at most RATED_KEPT (a random member leaves beyond).
-- `attempts`: a stream of every attempt (scope, player, puzzle hash, code, won,
-  rated, time), from which ratings can be computed again (`replay`); the last
-  ATTEMPTS_KEPT.
+- `attempts`: a stream of the attempts at puzzles handed out (scope, player,
+  puzzle hash, code, won, rated, time), from which ratings can be computed
+  again (`replay`); the last ATTEMPTS_KEPT.
 No key here lives forever unbounded: `rated:puzzles` and `attempts` are capped
 and have no expiry (an eviction policy of volatile-* never takes them), every
 other key expires.
@@ -69,13 +69,17 @@ class Standing:
 class Decision:
     """What an attempt changes: whether it is rated, the player's and the
     puzzle's ratings after it (a rated attempt's), how far the puzzle moved
-    (charged to the client's day), and the line the player's history keeps."""
+    (charged to the client's day), the line the player's history keeps, and
+    whether the puzzle is remembered as tried and the attempt logged (`kept`:
+    not for a puzzle nobody handed out, so that answers to made-up puzzles
+    cost the player no more than its history's capped line)."""
 
     rated: bool
     player: Rating
     puzzle: Rating | None = None
     moved: float = 0.0
     history: dict[str, Any] = field(default_factory=dict)
+    kept: bool = True  # the puzzle remembered as tried, the attempt logged (not for puzzles nobody handed out)
 
 
 @dataclass(frozen=True)
@@ -131,14 +135,15 @@ class RatingStore:
                                                played.decode() if played is not None else None, float(moved or 0)))
                     pipe.multi()
                     _write(pipe, decision, player_key, puzzle_key, moved_key, puzzle_hash, code, won)
-                    pipe.hset(played_key, puzzle_hash, "tried")
                     pipe.lpush(history_key, json.dumps(decision.history, separators=(",", ":")))
                     pipe.ltrim(history_key, 0, HISTORY_KEPT - 1)
+                    if decision.kept:
+                        pipe.hset(played_key, puzzle_hash, "tried")
+                        pipe.xadd("attempts", {"scope": scope, "player": player, "puzzle": puzzle_hash,
+                                               "code": code, "won": int(won), "rated": int(decision.rated),
+                                               "t": f"{time.time():.3f}"}, maxlen=ATTEMPTS_KEPT, approximate=True)
                     for key in (player_key, played_key, history_key):
                         pipe.expire(key, PLAYER_IDLE)
-                    pipe.xadd("attempts", {"scope": scope, "player": player, "puzzle": puzzle_hash, "code": code,
-                                           "won": int(won), "rated": int(decision.rated), "t": f"{time.time():.3f}"},
-                              maxlen=ATTEMPTS_KEPT, approximate=True)
                     pipe.hgetall(player_key)
                     pipe.hgetall(puzzle_key)
                     pipe.zcard(RATED)
