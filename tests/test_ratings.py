@@ -11,6 +11,7 @@ import pytest
 from application.ratings import ESTABLISHED_DEVIATION, PUZZLE_DAILY_BOUND
 from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_from_json
+from solver.play import daily
 from solver.play.glicko import Rating, period, prior
 from solver.production.themes import THEMES, themes
 from solver.search.solve import solve
@@ -99,6 +100,13 @@ def test_copied_answers_leave_a_player_near_1500(client):
     shown = client.get(f"/v1/players/{player}").json
     assert abs(shown["rating"]["value"] - 1500) < 1 and shown["daily"]["streak"] == 0, shown
     assert shown["attempts"] == 25 and shown["rated"] == 0
+    honest, there = "honest" + uuid.uuid4().hex[:10], _at("10.58.1.2")  # the day's answer known here, not read
+    assert client.get("/v1/daily", environ_base=there).json["code"] == day["code"]
+    verdict = client.post("/v1/verify", json={"puzzle": {"code": day["code"]}, "player": honest,
+                                              "moves": daily.daily_json(daily.today())["solution"]},
+                          environ_base=there).json
+    assert verdict["optimal"] and verdict["attempt"]["rated"], verdict
+    assert client.get(f"/v1/players/{honest}").json["daily"]["streak"] == 1
 
 
 def test_an_answer_shown_spoils_the_round(client):

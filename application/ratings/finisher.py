@@ -4,7 +4,6 @@ need and has the store write their decision in one transaction."""
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from typing import Any
 
@@ -15,7 +14,7 @@ from workers.stores.ratings import Decision, Standing
 from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
-from .players import rating_of, scope
+from .players import rating_of, scope, solved_daily
 from .rounds import is_today
 from .themes import puzzle_prior, shown
 
@@ -89,8 +88,7 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
                                  puzzle_prior(ctx, verdict["optimal_length"], robots_moved), decide)
     decision = done.decision
     if decision.rated and won and is_today(ctx, p):
-        today = daily.today()
-        stores.ratings.daily(scope(ctx), player_id, today.isoformat(), (today - dt.timedelta(days=1)).isoformat())
+        solved_daily(ctx, player_id, daily.today())
     out = {"rated": decision.rated, "won": won, "puzzle": shown(done.puzzle)["rating"],
            "player": {**rating_of(done.player), "change": decision.history["change"]}}
     if not decision.rated:

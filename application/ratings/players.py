@@ -13,7 +13,8 @@ from .. import Context
 from ..problems import Problem
 
 PUBLIC = "public"
-__all__ = ["HISTORY_KEPT", "PUBLIC", "history", "player", "rating_of", "scope", "streak_days"]
+__all__ = ["HISTORY_KEPT", "PUBLIC", "history", "next_streak", "player", "rating_of", "scope", "solved_daily",
+           "streak_days"]
 
 
 def scope(ctx: Context) -> str:
@@ -48,6 +49,21 @@ def history(ctx: Context, player_id: str, limit: int) -> dict[str, Any]:
     if stores.ratings.player(scope(ctx), player_id) is None:
         raise _unknown(player_id)
     return {"id": player_id, "scope": scope(ctx), "attempts": stores.ratings.history(scope(ctx), player_id, limit)}
+
+
+def solved_daily(ctx: Context, player_id: str, day: dt.date) -> None:
+    """The player solved the daily puzzle of `day` in a rated attempt: its streak goes on."""
+    ctx.required_stores().ratings.streak(scope(ctx), player_id, lambda last, streak, best: next_streak(
+        last, streak, best, day.isoformat(), (day - dt.timedelta(days=1)).isoformat()))
+
+
+def next_streak(last: str | None, streak: int, best: int, day: str, yesterday: str) -> dict[str, Any] | None:
+    """The streak after solving the daily puzzle of `day`: it goes on from
+    `yesterday`, else starts again (None: `day` was counted already)."""
+    if last == day:
+        return None
+    now = streak + 1 if last == yesterday else 1
+    return {"last_daily": day, "streak": now, "best_streak": max(now, best)}
 
 
 def streak_days() -> tuple[str, str]:

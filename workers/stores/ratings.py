@@ -227,19 +227,19 @@ class RatingStore:
             pipe.execute()
         return up_count, down
 
-    def daily(self, scope: str, player: str, day: str, yesterday: str) -> None:
-        """The player solved the daily puzzle of `day`: the streak goes on (from
-        `yesterday`) or starts again."""
+    def streak(self, scope: str, player: str,
+               decide: Callable[[str | None, int, int], dict[str, Any] | None]) -> None:
+        """Change the player's daily streak as `decide(last_daily, streak,
+        best_streak)` says (the fields to set, or None), atomically."""
         key = self._keys(scope, player)[0]
 
         def count(pipe: Pipeline) -> None:
             last, streak, best = pipe.hmget(key, "last_daily", "streak", "best_streak")
-            if last is not None and last.decode() == day:
+            fields = decide(last.decode() if last is not None else None, int(streak or 0), int(best or 0))
+            if fields is None:
                 return
-            streak_now = int(streak or 0) + 1 if last is not None and last.decode() == yesterday else 1
             pipe.multi()
-            pipe.hset(key, mapping={"last_daily": day, "streak": streak_now,
-                                    "best_streak": max(streak_now, int(best or 0))})
+            pipe.hset(key, mapping=fields)
             pipe.expire(key, PLAYER_IDLE)
 
         self.redis.transaction(count, key)
