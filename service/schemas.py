@@ -27,6 +27,12 @@ def player_field(**kwargs: object) -> fields.String:
                        "(without a key, the public scope)"}, **kwargs)
 
 
+def up_to(most: int, default: int = 20) -> fields.Integer:
+    """How many to list: a whole number from 1 to `most`."""
+    return fields.Integer(load_default=default, validate=validate.Range(1, most, error=f"must be from 1 to {most}"),
+                          error_messages={"invalid": "must be a whole number"})
+
+
 class VerifyRequest(Schema):
     """POST /v1/verify: {"puzzle": {...} or {"code": ...}, "moves": [...], "player"?: id}."""
 
@@ -84,9 +90,7 @@ class HistoryQuery(Schema):
     class Meta:
         unknown = RAISE
 
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, HISTORY_KEPT, error="must be from 1 to "
-                                                                      f"{HISTORY_KEPT}"),
-                           error_messages={"invalid": "must be a whole number"})
+    limit = up_to(HISTORY_KEPT)
 
 
 class ExportQuery(Schema):
@@ -117,9 +121,7 @@ class SolutionsQuery(Schema):
     class Meta:
         unknown = RAISE
 
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, SOLUTIONS_LIMIT, error="must be from 1 to "
-                                                                     f"{SOLUTIONS_LIMIT}"),
-                           error_messages={"invalid": "must be a whole number"})
+    limit = up_to(SOLUTIONS_LIMIT)
 
 
 class RandomQuery(Schema):
