@@ -405,3 +405,28 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
 _HARD = {"board": "green-A,yellow-B,red-B,blue-B",
          "robots": {"red": [14, 2], "green": [1, 2], "blue": [13, 11], "yellow": [15, 0]},
          "target": {"cell": [3, 9], "colour": "blue"}, "rules": {"ricochet": "none"}}
+
+
+def test_the_finishers_rules_are_pure_functions():
+    """application/ratings/finisher.py: which attempts are rated, and how far a
+    puzzle moves (docs/ratings.md), without Redis."""
+    from application.ratings.finisher import LATE, NOT_FIRST, NOT_HANDED, SHOWN, finish, unrated_because
+    from workers.stores.rounds import ROUND_SECONDS
+
+    now = 1_000_000.0
+    assert unrated_because(f"open:{now - 60}", False, False, now) is None  # handed by /next, in time
+    assert unrated_because(f"open:{now - ROUND_SECONDS - 1}", False, False, now) == LATE
+    assert unrated_because(None, True, False, now) is None  # a round the client opened
+    assert unrated_because(None, True, True, now) == SHOWN
+    assert unrated_because("shown", False, False, now) == SHOWN
+    assert unrated_because("tried", True, False, now) == NOT_FIRST
+    assert unrated_because(None, False, False, now) == NOT_HANDED
+    new, puzzle = Rating(), Rating(1600, 300)
+    me, it, moved = finish(new, puzzle, True, 0.0)
+    assert me.value > new.value and it == puzzle and moved == 0.0  # not established: the puzzle stays
+    settled = Rating(1500, ESTABLISHED_DEVIATION)
+    me, it, moved = finish(settled, puzzle, True, 0.0)
+    assert it.value < puzzle.value and moved == pytest.approx(puzzle.value - it.value) and moved <= PUZZLE_DAILY_BOUND
+    _, it, moved = finish(settled, puzzle, True, PUZZLE_DAILY_BOUND - 5)
+    assert moved == pytest.approx(5) and it.value == pytest.approx(puzzle.value - 5)
+    assert finish(settled, puzzle, False, PUZZLE_DAILY_BOUND)[1:] == (puzzle, 0.0)
