@@ -87,6 +87,8 @@ def puzzle(code: str) -> Any:
             p = Puzzle.from_code(code[:-4])
             known = answers().settled(p) if drawn else None
             solution = known.moves if known is not None and known.status == "optimal" else None
+            if solution is not None:
+                ratings.reveal(context(), p)
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
     return {**p.to_json(), "code": p.code(), "hash": p.content_hash(), "driftingdroids_id": driftingdroids_id(p),
@@ -115,16 +117,18 @@ def rate(body: Puzzle) -> Any:
 
 @operation(bp, "get /v1/puzzles/random", "randomPuzzle", tag="puzzles", query=RandomQuery, searches=True,
            summary="A generated puzzle of an exact optimal length, or of a difficulty grade", errors=(400, 422),
-           replies={200: Reply("The puzzle with its solution and difficulty report", RandomPuzzle)})
+           replies={200: Reply("The puzzle with its solution (unless solution=false) and difficulty report",
+                               RandomPuzzle)})
 def random_puzzle(query: dict[str, Any]) -> Any:
     return puzzles.random_puzzle(context(), query)
 
 
 @operation(bp, "get /v1/puzzles/next", "nextPuzzle", tag="players", query=NextQuery, searches=True,
-           summary="A puzzle the player has not seen, near their rating, with its solution",
+           summary="A puzzle the player has not seen, near their rating; with its solution unless solution=false "
+                   "(then a round: the player's first answer is rated)",
            errors=(400, 422, 503), replies={200: Reply("The puzzle, in GET /v1/puzzles/random's shape", NextPuzzle)})
 def next_puzzle(query: dict[str, Any]) -> Any:
-    return ratings.next_puzzle(context(), query["player"], query["difficulty"], query.get("theme"))
+    return ratings.next_puzzle(context(), query["player"], query["difficulty"], query.get("theme"), query["solution"])
 
 
 @operation(bp, "get /v1/puzzles/<code>/solutions", "puzzleSolutions", tag="puzzles", query=SolutionsQuery,
@@ -179,4 +183,6 @@ def export(query: dict[str, Any]) -> Response:
 def draw(body: Puzzle, query: dict[str, Any]) -> Response:
     known = answers().settled(body) if query["solution"] else None
     solution = known.moves if known is not None and known.status == "optimal" else None
+    if solution is not None:
+        ratings.reveal(context(), body)
     return picture(puzzle_svg(body, solution), PNG if query["format"] == "png" else SVG, "private, max-age=3600")
