@@ -12,7 +12,7 @@ from flask_cors import CORS
 from workers import memory
 from workers.settings import Settings
 
-from . import errors, limits, metrics
+from . import errors, limits, metrics, security
 
 
 def budgets(settings: Settings) -> None:
@@ -98,6 +98,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
         app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
         app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
+    security.register(app)  # first: it runs last, on the final response
     errors.register(app)
     metrics.register(app)
     app.after_request(_hand_back_memory)
