@@ -19,7 +19,9 @@ import base64
 import hashlib
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
+
+from .errors import Problem
 
 CSP = "Content-Security-Policy"
 DIRECTIVES = (("default-src", "'self'"), ("script-src", "'self'"), ("style-src", "'self'"),
@@ -55,7 +57,21 @@ def _secure(response: Any) -> Any:
     return response
 
 
+HEAD_LIMIT = 32 << 10  # the request line and headers in all: the front's limit (service/front.conf.template)
+
+
+def _head_within_limit() -> None:
+    """Headers over 32 KiB in all are 431 here too, where gunicorn faces clients
+    itself (it limits each header, 8 KiB, not their sum)."""
+    size = len(request.method) + len(request.full_path) + 11  # "GET /path HTTP/1.1\r\n"
+    size += sum(len(name) + len(value) + 4 for name, value in request.headers.items())
+    if size > HEAD_LIMIT:
+        raise Problem("request-headers-too-large", f"the request line and headers are {size >> 10} KiB in all, over "
+                      f"the limit of {HEAD_LIMIT >> 10} KiB (8 KiB for one header)")
+
+
 def register(app: Flask) -> None:
     """Register first: after_request functions run last-registered first, so this
     one sees the final response (an error answered as a page included)."""
+    app.before_request(_head_within_limit)
     app.after_request(_secure)

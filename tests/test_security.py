@@ -115,3 +115,14 @@ def test_the_pages_run_under_the_policy(app, browser):
                 page.close()
         finally:
             ctx.close()
+
+
+def test_headers_over_32_kib_in_all_are_refused_without_the_front(app):
+    """gunicorn limits each header (8 KiB), not their sum: the app refuses a head
+    over 32 KiB in all with 431 problem+json, as the front does."""
+    client = app.test_client()
+    many = {f"X-Fill-{i}": "a" * 1000 for i in range(34)}
+    r = client.get("/healthz", headers=many)
+    assert r.status_code == 431 and r.json["type"] == "/problems/request-headers-too-large", r.status_code
+    _check("/healthz", r.headers)
+    assert client.get("/healthz", headers={f"X-Fill-{i}": "a" * 1000 for i in range(28)}).status_code == 200
