@@ -10,7 +10,6 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ import pytest
 
 from service.app import create_app
 from service.cli import front
+from service.cli.serve import stop
 from tests.helpers import served
 from workers.embedded import free_port
 
@@ -41,12 +41,7 @@ def fronting(folder: Path, upstream: str) -> Iterator[int]:
                 time.sleep(0.05)
         yield port
     finally:
-        nginx.terminate()
-        try:
-            nginx.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            nginx.kill()
-            nginx.wait()
+        stop(nginx)
 
 
 @pytest.fixture(scope="module")

@@ -65,27 +65,14 @@ def test_ricochet_serve_runs_gunicorn_redis_and_a_worker(tmp_path):
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if _get(base + "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert serve.poll() is None, serve.stderr.read().decode()
-            assert time.monotonic() < deadline, "ricochet serve did not become ready"
-            time.sleep(0.5)
+        _ready(serve, base)
         status, headers, daily = _get(base + "/v1/daily")
         assert status == 200 and headers["Server"] == "nginx" and daily["optimal_length"] >= 5  # the front
         _slow_and_oversized_clients_get_nowhere(port)
         status, headers, job = _get(base + "/v1/packs", {"count": 30, "min_length": 20, "max_length": 22,
                                                           "seed": "serve"})
         assert status == 202
-        deadline = time.monotonic() + 60
-        while job["state"] in ("pending", "running"):
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-            job = _get(base + headers["Location"])[2]
+        job = _finished(base + headers["Location"], job, 60)
         assert job["state"] == "succeeded" and job["result"]["made"] == 30
     finally:
         os.kill(serve.pid, signal.SIGTERM)
@@ -173,15 +160,20 @@ def test_ricochet_serve_starts_again_a_worker_beat_or_front_that_dies(tmp_path):
         _ready(serve, base)
         status, headers, job = _get(base + "/v1/solve", HARD)
         assert status == 202
-        deadline = time.monotonic() + 180
-        while job["state"] in ("pending", "running"):
-            assert time.monotonic() < deadline, job
-            time.sleep(0.5)
-            job = _get(base + headers["Location"])[2]
+        job = _finished(base + headers["Location"], job, 180)
         assert job["state"] == "succeeded" and job["result"]["length"] == 24
     finally:
         os.kill(serve.pid, signal.SIGTERM)
         serve.wait(timeout=60)
+
+
+def _finished(url: str, job: dict, seconds: float) -> dict:
+    deadline = time.monotonic() + seconds
+    while job["state"] in ("pending", "running"):
+        assert time.monotonic() < deadline, job
+        time.sleep(0.2)
+        job = _get(url)[2]
+    return job
 
 
 def _ready(serve: subprocess.Popen, base: str) -> None:
@@ -192,7 +184,8 @@ def _ready(serve: subprocess.Popen, base: str) -> None:
                 return
         except OSError:
             pass
-        assert serve.poll() is None and time.monotonic() < deadline, "ricochet serve is not ready"
+        assert serve.poll() is None, serve.stderr.read().decode() if serve.stderr else "ricochet serve exited"
+        assert time.monotonic() < deadline, "ricochet serve did not become ready"
         time.sleep(0.5)
 
 
