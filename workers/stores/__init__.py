@@ -21,6 +21,7 @@ from .quotas import QuotaStore
 from .ratings import RatingStore
 from .rooms import RoomStore
 from .rounds import RoundStore
+from .slots import SlotStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
 
@@ -42,6 +43,7 @@ class Stores:
         self.catalogue = CatalogueStore(client)
         self.rooms = RoomStore(client)
         self.rounds = RoundStore(client)
+        self.slots = SlotStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False) -> Stores:
