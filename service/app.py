@@ -92,12 +92,11 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
-    if app.config["REDIS_URL"]:
+    if app.config["REDIS_URL"]:  # the views' stores are the Celery app's (one factory wires both)
         from workers.app import make_celery
-        from workers.stores import Stores
 
-        app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
-        app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
+        celery = make_celery(app.config["REDIS_URL"], settings, patient=False)
+        app.extensions["celery"], app.extensions["stores"] = celery, celery.stores
     errors.register(app)
     metrics.register(app)
     app.after_request(_hand_back_memory)

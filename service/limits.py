@@ -24,8 +24,7 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
-from workers.stores.keys import digest
-from workers.stores.quotas import RATE_LIMIT_PREFIX
+from application.clients import RATE_LIMIT_PREFIX, digest, issued
 
 from .declare import operations_of
 from .errors import Problem, problem_response
@@ -94,8 +93,7 @@ def _identify() -> None:
     if cached is not None and cached[0] > now:
         g.api_key = cached[1]
         return
-    stores = current_app.extensions.get("stores")
-    record = stores.keys.find(key) if stores is not None and 0 < len(key) <= 200 else None
+    record = issued(current_app.extensions.get("stores"), key)
     if record is None:
         raise Problem("unauthorized", "this X-API-Key was not issued here, or was revoked: send a key the "
                       "operator issued (ricochet keys create), or none to be limited by your address",
