@@ -23,6 +23,7 @@ def budgets(settings: Settings) -> None:
     png.budget = settings.picture_cache_mb << 20
 
 
+MAX_BODY = 1 << 20  # bytes a request body may hold (413 beyond)
 SEARCHES_AT_ONCE = 2  # request searches one web process runs at a time
 _TRIM_EVERY = 64  # requests between two returns of freed memory to the system
 _served = 0
@@ -64,7 +65,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config.update(
-        MAX_CONTENT_LENGTH=1 << 20,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         SOLVE_TIME_BUDGET=settings.solve_time_budget,
         SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
         JOB_TIME_BUDGET=settings.job_time_budget,

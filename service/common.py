@@ -20,7 +20,7 @@ from .declare import Body
 from .errors import Problem
 from .limits import client_id, key_quotas
 from .metrics import SOLVE_SECONDS
-from .schemas import HintQuery
+from .requests import HintQuery
 
 SVG = "image/svg+xml"
 

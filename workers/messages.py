@@ -30,6 +30,7 @@ QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
 
 POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
 CHUNK_SILENCE = 60.0  # a started pack chunk silent this long lost its worker: the beat sends it again
+DEFAULT_DEPTH = 64  # moves deep a queued solve searches unless its payload says otherwise
 MAX_SECONDS = 24 * 3600.0  # the longest a catalogue task is asked to run
 
 
@@ -57,7 +58,8 @@ class SolveTask(_Payload):
     job_id = _job_id()
     puzzle = fields.Dict(required=True, error_messages={"invalid": "must be a docs/formats.md puzzle"})
     time_budget = _seconds(MAX_TIME_BUDGET)
-    max_depth = StrictInt(load_default=64, validate=validate.Range(1, 254, error="must be an integer from 1 to 254"))
+    max_depth = StrictInt(load_default=DEFAULT_DEPTH,
+                          validate=validate.Range(1, 254, error="must be an integer from 1 to 254"))
 
 
 class JobTask(_Payload):
