@@ -83,10 +83,16 @@ class DailyTask(_Payload):
     days_ahead = StrictInt(load_default=DAYS_AHEAD, validate=validate.Range(0, 366, error="must be from 0 to 366"))
 
 
-class SweepTask(_Payload):
-    """The beat's sweeps: how long silent work waits before it counts as lost."""
+class PoolSweep(_Payload):
+    """ricochet.grow_pools: how long a pool build's heartbeat may be silent before it counts as lost."""
 
-    silence = _seconds(MAX_SECONDS, default=0.0)  # 0: the spec's own (POOL_HEARTBEAT_TIMEOUT, CHUNK_SILENCE)
+    silence = _seconds(MAX_SECONDS, default=POOL_HEARTBEAT_TIMEOUT)
+
+
+class ChunkSweep(_Payload):
+    """ricochet.recover_chunks: how long a pack chunk may be silent before it counts as lost."""
+
+    silence = _seconds(MAX_SECONDS, default=CHUNK_SILENCE)
 
 
 class GrowTask(_Payload):
@@ -151,8 +157,8 @@ PACK = TaskSpec("ricochet.pack", JobTask, PACK_QUEUE)
 PACK_CHUNK = TaskSpec("ricochet.pack_chunk", ChunkTask, PACK_QUEUE)
 POOL_BUILD = TaskSpec("ricochet.pool_build", JobTask, ANALYSIS_QUEUE)  # 4 GiB: its workers take one at a time
 PRECOMPUTE_DAILY = TaskSpec("ricochet.precompute_daily", DailyTask, every=3600.0)
-GROW_POOLS = TaskSpec("ricochet.grow_pools", SweepTask, every=300.0)
-RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", SweepTask, every=20.0)
+GROW_POOLS = TaskSpec("ricochet.grow_pools", PoolSweep, every=300.0)
+RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, every=20.0)
 CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
 CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
 CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)

@@ -25,12 +25,10 @@ from .messages import (
     CATALOGUE_FILL,
     CATALOGUE_GROW,
     CATALOGUE_LIFT,
-    CHUNK_SILENCE,
     GROW_POOLS,
     PACK,
     PACK_CHUNK,
     POOL_BUILD,
-    POOL_HEARTBEAT_TIMEOUT,
     PRECOMPUTE_DAILY,
     RECOVER_CHUNKS,
     SOLVE,
@@ -85,7 +83,7 @@ def pool_build(app: Ricochet, job_id: str) -> dict[str, Any]:
 
 @task(GROW_POOLS)
 def grow_pools(app: Ricochet, silence: float) -> str | None:
-    return pools.grow(context(app), app.settings.pools, silence or POOL_HEARTBEAT_TIMEOUT)
+    return pools.grow(context(app), app.settings.pools, silence)
 
 
 @task(PACK, acks_late=True)
@@ -100,7 +98,7 @@ def pack_chunk(app: Ricochet, job_id: str, items: list[list[int]]) -> int:
 
 @task(RECOVER_CHUNKS)
 def recover_chunks(app: Ricochet, silence: float) -> list[str]:
-    return packs.recover_chunks(context(app), silence or CHUNK_SILENCE)
+    return packs.recover_chunks(context(app), silence)
 
 
 @task(CATALOGUE_GROW, acks_late=True)
