@@ -23,6 +23,7 @@ def budgets(settings: Settings) -> None:
     png.budget = settings.picture_cache_mb << 20
 
 
+MAX_BODY = 1 << 20  # bytes a request body may hold (413 beyond)
 SEARCHES_AT_ONCE = 2  # request searches one web process runs at a time
 _TRIM_EVERY = 64  # requests between two returns of freed memory to the system
 _served = 0
@@ -64,7 +65,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config.update(
-        MAX_CONTENT_LENGTH=1 << 20,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         SOLVE_TIME_BUDGET=settings.solve_time_budget,
         SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
         JOB_TIME_BUDGET=settings.job_time_budget,
@@ -94,12 +95,11 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
-    if app.config["REDIS_URL"]:
+    if app.config["REDIS_URL"]:  # the views' stores are the Celery app's (one factory wires both)
         from workers.app import make_celery
-        from workers.stores import Stores
 
-        app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
-        app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
+        celery = make_celery(app.config["REDIS_URL"], settings, patient=False)
+        app.extensions["celery"], app.extensions["stores"] = celery, celery.stores
     security.register(app)  # first: it runs last, on the final response
     errors.register(app)
     metrics.register(app)

@@ -21,7 +21,6 @@ go through unlimited rather than failing.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -31,9 +30,7 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
-from workers.stores import UNREACHABLE
-from workers.stores.keys import digest
-from workers.stores.quotas import RATE_LIMIT_PREFIX
+from application.clients import RATE_LIMIT_PREFIX, digest, give_back, issued, take_place
 
 from .declare import operations_of
 from .errors import Problem, problem_response
@@ -102,8 +99,7 @@ def _identify() -> None:
     if cached is not None and cached[0] > now:
         g.api_key = cached[1]
         return
-    stores = current_app.extensions.get("stores")
-    record = stores.keys.find(key) if stores is not None and 0 < len(key) <= 200 else None
+    record = issued(current_app.extensions.get("stores"), key)
     if record is None:
         raise Problem("unauthorized", "this X-API-Key was not issued here, or was revoked: send a key the "
                       "operator issued (ricochet keys create), or none to be limited by your address",
@@ -131,14 +127,10 @@ def hold(kind: str, most: int, seconds: float, what: str) -> Callable[[], None]:
     if stores is None:
         return lambda: None
     who = client_id()
-    place, wait = stores.slots.take(kind, who, most, seconds)
+    place, wait = take_place(stores, kind, who, most, seconds)
     if place is None:
         raise Problem("rate-limited", f"this client has {most} {what} open already, the most one client may hold "
                       "at once; close one, or retry after Retry-After seconds",
                       headers={"Retry-After": str(max(1, min(math.ceil(wait), 30)))}, limit=f"{most} at once")
 
-    def give_back() -> None:
-        with contextlib.suppress(*UNREACHABLE):  # else the place lapses at its deadline
-            stores.slots.give_back(kind, who, place)
-
-    return give_back
+    return lambda: give_back(stores, kind, who, place)

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from .common import EXIT_FAILED, EXIT_OK, InputError
+from .common import EXIT_FAILED, EXIT_OK, InputError, deployment
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -30,14 +30,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     revoke.set_defaults(run=run_revoke)
 
 
-def _keys() -> Any:  # the key store, imported late: the other commands need no Redis
-    from workers.settings import settings_or_exit
-    from workers.stores import Stores
-
-    url = settings_or_exit().redis_url
-    if not url:
-        raise InputError("keys live in the service's Redis: set REDIS_URL")
-    return Stores.from_url(url).keys
+def _keys() -> Any:  # the key store, opened late: the other commands need no Redis
+    return deployment("keys live in the service's Redis: set REDIS_URL").stores.keys
 
 
 def run_create(args: argparse.Namespace) -> int:
