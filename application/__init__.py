@@ -21,11 +21,20 @@ from workers.stores.jobs import JobState
 
 from .problems import Problem
 
-__all__ = ["UNAVAILABLE", "Context", "JobState", "Problem"]
+__all__ = ["UNAVAILABLE", "Context", "JobState", "Problem", "held_by"]
 
 # What a use case raises when the stores cannot be reached (an outage): a 503
 # with Retry-After at the HTTP edge.  Named here so that no edge imports a store.
 UNAVAILABLE = UNREACHABLE
+
+
+def held_by(stores: Stores, replicas: int, milliseconds: int) -> int:
+    """How many replicas hold every write this process made, waiting up to
+    `milliseconds` for `replicas` of them (Redis WAIT); 0 with Redis away."""
+    try:
+        return stores.settle(replicas, milliseconds)
+    except UNREACHABLE:
+        return 0
 
 
 @dataclass(frozen=True)

@@ -69,12 +69,14 @@ def submit(ctx: Context, request: dict[str, Any], idempotency_key: str | None = 
     jobs.admit(ctx, "packs")
     quota = jobs.charge(ctx, "pack", request["count"] * request["max_length"])
     job = stores.jobs.create("pack", request, uuid.uuid4().hex, asker=ctx.client)
+    # Sent before the key names it: should Redis go in between (a failover), the
+    # retry with the same key makes a new job, rather than finding one never sent.
+    jobs.send(ctx, PACK, {"job_id": job["id"]})
     if scoped is not None and fingerprint is not None:
         named, same = stores.jobs.for_idempotency_key(scoped, job["id"], fingerprint)
         if named != job["id"]:  # the same key won a race a moment ago
             stores.jobs.cancel(job["id"])
             return _replay(ctx, named, same)
-    jobs.send(ctx, PACK, {"job_id": job["id"]})
     return Queued(job, quota)
 
 

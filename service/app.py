@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Any
@@ -9,7 +10,8 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 
-from workers import memory
+from application import held_by
+from workers import failover, memory
 from workers.settings import Settings
 
 from . import errors, limits, metrics, security
@@ -37,6 +39,28 @@ def _hand_back_memory(response: Any) -> Any:
     if _served % _TRIM_EVERY == 0:
         memory.hand_back()
     return response
+
+
+_CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _held_by_replicas(response: Any) -> Any:
+    """RICOCHET_WAIT_REPLICAS: a change is acknowledged only once that many
+    replicas hold it (Redis WAIT), so a failover cannot lose what a client was
+    told is done (a job, a rating, a vote, a room, a game's move); not confirmed
+    within RICOCHET_WAIT_MS, 503: the change may or may not survive a failover."""
+    from flask import current_app, request
+
+    wanted, stores = current_app.config["WAIT_REPLICAS"], current_app.extensions.get("stores")
+    if not wanted or stores is None or request.method not in _CHANGES or response.status_code >= 400:
+        return response
+    if held_by(stores, wanted, current_app.config["WAIT_MS"]) >= wanted:
+        return response
+    refused = errors.problem_response(
+        "unavailable", f"the change was not confirmed by {wanted} replica(s) within {current_app.config['WAIT_MS']} "
+        "ms and may not survive a failover; retry (with the same Idempotency-Key for a pack)")
+    refused.headers["Retry-After"] = "1"
+    return refused
 
 
 def warm(app: Flask) -> None:
@@ -70,6 +94,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
         JOB_TIME_BUDGET=settings.job_time_budget,
         REDIS_URL=settings.redis_url,
+        WAIT_REPLICAS=settings.wait_replicas,
+        WAIT_MS=settings.wait_ms,
         RATE_LIMIT_DEFAULT=settings.rate_limit,
         RATE_LIMIT_SEARCH=settings.rate_limit_search,
         RATE_LIMITS_ENABLED=settings.rate_limits == "on",
@@ -85,6 +111,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
     )
     app.config.update(config or {})
+    settings = dataclasses.replace(settings, redis_url=app.config["REDIS_URL"])  # the tests' own Redis
+    app.config.setdefault("RATE_LIMIT_STORAGE", failover.limiter_storage(settings))
     budgets(settings)
     # Request searches run at most SEARCHES_AT_ONCE at a time in a process: each may
     # take RICOCHET_SOLVE_STATE_MB, and more than the cores would only slow them all.
@@ -104,6 +132,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     errors.register(app)
     metrics.register(app)
     app.after_request(_hand_back_memory)
+    app.after_request(_held_by_replicas)
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},

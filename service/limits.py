@@ -58,8 +58,8 @@ def register(app: Flask) -> Limiter:
     limiter = Limiter(
         client_id,
         app=app,
-        storage_uri=config["REDIS_URL"] or "memory://",
-        storage_options={"socket_timeout": 1, "socket_connect_timeout": 1},
+        storage_uri=config["RATE_LIMIT_STORAGE"][0],  # workers.failover.limiter_storage: Sentinel-aware
+        storage_options=config["RATE_LIMIT_STORAGE"][1],
         strategy="fixed-window",
         default_limits=[limit_for_route],
         default_limits_exempt_when=lambda: not request.path.startswith("/v1/"),

@@ -25,7 +25,7 @@ from celery.signals import worker_init
 
 from solver.production import pools
 
-from . import memory
+from . import failover, memory
 from .messages import QUEUES, TASKS, TaskSpec
 from .settings import Settings, settings_or_exit
 from .stores import Stores
@@ -46,7 +46,11 @@ class Ricochet(Celery):
 
     @functools.cached_property
     def stores(self) -> Stores:
-        return self._given if self._given is not None else Stores.from_url(self.url, patient=self._patient)
+        if self._given is not None:
+            return self._given
+        if self.settings.sentinels:  # self.url is the broker's sentinel:// one: the stores ask the Sentinels too
+            return Stores.from_settings(self.settings, patient=self._patient)
+        return Stores.from_url(self.url, patient=self._patient)
 
     @functools.cached_property
     def library(self) -> pools.Library:
@@ -63,7 +67,7 @@ def make_celery(redis_url: str | None = None, settings: Settings | None = None, 
     """The Celery app over `settings` (default: the environment's, checked) and the
     Redis `redis_url` names (default: the settings'), with `stores` if given."""
     settings = settings or settings_or_exit()
-    url = redis_url or settings.redis_url or DEFAULT_REDIS_URL
+    url, sentinel_options = failover.celery_redis(settings, redis_url or settings.redis_url or DEFAULT_REDIS_URL)
     app = Ricochet(settings, url, stores, patient)
     app.conf.update(
         task_serializer="json",
@@ -82,7 +86,8 @@ def make_celery(redis_url: str | None = None, settings: Settings | None = None, 
         # at most 600 s), so no running task is handed out twice; a dead worker's pack
         # chunks come back sooner through their heartbeats (ricochet.recover_chunks).
         broker_transport_options={"visibility_timeout": settings.visibility_timeout,
-                                  "queue_order_strategy": "priority"},
+                                  "queue_order_strategy": "priority", **sentinel_options},
+        result_backend_transport_options=sentinel_options,
         task_routes={spec.name: {"queue": spec.queue} for spec in TASKS.values()},
         beat_schedule={spec.name.removeprefix("ricochet.").replace("_", "-"): {"task": spec.name,
                                                                               "schedule": spec.every}
@@ -97,6 +102,7 @@ def _worker_app() -> Ricochet:
     app = make_celery()
     memory.budget_caches(app.settings.board_cache_mb)
     memory.limit_arenas(2)
+    failover.hold_before_ack(app, app.settings)
     return app
 
 
