@@ -13,6 +13,8 @@ from solver.production.difficulty import GRADES
 from solver.production.generate import MAX_LENGTH
 from solver.production.themes import THEMES
 from workers.schemas import text
+from workers.webhooks import EVENTS as WEBHOOK_EVENTS
+from workers.webhooks import MAX_URL as WEBHOOK_URL_MAX
 
 from .i18n import LANGUAGES
 from .shapes import Move
@@ -205,3 +207,17 @@ class OEmbedQuery(Schema):
     maxheight = fields.Integer(validate=validate.Range(260, 4000, error="must be from 260 to 4000"),
                                error_messages={"invalid": "must be an integer"})
     format = fields.String(load_default="json", metadata={"description": "json (xml is answered 501, as oEmbed says)"})
+
+
+class WebhookRequest(Schema):
+    """POST /v1/webhooks: {"url": "https://...", "events": ["job.succeeded", ...]}."""
+
+    class Meta:
+        unknown = RAISE
+
+    url = fields.String(required=True, validate=validate.Length(min=8, max=WEBHOOK_URL_MAX), metadata={
+        "description": "where events are POSTed: http:// or https://, to a public address; redirects are not "
+                       "followed"})
+    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_EVENTS)), required=True,
+                         validate=validate.Length(min=1, max=len(WEBHOOK_EVENTS)),
+                         metadata={"description": "the events wanted"})

@@ -20,7 +20,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 def make_celery(redis_url: str | None = None, settings: Settings | None = None) -> Celery:
     settings = settings or settings_or_exit()
     url = redis_url or settings.redis_url or DEFAULT_REDIS_URL
-    app = Celery("ricochet", broker=url, backend=url, include=["workers.tasks"])
+    app = Celery("ricochet", broker=url, backend=url, include=["workers.tasks", "workers.deliveries"])
     app.conf.update(
         task_serializer="json",
         result_serializer="json",

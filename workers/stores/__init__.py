@@ -20,6 +20,7 @@ from .pools import PoolStore
 from .quotas import QuotaStore
 from .ratings import RatingStore
 from .rooms import RoomStore
+from .webhooks import WebhookStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
 
@@ -40,6 +41,7 @@ class Stores:
         self.ratings = RatingStore(client)
         self.catalogue = CatalogueStore(client)
         self.rooms = RoomStore(client)
+        self.webhooks = WebhookStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False) -> Stores:

@@ -1,0 +1,91 @@
+"""Webhooks: an API key's endpoints (register, list, test, delete), their
+deliveries, and the jobs a key follows (docs/webhooks.md).  Webhooks belong to
+the key that registered them: a client without a key has none."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from workers.stores import Stores
+from workers.webhooks import DAY_EVENTS, EVENTS, AddressRefused, addresses, new_secret, queue_test
+
+from . import Context
+from .problems import Problem
+
+MAX_PER_KEY = 20
+
+
+def _owner(ctx: Context) -> str:
+    if not ctx.client.startswith("key:"):
+        raise Problem("unauthorized", "webhooks belong to an API key: send the X-API-Key the operator issued "
+                      "(ricochet keys create)", field="X-API-Key")
+    return ctx.client.removeprefix("key:")
+
+
+def register(ctx: Context, url: str, events: list[str], allow_private: bool) -> dict[str, Any]:
+    """A new endpoint for the key asking; its record with the signing secret (shown only now)."""
+    owner = _owner(ctx)
+    stores = ctx.required_stores()
+    unknown = sorted(set(events) - set(EVENTS))
+    if unknown or not events:
+        raise Problem("invalid-input", f"events are one or more of {', '.join(EVENTS)}", field="events")
+    try:
+        addresses(url, allow_private)
+    except AddressRefused as e:
+        raise Problem("address-not-allowed", str(e), field="url") from None
+    if stores.webhooks.count(owner) >= MAX_PER_KEY:
+        raise Problem("conflict", f"a key has at most {MAX_PER_KEY} webhooks: delete one first")
+    record = {"id": "wh_" + uuid.uuid4().hex, "owner": owner, "url": url, "events": sorted(set(events)),
+              "created": time.time(), "secret": new_secret()}
+    stores.webhooks.add(record, DAY_EVENTS)
+    return record
+
+
+def listed(ctx: Context) -> list[dict[str, Any]]:
+    return ctx.required_stores().webhooks.owned(_owner(ctx))
+
+
+def one(ctx: Context, hook_id: str) -> dict[str, Any]:
+    """An endpoint of the key asking (404 for another key's: it is not theirs to know of)."""
+    owner = _owner(ctx)
+    hook = ctx.required_stores().webhooks.get(hook_id) if len(hook_id) <= 64 else None
+    if hook is None or hook["owner"] != owner:
+        raise Problem("not-found", f"this key has no webhook {hook_id!r}")
+    return hook
+
+
+def delete(ctx: Context, hook_id: str) -> None:
+    ctx.required_stores().webhooks.remove(one(ctx, hook_id))
+
+
+def test(ctx: Context, hook_id: str) -> dict[str, Any]:
+    """Queue a test event for one endpoint: the delivery, pending."""
+    hook = one(ctx, hook_id)
+    stores = ctx.required_stores()
+    if ctx.send is None:
+        raise Problem("unavailable", "deliveries need the queue: set REDIS_URL or run `ricochet serve`")
+    hook_id, message = queue_test(stores.webhooks, hook)
+    ctx.send("ricochet.webhook_deliver", [hook_id, message])
+    return shown(stores.webhooks.delivery(hook_id, message) or {})
+
+
+def deliveries(ctx: Context, hook_id: str) -> list[dict[str, Any]]:
+    hook = one(ctx, hook_id)
+    return [shown(d) for d in ctx.required_stores().webhooks.deliveries(hook["id"])]
+
+
+def shown(delivery: dict[str, Any]) -> dict[str, Any]:
+    """A delivery as clients see it: the event's body as the JSON it is."""
+    return {**{k: v for k, v in delivery.items() if k != "body"}, "event": json.loads(delivery.get("body") or "{}")}
+
+
+def follow(stores: Stores | None, client: str, job: dict[str, Any]) -> None:
+    """A job queued for a key with webhooks is followed: its end is announced to them."""
+    if stores is None or not client.startswith("key:"):
+        return
+    owner = client.removeprefix("key:")
+    if stores.webhooks.count(owner):
+        stores.webhooks.follow(job["id"], owner)
