@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from application.books import GRIDS, PAPERS
 from application.puzzles import SOLUTIONS_LIMIT
 from application.ratings import OFFSETS
 from solver.model.board import BoardKind
@@ -140,6 +141,22 @@ class SheetQuery(Schema):
                           error_messages={"invalid": "must be an integer"})
     solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
                               metadata={"description": "draw each puzzle's optimal solution"})
+
+
+class BookQuery(Schema):
+    """GET /v1/packs/{id}.pdf: the paper, puzzles a page, and whether the solutions follow."""
+
+    class Meta:
+        unknown = RAISE
+
+    paper = fields.String(load_default="a4", validate=validate.OneOf(list(PAPERS), error="must be a4 or letter"),
+                          metadata={"description": "A4 or US Letter"})
+    per_page = fields.Integer(load_default=4, validate=validate.OneOf(list(GRIDS), error="must be one of "
+                                                                      + ", ".join(map(str, GRIDS))),
+                              error_messages={"invalid": "must be an integer"},
+                              metadata={"description": "puzzles a page"})
+    solutions = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"},
+                               metadata={"description": "the solutions at the back"})
 
 
 class ArchiveQuery(Schema):

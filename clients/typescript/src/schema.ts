@@ -486,6 +486,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/packs/{pack_id}.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A finished pack as a printable book (PDF): A4 or Letter, 1 to 20 puzzles a page, numbered with their lengths and grades, the solutions at the back; vector boards, fonts embedded */
+        get: operations["getPackBook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -2548,6 +2565,43 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            410: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+        };
+    };
+    getPackBook: {
+        parameters: {
+            query?: {
+                /** @description A4 or US Letter */
+                paper?: "a4" | "letter";
+                /** @description puzzles a page */
+                per_page?: 1 | 2 | 4 | 6 | 9 | 12 | 20;
+                /** @description the solutions at the back */
+                solutions?: boolean;
+            };
+            header?: never;
+            path: {
+                pack_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The book */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["Problem"];
