@@ -46,7 +46,9 @@ def start_worker(url: str, log: Path, beat: Path | None = None) -> subprocess.Po
                 return proc
         except Exception:  # the broker just restarted: ask again
             pass
-        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop(proc, signal.SIGKILL)
+            raise AssertionError(f"the worker did not start: {log.read_text()[-2000:]}")
 
 
 def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from workers.settings import settings_or_exit
 
-from . import front, worker
+from . import front, keys, worker
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             work = subprocess.Popen(worker.command(1, beat_dir=Path(args.instance), queues="ricochet,packs,analysis"),
                                     env=env)
             print(f"ricochet: private Redis on 127.0.0.1:{embedded.port}, one worker", file=sys.stderr)
+            keys.announce(args.instance, embedded.url, f"http://{args.host}:{args.port}")
         env.setdefault("RICOCHET_ACCESS_LOG", "")
         bind = f"{args.host}:{args.port}"
         if front.available():
@@ -73,5 +74,6 @@ def run(args: argparse.Namespace) -> int:
                 except subprocess.TimeoutExpired:
                     proc.kill()
         if embedded is not None:
+            keys.forget(args.instance)
             embedded.stop()
     return 0
