@@ -27,6 +27,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
     p.add_argument("--ricochet", choices=Ricochet.options(), default=Ricochet.TURN.value,
                    help="the ricochet rule (default turn)")
+    p.add_argument("--min-rating", type=int, help="only puzzles starting at this rating or above (400 to 3600)")
+    p.add_argument("--max-rating", type=int, help="only puzzles starting at this rating or below (400 to 3600)")
+    p.add_argument("--theme", help="only puzzles with this theme: long, short, solo, very-long or vortex")
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
     p.add_argument("--pdf", metavar="FILE", help="also write the pack as a printable book (PDF) to FILE; '-' "
                                                  "writes it to standard output instead of the JSON lines")
@@ -51,8 +54,11 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.jobs <= 64:
         raise InputError("--jobs must be from 1 to 64")
     try:
+        wanted = {k: v for k, v in (("min_rating", args.min_rating), ("max_rating", args.max_rating),
+                                    ("theme", args.theme)) if v is not None}
         request = load(PackRequest(), {"count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed,
-                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet})
+                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet,
+                                      **wanted})
     except InvalidInput as e:
         raise InputError(str(e)) from None
     ctx = context()

@@ -1592,6 +1592,15 @@ export interface components {
              * @enum {string}
              */
             ricochet?: "turn" | "none";
+            /** @description only puzzles starting at this rating or above (the prior from length and robots moved) */
+            min_rating?: number;
+            /** @description only puzzles starting at this rating or below */
+            max_rating?: number;
+            /**
+             * @description only puzzles with this theme, as their solution shows it
+             * @enum {string}
+             */
+            theme?: "long" | "short" | "solo" | "very-long" | "vortex";
         };
         PlayerRating: {
             /** @description Glicko-2 rating (1500 for a new player) */
