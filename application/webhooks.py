@@ -9,8 +9,8 @@ import time
 import uuid
 from typing import Any
 
-from workers.stores import Stores
-from workers.webhooks import DAY_EVENTS, EVENTS, AddressRefused, addresses, new_secret, queue_test
+from workers.stores.jobs import JobState
+from workers.webhooks import DAY_EVENTS, EVENTS, AddressRefused, addresses, announce_job, new_secret, queue_test
 
 from . import Context
 from .problems import Problem
@@ -82,10 +82,18 @@ def shown(delivery: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in delivery.items() if k != "body"}, "event": json.loads(delivery.get("body") or "{}")}
 
 
-def follow(stores: Stores | None, client: str, job: dict[str, Any]) -> None:
-    """A job queued for a key with webhooks is followed: its end is announced to them."""
-    if stores is None or not client.startswith("key:"):
+def follow(ctx: Context, job: dict[str, Any]) -> None:
+    """A job queued for a key with webhooks is followed: its end is announced to
+    them, by the worker that settles it, or here when it settled already (a pack
+    the pools held whole can end before its 202 is sent)."""
+    stores = ctx.stores
+    if stores is None or not ctx.client.startswith("key:"):
         return
-    owner = client.removeprefix("key:")
-    if stores.webhooks.count(owner):
-        stores.webhooks.follow(job["id"], owner)
+    owner = ctx.client.removeprefix("key:")
+    if not stores.webhooks.count(owner):
+        return
+    stores.webhooks.follow(job["id"], owner)
+    now = stores.jobs.get(job["id"])
+    if now is not None and now["state"] in (JobState.SUCCEEDED, JobState.FAILED) and ctx.send is not None:
+        for hook_id, message in announce_job(stores, now):
+            ctx.send("ricochet.webhook_deliver", [hook_id, message])

@@ -107,5 +107,5 @@ def context() -> Context:
 def accepted(queued: Queued) -> tuple[dict[str, Any], int, dict[str, str]]:
     """A queued job's 202: its view, where to follow it, and what is left of the quota.  A key
     with webhooks follows the job: its end is sent to them (application/webhooks.py)."""
-    webhooks.follow(app_stores(), client_id(), queued.job)
+    webhooks.follow(context(), queued.job)
     return jobs.view(queued.job), 202, {"Location": f"/v1/jobs/{queued.job['id']}", "Retry-After": "1", **queued.quota}

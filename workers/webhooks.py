@@ -180,6 +180,8 @@ def _send(hook: dict[str, Any], delivery: dict[str, Any], policy: Policy, clock:
         error = str(e)
     except (OSError, http.client.HTTPException) as e:
         error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    except Exception as e:  # whatever else a receiver makes of it: an attempt failed, never a task that dies
+        error = f"{type(e).__name__}: {e}"
     return {"at": started, "status": status, "error": error, "ok": error is None,
             "duration_ms": round((clock() - started) * 1000)}
 
