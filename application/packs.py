@@ -62,7 +62,7 @@ def submit(ctx: Context, request: dict[str, Any], idempotency_key: str | None = 
             return _replay(ctx, first[0], first[1] == fingerprint)
     jobs.admit(ctx, "packs")
     quota = jobs.charge(ctx, "pack", request["count"] * request["max_length"])
-    job = stores.jobs.create("pack", request, uuid.uuid4().hex)
+    job = stores.jobs.create("pack", request, uuid.uuid4().hex, asker=ctx.client)
     if scoped is not None and fingerprint is not None:
         named, same = stores.jobs.for_idempotency_key(scoped, job["id"], fingerprint)
         if named != job["id"]:  # the same key won a race a moment ago

@@ -15,7 +15,8 @@ KINDS: dict[str, tuple[int, str, str]] = {
                      "needs. Send Content-Type: application/json and one document."),
     "unauthorized": (401, "Unauthorized", "The request needs a player token (Authorization: Bearer <token>), "
                      "or sent an X-API-Key the service did not issue or has revoked."),
-    "forbidden": (403, "Forbidden", "The token given does not allow this."),
+    "forbidden": (403, "Forbidden", "The token given does not allow this, or the job is another client's: "
+                  "only a client that asked for a job may cancel it."),
     "not-found": (404, "Not found", "Nothing is at this address: no such route, or the resource (job, pack, "
                   "game, day) does not exist or has expired."),
     "not-yet-published": (404, "Not yet published", "A daily puzzle is published at 00:00 UTC on its day; "

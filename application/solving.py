@@ -28,7 +28,8 @@ class Queued:
 def solve(ctx: Context, p: Puzzle) -> Solved | Queued:
     """The answer within the request's budget, or, when the search needs longer
     and there is a queue, a job that searches for the job budget.  Identical work
-    in flight (same puzzle, same budget) shares one job, charged once; a job's
+    in flight (same puzzle, same budget) shares one job, charged once to each
+client that asks for it (any of them may follow it); a job's
     search that ran out lately (of time or memory) is answered as it ended."""
     answer, source = ctx.answers.lookup(p)
     if answer["status"] not in RAN_OUT or ctx.stores is None:  # out of the request's time or memory: a job
@@ -39,9 +40,12 @@ def solve(ctx: Context, p: Puzzle) -> Solved | Queued:
         return Solved(ran_out(p, *ended), "unsettled")
     jobs.admit(ctx, "ricochet")
     job, fresh = ctx.stores.jobs.shared("solve", f"{p.content_hash()}:{budget:g}", {"puzzle": p.to_json()},
-                                       ttl=budget + 60)
-    if not fresh:
-        return Queued(job)
+                                       ttl=budget + 60, asker=ctx.client)
+    if not fresh:  # another client's job: this one is charged once, when it first asks
+        if ctx.client in job.get("askers", []) and ctx.client in job.get("wanting", []):
+            return Queued(job)
+        quota = {} if ctx.client in job.get("askers", []) else jobs.charge(ctx, "solve", int(budget))
+        return Queued(ctx.stores.jobs.join(job["id"], ctx.client) or job, quota)
     try:
         quota = jobs.charge(ctx, "solve", int(budget))
     except Problem:

@@ -12,7 +12,7 @@ from flask_cors import CORS
 from workers import memory
 from workers.settings import Settings
 
-from . import errors, limits, metrics
+from . import errors, limits, metrics, security
 
 
 def budgets(settings: Settings) -> None:
@@ -77,6 +77,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
         GAME_STREAMS=settings.game_streams,
+        STREAMS_PER_CLIENT=4,  # event streams one client holds at once, over every web process
+        EXPORTS_PER_CLIENT=1,  # exports one client runs at once, over every web process
         TRUSTED_PROXIES=settings.trusted_proxies,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
@@ -99,6 +101,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
         app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
         app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
+    security.register(app)  # first: it runs last, on the final response
     errors.register(app)
     metrics.register(app)
     app.after_request(_hand_back_memory)

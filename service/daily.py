@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, request
 
 from application import daily as days
+from application.puzzles import LAST_HINT
 from solver.formats.svg import captioned_svg
 from solver.model.puzzle import Puzzle
 from solver.play import daily
@@ -86,10 +87,17 @@ def _rated(found: dict[str, Any]) -> dict[str, Any]:
     return days.rated(context(), found)
 
 
+def _shown_day(day: dt.date) -> Response:
+    """A day's puzzle (its solution left out): a round opens for this client."""
+    response = _cacheable(day, "puzzle", _rated, rated=True)
+    days.hand_out(context(), day)
+    return response
+
+
 @operation(bp, "get /v1/daily", "dailyToday", tag="daily", errors=(304, 503), replies={200: "Daily"},
            summary="Today's daily puzzle (UTC), the same for everyone; the solution only on request")
 def daily_today() -> Response:
-    return _cacheable(_day(daily.today().isoformat()), "puzzle", _rated, rated=True)
+    return _shown_day(_day(daily.today().isoformat()))
 
 
 @operation(bp, "get /v1/daily/<day>", "dailyOn", tag="daily", parameters=["DayOrPicture"],
@@ -104,14 +112,17 @@ def daily_on(day: str) -> Response:
         caption = (f"Ricochet Robots daily #{daily.number(shown)} · {shown.isoformat()} · "
                    f"{found['optimal_length']} moves")
         return picture(captioned_svg(Puzzle.from_code(found["code"]), caption), PNG, _cache_control(shown))
-    return _cacheable(_day(day), "puzzle", _rated, rated=True)
+    return _shown_day(_day(day))
 
 
 @operation(bp, "get /v1/daily/<day>/solution", "dailySolution", tag="daily", parameters=["Day"],
            summary="An optimal solution of a published day's puzzle", errors=(304, 400, 404, 503),
            replies={200: Reply("The solution, in the docs/formats.md answer shape", DailySolution, cached=True)})
 def daily_solution(day: str) -> Response:
-    return _cacheable(_day(day), "solution", days.solution)
+    shown = _day(day)
+    ctx = context()
+    days.read_solution(ctx, days.record(ctx, shown))  # this client's answers to the day are no longer rated
+    return _cacheable(shown, "solution", days.solution)
 
 
 @operation(bp, "get /v1/daily/<day>/hint", "dailyHint", tag="daily", parameters=["Day", "HintLevel"],
@@ -119,7 +130,11 @@ def daily_solution(day: str) -> Response:
            errors=(304, 400, 404, 503), replies={200: Reply("The hint", DailyHint, cached=True)})
 def daily_hint(day: str) -> Response:
     level = hint_level()
-    return _cacheable(_day(day), f"hint{level}", lambda found: days.day_hint(found, level))
+    shown = _day(day)
+    if level >= LAST_HINT:
+        ctx = context()
+        days.read_solution(ctx, days.record(ctx, shown))
+    return _cacheable(shown, f"hint{level}", lambda found: days.day_hint(found, level))
 
 
 ARCHIVE_HEADERS = {"Link": {"schema": {"type": "string"}, "description": "RFC 8288 links: first, prev, next, last"},

@@ -22,6 +22,7 @@ from application import games as play
 from solver.errors import InvalidInput
 from workers.schemas import Seed, text
 
+from . import limits
 from .common import bearer_token, context
 from .declare import Reply, operation
 from .errors import Problem, count_in
@@ -150,8 +151,11 @@ def events(game_id: str) -> Response:
     events = play.follow(context(), game_id, start, config["CLOCK"], config["GAME_SSE_SECONDS"])
     # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most
     # of its threads for everything else, and a stream beyond its share is told to poll.
+    # And one client holds at most STREAMS_PER_CLIENT over every process, so it cannot take them all.
+    give_back = limits.hold("stream", config["STREAMS_PER_CLIENT"], config["GAME_SSE_SECONDS"] + 10, "event streams")
     streams = current_app.extensions.setdefault("game_streams", threading.BoundedSemaphore(config["GAME_STREAMS"]))
     if not streams.acquire(blocking=False):
+        give_back()
         raise Problem("unavailable", "too many event streams here now; poll "
                       f"GET /v1/games/{game_id}?since=N instead, or retry", headers={"Retry-After": "2"})
 
@@ -162,6 +166,7 @@ def events(game_id: str) -> Response:
                 yield f"id: {event['version']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
         finally:
             streams.release()
+            give_back()
 
     return Response(stream_with_context(stream()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

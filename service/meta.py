@@ -16,7 +16,7 @@ from solver.errors import InvalidInput
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 
-from . import i18n
+from . import i18n, security
 from .caching import cached
 from .common import app_stores
 from .declare import Reply, operation
@@ -33,6 +33,11 @@ LANG = {"name": "lang", "in": "query", "required": False,
                        "is ignored); otherwise the cookie's, then Accept-Language's",
         "schema": {"type": "string", "examples": list(i18n.LANGUAGES)}}
 HTML = Reply("HTML", media={"text/html": {"schema": {"type": "string"}}})
+# The inline style blocks of the pages built here, admitted by their hash (service/security.py)
+PROBLEMS_STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem;"
+                  "vertical-align:top;border-bottom:1px solid #ddd}")
+DOCS_STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+              "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}")
 
 
 def _page(title: str, image: str, description: str) -> Response:
@@ -107,12 +112,12 @@ def problem_types(kind: str | None = None) -> Response:
         f"<td>{html.escape(title)}</td><td>{html.escape(text)}</td></tr>"
         for k, (status, title, text) in KINDS.items() if kind in (None, k))
     page = ("<!doctype html><html lang=en><meta charset=utf-8><title>ricochet-service problem types</title>"
-            "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem;"
-            "vertical-align:top;border-bottom:1px solid #ddd}</style><h1>Problem types</h1><p>Every error is "
+            f"<style>{PROBLEMS_STYLE}</style><h1>Problem types</h1><p>Every error is "
             "<code>application/problem+json</code> (RFC 9457); its <code>type</code> is one of these.</p>"
             f"<table><tr><th>type</th><th>status</th><th>title</th><th>meaning</th></tr>{rows}</table></html>")
     response = Response(page, mimetype="text/html")
     response.headers["Cache-Control"] = "public, max-age=86400"
+    response.headers[security.CSP] = security.policy(styles=(PROBLEMS_STYLE,))
     return response
 
 
@@ -150,6 +155,7 @@ def docs() -> Response:
     the page), with every operation listed for a browser without scripts."""
     response = Response(_docs_page(), mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
+    response.headers[security.CSP] = security.policy(any_style=True)  # Swagger UI renders <style> elements
     return response
 
 
@@ -173,8 +179,7 @@ def _docs_page() -> str:
             '<link rel=stylesheet href=/docs/assets/index.css>'
             '<link rel=icon type=image/png href=/docs/assets/favicon-32x32.png sizes=32x32>'
             "<div id=swagger-ui></div>"
-            "<noscript><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-            "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}</style>"
+            f"<noscript><style>{DOCS_STYLE}</style>"
             f"<h1>{title}</h1><p>{html.escape(spec['info'].get('description', ''))}</p>"
             "<p>The contract: <a href=/openapi.yaml>openapi.yaml</a> (OpenAPI 3.1).</p>"
             "<table><tr><th>method</th><th>path</th><th>what</th><th>responses</th></tr>"

@@ -7,7 +7,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from application.books import GRIDS, PAPERS
 from application.puzzles import SOLUTIONS_LIMIT
-from application.ratings import OFFSETS
+from application.ratings import HISTORY_KEPT, OFFSETS
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
@@ -28,6 +28,12 @@ def player_field(**kwargs: object) -> fields.String:
     return fields.String(validate=validate.Regexp(PLAYER_PATTERN, error=PLAYER_RULE), metadata={
         "description": "the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent "
                        "(without a key, the public scope)"}, **kwargs)
+
+
+def up_to(most: int, default: int = 20) -> fields.Integer:
+    """How many to list: a whole number from 1 to `most`."""
+    return fields.Integer(load_default=default, validate=validate.Range(1, most, error=f"must be from 1 to {most}"),
+                          error_messages={"invalid": "must be a whole number"})
 
 
 class VerifyRequest(Schema):
@@ -76,6 +82,18 @@ class NextQuery(Schema):
                        "hardest)"})
     theme = fields.String(validate=validate.OneOf(list(THEMES), error="must be one of the themes in "
                                                   "docs/ratings.md: " + ", ".join(THEMES)))
+    solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
+        "description": "false leaves the solution out and opens a round: the player's first answer within it is "
+                       "rated (docs/ratings.md); true (the default) gives it, and the attempt is recorded unrated"})
+
+
+class HistoryQuery(Schema):
+    """GET /v1/players/{id}/attempts: how many of the last attempts."""
+
+    class Meta:
+        unknown = RAISE
+
+    limit = up_to(HISTORY_KEPT)
 
 
 class ExportQuery(Schema):
@@ -106,9 +124,7 @@ class SolutionsQuery(Schema):
     class Meta:
         unknown = RAISE
 
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, SOLUTIONS_LIMIT, error="must be from 1 to "
-                                                                     f"{SOLUTIONS_LIMIT}"),
-                           error_messages={"invalid": "must be a whole number"})
+    limit = up_to(SOLUTIONS_LIMIT)
 
 
 class RandomQuery(Schema):
@@ -129,6 +145,10 @@ class RandomQuery(Schema):
     board = fields.String(load_default=BoardKind.RANDOM_2013.value, validate=validate.Length(max=200),
                           metadata={"description": "a board spec, random-2013 (default), random-1999 or "
                                                    "random-beginner"})
+    solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
+        "description": "false leaves the solution out and opens a round for this client: a player's first answer "
+                       "within it is rated (docs/ratings.md); true (the default) gives it, and answers from this "
+                       "client are recorded unrated"})
 
 
 class SheetQuery(Schema):

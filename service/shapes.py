@@ -192,8 +192,10 @@ class RatingChange(PlayerRating):
 
 class AttemptResult(Shape):
     rated = fields.Boolean(required=True, metadata={
-        "description": "whether this attempt moved the ratings: only a player's first at a puzzle does, and "
-                       "only once the puzzle's optimum is proven"})
+        "description": "whether this attempt moved the ratings: only a player's first at a puzzle handed without "
+                       "its answer (GET /v1/puzzles/next or /v1/puzzles/random with solution=false, GET /v1/daily), "
+                       "answered within the round and before this client was shown the answer, once the puzzle's "
+                       "optimum is proven (docs/ratings.md)"})
     won = fields.Boolean(metadata={"description": "the answer reached the target in the optimal number of moves"})
     reason = fields.String(metadata={"description": "why the attempt could not be rated"})
     player = fields.Nested(RatingChange)
@@ -234,8 +236,29 @@ class Player(Shape):
     scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
     rating = fields.Nested(PlayerRating, required=True)
     attempts = fields.Integer(required=True)
-    wins = fields.Integer(required=True, metadata={"description": "first attempts solved optimally"})
+    rated = fields.Integer(metadata={"description": "attempts that moved the rating"})
+    wins = fields.Integer(required=True, metadata={"description": "rated attempts solved optimally"})
     daily = fields.Nested(DailyStreak, required=True)
+
+
+class PastAttempt(Shape):
+    code = fields.String(required=True)
+    won = fields.Boolean(required=True, metadata={"description": "the answer reached the target in the optimal "
+                                                                 "number of moves"})
+    length = fields.Integer(required=True, metadata={"description": "moves in the answer"})
+    optimal_length = fields.Integer(required=True)
+    rated = fields.Boolean(required=True)
+    reason = fields.String(metadata={"description": "why the attempt moved no rating"})
+    rating = fields.Float(required=True, metadata={"description": "the player's rating after the attempt"})
+    change = fields.Float(required=True, metadata={"description": "how far the attempt moved it"})
+    t = fields.Float(required=True, metadata={"description": "when (Unix time, seconds)"})
+
+
+class PlayerHistory(Shape):
+    id = fields.String(required=True)
+    scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
+    attempts = fields.List(fields.Nested(PastAttempt), required=True, metadata={
+        "description": "the player's last attempts, newest first (the last 100 are kept)"})
 
 
 class Vote(Shape):
@@ -344,6 +367,8 @@ class Made(Known, Rated):
 
 class RandomPuzzle(Made):
     seed = fields.String(required=True)
+    solution = moves(metadata={"description": "an optimal solution; left out with solution=false (a round: the "
+                                              "player's first answer is rated)"})
 
 
 class NextPuzzle(RandomPuzzle):

@@ -20,6 +20,8 @@ from .pools import PoolStore
 from .quotas import QuotaStore
 from .ratings import RatingStore
 from .rooms import RoomStore
+from .rounds import RoundStore
+from .slots import SlotStore
 from .webhooks import WebhookStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
@@ -41,6 +43,8 @@ class Stores:
         self.ratings = RatingStore(client)
         self.catalogue = CatalogueStore(client)
         self.rooms = RoomStore(client)
+        self.rounds = RoundStore(client)
+        self.slots = SlotStore(client)
         self.webhooks = WebhookStore(client)
 
     @classmethod

@@ -323,7 +323,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A puzzle the player has not seen, near their rating, with its solution */
+        /** A puzzle the player has not seen, near their rating; with its solution unless solution=false (then a round: the player's first answer is rated) */
         get: operations["nextPuzzle"];
         put?: never;
         post?: never;
@@ -514,7 +514,7 @@ export interface paths {
         get: operations["getJob"];
         put?: never;
         post?: never;
-        /** Cancel a pending or running job; its workers stop within about a second (a pack keeps the puzzles made so far).  A settled job answers as it stands. */
+        /** Cancel a pending or running job you asked for; its workers stop within about a second (a pack keeps the puzzles made so far).  A settled job answers as it stands; a job other clients asked for too (identical solves share one) runs on until none of them wants it.  Another client's job is 403. */
         delete: operations["cancelJob"];
         options?: never;
         head?: never;
@@ -621,6 +621,23 @@ export interface paths {
         };
         /** A player's rating, attempts, wins and daily streak */
         get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A player's last attempts, newest first: puzzle, answer, whether it was rated (and why not), the rating after it */
+        get: operations["getPlayerAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1019,7 +1036,7 @@ export interface components {
             wins: number;
         };
         AttemptResult: {
-            /** @description whether this attempt moved the ratings: only a player's first at a puzzle does, and only once the puzzle's optimum is proven */
+            /** @description whether this attempt moved the ratings: only a player's first at a puzzle handed without its answer (GET /v1/puzzles/next or /v1/puzzles/random with solution=false, GET /v1/daily), answered within the round and before this client was shown the answer, once the puzzle's optimum is proven (docs/ratings.md) */
             rated: boolean;
             /** @description the answer reached the target in the optimal number of moves */
             won?: boolean;
@@ -1191,7 +1208,8 @@ export interface components {
             /** @description The position as a DriftingDroids game ID (e.g. 0765+42+2E21BD0F+93), where that program shows the board as we do: real quadrants without diagonal barriers (every 1999-edition board) and the standard robots; null otherwise. DriftingDroids keeps no rule options: under the ricochet rule its optimum may be shorter. */
             driftingdroids_id: string | null;
             optimal_length: number;
-            solution: components["schemas"]["Move"][];
+            /** @description an optimal solution; left out with solution=false (a round: the player's first answer is rated) */
+            solution?: components["schemas"]["Move"][];
             difficulty: components["schemas"]["Difficulty"];
             seed: string;
         };
@@ -1529,7 +1547,8 @@ export interface components {
             /** @description The position as a DriftingDroids game ID (e.g. 0765+42+2E21BD0F+93), where that program shows the board as we do: real quadrants without diagonal barriers (every 1999-edition board) and the standard robots; null otherwise. DriftingDroids keeps no rule options: under the ricochet rule its optimum may be shorter. */
             driftingdroids_id: string | null;
             optimal_length: number;
-            solution: components["schemas"]["Move"][];
+            /** @description an optimal solution; left out with solution=false (a round: the player's first answer is rated) */
+            solution?: components["schemas"]["Move"][];
             difficulty: components["schemas"]["Difficulty"];
             seed: string;
             /** @description the rating looked for: the player's plus the difficulty's offset */
@@ -1621,9 +1640,35 @@ export interface components {
             scope: string;
             rating: components["schemas"]["PlayerRating"];
             attempts: number;
-            /** @description first attempts solved optimally */
+            /** @description attempts that moved the rating */
+            rated?: number;
+            /** @description rated attempts solved optimally */
             wins: number;
             daily: components["schemas"]["DailyStreak"];
+        };
+        PastAttempt: {
+            code: string;
+            /** @description the answer reached the target in the optimal number of moves */
+            won: boolean;
+            /** @description moves in the answer */
+            length: number;
+            optimal_length: number;
+            rated: boolean;
+            /** @description why the attempt moved no rating */
+            reason?: string;
+            /** @description the player's rating after the attempt */
+            rating: number;
+            /** @description how far the attempt moved it */
+            change: number;
+            /** @description when (Unix time, seconds) */
+            t: number;
+        };
+        PlayerHistory: {
+            id: string;
+            /** @description the API key's name, or public */
+            scope: string;
+            /** @description the player's last attempts, newest first (the last 100 are kept) */
+            attempts: components["schemas"]["PastAttempt"][];
         };
         NewGame: {
             players: string[];
@@ -2211,6 +2256,8 @@ export interface operations {
                 seed?: string;
                 /** @description a board spec, random-2013 (default), random-1999 or random-beginner */
                 board?: string;
+                /** @description false leaves the solution out and opens a round for this client: a player's first answer within it is rated (docs/ratings.md); true (the default) gives it, and answers from this client are recorded unrated */
+                solution?: boolean;
             };
             header?: never;
             path?: never;
@@ -2218,7 +2265,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The puzzle with its solution and difficulty report */
+            /** @description The puzzle with its solution (unless solution=false) and difficulty report */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2243,6 +2290,8 @@ export interface operations {
                 /** @description the rating looked for: the player's, 600 or 300 below (easiest, easier) or above (harder, hardest) */
                 difficulty?: "easiest" | "easier" | "normal" | "harder" | "hardest";
                 theme?: "solo" | "one-helper" | "two-helpers" | "three-helpers" | "blocker-moved-again" | "diagonal" | "vortex" | "ricochet-rule" | "turn-at-the-end" | "unique" | "many-ways" | "short" | "long" | "very-long";
+                /** @description false leaves the solution out and opens a round: the player's first answer within it is rated (docs/ratings.md); true (the default) gives it, and the attempt is recorded unrated */
+                solution?: boolean;
             };
             header?: never;
             path?: never;
@@ -2662,7 +2711,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job as it stands (state cancelled, unless it had settled before) */
+            /** @description The job as it stands (state cancelled, unless it had settled before or another client that asked for it still wants it) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2672,6 +2721,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
             429: components["responses"]["TooManyRequests"];
@@ -2844,6 +2894,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Player"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlayerAttempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the app's own id for its player, as sent to POST /v1/verify */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player's history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerHistory"];
                 };
             };
             400: components["responses"]["Problem"];
