@@ -64,8 +64,27 @@ def rated(ctx: Context, found: dict[str, Any]) -> dict[str, Any]:
 
 
 def solution(found: dict[str, Any]) -> dict[str, Any]:
+    """A day's solution (the same bytes for everyone: `read_solution` says who read it)."""
     return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
             "moves": found["solution"], "status": "optimal"}
+
+
+_CODES: dict[str, str] = {}  # a published day's code never changes: each process keeps those it served
+
+
+def hand_out(ctx: Context, day: dt.date) -> None:
+    """The day's puzzle was shown to the client without its solution: a round
+    (its players' first answers are rated until it reads the solution)."""
+    code = _CODES.get(day.isoformat())
+    if code is None:
+        code = _CODES.setdefault(day.isoformat(), record(ctx, day)["code"])
+    ratings.open_round(ctx, Puzzle.from_code(code))
+
+
+def read_solution(ctx: Context, found: dict[str, Any]) -> None:
+    """The client read the day's solution (or its last hint): its players'
+    answers to that day are not rated."""
+    ratings.reveal(ctx, Puzzle.from_code(found["code"]))
 
 
 def day_hint(found: dict[str, Any], level: int) -> dict[str, Any]:
@@ -91,3 +110,20 @@ def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
                       "optimal_length": found["optimal_length"], "grade": found["difficulty"]["grade"],
                       "url": f"/v1/daily/{d.isoformat()}"})
     return items, total, start, end
+
+
+def precompute(ctx: Context, days_ahead: int = daily.DAYS_AHEAD) -> list[str]:
+    """Today's puzzle and the next days' stored before anyone asks
+    (ricochet.precompute_daily); nothing is shown before its day: `published`
+    keeps the embargo.  Returns the days stored."""
+    stores = ctx.required_stores()
+    today = dt.datetime.now(dt.UTC).date()
+    done = []
+    for offset in range(days_ahead + 1):
+        day = today + dt.timedelta(days=offset)
+        try:
+            stores.days.publish(day.isoformat(), daily.daily_json(day))
+        except daily.NotInCalendar:
+            break
+        done.append(day.isoformat())
+    return done

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workers.messages import TaskSpec
 from workers.stores.jobs import JobState
 
 from . import Context
@@ -58,15 +59,22 @@ def get(ctx: Context, job_id: str) -> dict[str, Any]:
 
 
 def cancel(ctx: Context, job_id: str) -> dict[str, Any]:
-    """Cancel a pending or running job (its workers stop within about a second);
-    a settled job stays as it is, so cancelling twice is harmless."""
-    found = ctx.required_stores().jobs.cancel(job_id) if len(job_id) <= MAX_ID else None
+    """The client no longer wants a job it asked for: a pending or running job
+    that nobody else who asked wants is cancelled (its workers stop within about
+    a second); a settled job stays as it is, so cancelling twice is harmless.
+    Another client's job is refused (403): only those who asked may cancel it."""
+    found = ctx.required_stores().jobs.withdraw(job_id, ctx.client) if len(job_id) <= MAX_ID else None
     if found is None:
         raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
-    return found
+    job, asked = found
+    if not asked:
+        raise Problem("forbidden", "only a client that asked for this job may cancel it (by its API key, "
+                      "else its address)")
+    return job
 
 
-def send(ctx: Context, task: str, args: list[Any]) -> None:
+def send(ctx: Context, task: TaskSpec, payload: dict[str, Any]) -> None:
+    """Queue `task` with `payload` (checked against its TaskSpec before it is queued)."""
     if ctx.send is None:
         raise Problem("unavailable", "no worker queue is configured: set REDIS_URL or run `ricochet serve`")
-    ctx.send(task, args)
+    ctx.send(task, payload)

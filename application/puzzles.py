@@ -21,6 +21,7 @@ from .problems import Problem
 
 RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
 RANDOM_SEARCH_BUDGET = RANDOM_TIME_BUDGET - 1.0  # the search stops early enough to answer within it
+LAST_HINT = 4  # the hint that gives the first move: the answer shown, for ratings
 
 
 def _optimal(ctx: Context, p: Puzzle, what: str) -> list[Move]:
@@ -36,8 +37,12 @@ def _optimal(ctx: Context, p: Puzzle, what: str) -> list[Move]:
 
 
 def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
-    """A hint of `level` (1 to 4) from the optimal solution the service serves."""
-    return {"code": p.code(), **hint(_optimal(ctx, p, "hints"), level)}
+    """A hint of `level` (1 to 4) from the optimal solution the service serves;
+    the last (the first move) counts as the answer shown."""
+    shown = {"code": p.code(), **hint(_optimal(ctx, p, "hints"), level)}
+    if level >= LAST_HINT:
+        ratings.reveal(ctx, p)
+    return shown
 
 
 def about(ctx: Context, p: Puzzle) -> dict[str, Any]:
@@ -77,7 +82,13 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
     served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
     if served.moves != g.solution.moves:
         g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served, time_budget=ctx.answers.budget))
-    return {**g.to_json(), "seed": seed, **ratings.describe(ctx, g.puzzle, g.solution.moves, g.difficulty)}
+    out = {**g.to_json(), "seed": seed, **ratings.describe(ctx, g.puzzle, g.solution.moves, g.difficulty)}
+    if query.get("solution", True):
+        ratings.reveal(ctx, g.puzzle)
+    else:  # a round: this client's players' first answers are rated
+        ratings.open_round(ctx, g.puzzle)
+        del out["solution"]
+    return out
 
 
 def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:
@@ -104,4 +115,5 @@ def solutions(ctx: Context, p: Puzzle, limit: int) -> dict[str, Any]:
     shown = distinct(p, length, limit=limit, time_budget=ctx.answers.budget, state_budget=ctx.answers.state_budget)
     if shown is None:
         raise Problem("needs-a-job", "listing this puzzle's solutions takes longer than a request may search")
+    ratings.reveal(ctx, p)
     return {"code": p.code(), "length": length, **shown}

@@ -1,44 +1,42 @@
 """Do ratings learn from play?  Simulated players of known skill play through the
-HTTP API of a fresh `ricochet serve`, and the ratings are set against the truth.
+HTTP API (the app in this process over a private Redis, each player from its
+own address), and the ratings are set against the truth.
 
     .venv/bin/python bench/ratings.py [--players 25] [--attempts 24] [--per-length 4]
 
 A player of skill s solves optimally every puzzle of optimal length up to s, and
 fails the rest.  The puzzles are random puzzles of 2 to 17 moves (`--per-length`
 of each); each player attempts `--attempts` of them, drawn at random, with
-POST /v1/verify {"player": ...}.  Printed: the rank correlation (Spearman) of
+POST /v1/verify {"player": ...}, in a round (the puzzle handed to its address
+with solution=false; docs/ratings.md).  Printed: the rank correlation (Spearman) of
 the puzzles' ratings with their optimal lengths and of the players' ratings with
-their skills, for two fresh stacks: one where puzzles start from the prior on
+their skills, for two fresh stores: one where puzzles start from the prior on
 their length, and one where every puzzle starts at 1500 (RICOCHET_RATING_PRIOR=off),
-which measures what the ratings learn from play alone.
+which measures what the ratings learn from play alone.  Only players with an
+established rating move puzzles, so a player's first dozen attempts teach the
+puzzles nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import signal
-import subprocess
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from _stack import wait_ready  # noqa: E402
+from service.app import create_app  # noqa: E402
+from workers.embedded import EmbeddedRedis  # noqa: E402
 
-from workers.embedded import free_port  # noqa: E402
 
-
-def call(method: str, url: str, body: dict | None = None) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
+def call(client, method: str, url: str, body: dict | None = None, address: str = "127.0.0.1") -> dict:
+    r = client.open(url, method=method, json=body, environ_base={"REMOTE_ADDR": address})
+    if r.status_code != 200:
+        raise SystemExit(f"{method} {url}: {r.status_code} {r.json}")
+    return r.json
 
 
 def ranks(values: list[float]) -> list[float]:
@@ -66,40 +64,31 @@ def spearman(a: list[float], b: list[float]) -> float:
     return cov / (sa * sb)
 
 
-def play(base: str, args: argparse.Namespace) -> tuple[float, float]:
+def play(client, args: argparse.Namespace) -> tuple[float, float]:
     rng = random.Random(args.seed)
-    puzzles = [call("GET", f"{base}/v1/puzzles/random?length={n}&seed=ratings-{n}-{k}")
-               for n in range(2, 18) for k in range(args.per_length)]
+    puzzles = [call(client, "GET", f"/v1/puzzles/random?length={n}&seed=ratings-{n}-{k}")
+               for n in range(2, 18) for k in range(args.per_length)]  # the answers, read by the bench alone
     skills = {f"sim-{i}": 3 + i * 12 // max(1, args.players - 1) for i in range(args.players)}
-    for player, skill in skills.items():
+    for i, (player, skill) in enumerate(skills.items()):
+        address = f"10.77.{i // 250}.{i % 250 + 1}"
         for made in rng.sample(puzzles, args.attempts):
+            call(client, "GET", f"/v1/puzzles/random?length={made['optimal_length']}&seed={made['seed']}"
+                 "&solution=false", address=address)  # the round
             won = made["optimal_length"] <= skill
-            call("POST", f"{base}/v1/verify", {"puzzle": {"code": made["code"]}, "player": player,
-                                               "moves": made["solution"] if won else []})
-    rated = [call("GET", f"{base}/v1/puzzles/{made['code']}") for made in puzzles]
+            call(client, "POST", "/v1/verify", {"puzzle": {"code": made["code"]}, "player": player,
+                                                "moves": made["solution"] if won else []}, address)
+    rated = [call(client, "GET", f"/v1/puzzles/{made['code']}") for made in puzzles]
     played = [(r["rating"]["value"], made["optimal_length"]) for r, made in zip(rated, puzzles, strict=True)
               if r["rating"]["plays"] > 0]
-    players = [(call("GET", f"{base}/v1/players/{p}")["rating"]["value"], s) for p, s in skills.items()]
+    players = [(call(client, "GET", f"/v1/players/{p}")["rating"]["value"], s) for p, s in skills.items()]
     return (spearman([r for r, _ in played], [n for _, n in played]),
             spearman([r for r, _ in players], [s for _, s in players]))
 
 
 def stack(prior: bool, args: argparse.Namespace) -> tuple[float, float]:
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "RICOCHET_RATE_LIMITS": "off", "RICOCHET_RATING_PRIOR": "on" if prior else "off",
-               "RICOCHET_WEB_WORKERS": "2"}
-        env.pop("REDIS_URL", None)
-        serve = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--instance",
-                                  tmp], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            wait_ready(base, 180)
-            return play(base, args)
-        finally:
-            os.killpg(serve.pid, signal.SIGTERM)
-            serve.wait(timeout=60)
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp), persist=False) as server:
+        app = create_app({"REDIS_URL": server.url, "RATE_LIMITS_ENABLED": False, "RATING_PRIOR": prior})
+        return play(app.test_client(), args)
 
 
 def main() -> None:

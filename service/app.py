@@ -10,11 +10,11 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 
+from application import held_by
 from workers import failover, memory
 from workers.settings import Settings
-from workers.stores import Unavailable
 
-from . import errors, limits, metrics
+from . import errors, limits, metrics, security
 
 
 def budgets(settings: Settings) -> None:
@@ -25,6 +25,7 @@ def budgets(settings: Settings) -> None:
     png.budget = settings.picture_cache_mb << 20
 
 
+MAX_BODY = 1 << 20  # bytes a request body may hold (413 beyond)
 SEARCHES_AT_ONCE = 2  # request searches one web process runs at a time
 _TRIM_EVERY = 64  # requests between two returns of freed memory to the system
 _served = 0
@@ -53,11 +54,7 @@ def _held_by_replicas(response: Any) -> Any:
     wanted, stores = current_app.config["WAIT_REPLICAS"], current_app.extensions.get("stores")
     if not wanted or stores is None or request.method not in _CHANGES or response.status_code >= 400:
         return response
-    try:
-        held = stores.settle(wanted, current_app.config["WAIT_MS"])
-    except Unavailable:
-        held = 0
-    if held >= wanted:
+    if held_by(stores, wanted, current_app.config["WAIT_MS"]) >= wanted:
         return response
     refused = errors.problem_response(
         "unavailable", f"the change was not confirmed by {wanted} replica(s) within {current_app.config['WAIT_MS']} "
@@ -92,7 +89,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config.update(
-        MAX_CONTENT_LENGTH=1 << 20,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         SOLVE_TIME_BUDGET=settings.solve_time_budget,
         SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
         JOB_TIME_BUDGET=settings.job_time_budget,
@@ -107,9 +104,12 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
         GAME_STREAMS=settings.game_streams,
+        STREAMS_PER_CLIENT=4,  # event streams one client holds at once, over every web process
+        EXPORTS_PER_CLIENT=1,  # exports one client runs at once, over every web process
         TRUSTED_PROXIES=settings.trusted_proxies,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
+        WEBHOOKS_ALLOW_PRIVATE=settings.webhooks_allow_private == "on",
     )
     app.config.update(config or {})
     settings = dataclasses.replace(settings, redis_url=app.config["REDIS_URL"])  # the tests' own Redis
@@ -124,12 +124,12 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
-    if app.config["REDIS_URL"]:
+    if app.config["REDIS_URL"]:  # the views' stores are the Celery app's (one factory wires both)
         from workers.app import make_celery
-        from workers.stores import Stores
 
-        app.extensions["stores"] = Stores.from_settings(settings)
-        app.extensions["celery"] = make_celery(settings.redis_url, settings)
+        celery = make_celery(app.config["REDIS_URL"], settings, patient=False)
+        app.extensions["celery"], app.extensions["stores"] = celery, celery.stores
+    security.register(app)  # first: it runs last, on the final response
     errors.register(app)
     metrics.register(app)
     app.after_request(_hand_back_memory)
@@ -138,9 +138,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
-    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving
+    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving, webhooks
 
     for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp,
-                      embed.bp):
+                      embed.bp, webhooks.bp):
         app.register_blueprint(blueprint)
     return app

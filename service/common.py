@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import current_app, request
 
-from application import Context, jobs
+from application import Context, jobs, webhooks
 from application.solving import Queued
 from solver.errors import InvalidInput
 from solver.formats.driftingdroids import from_driftingdroids_id
@@ -20,7 +20,7 @@ from .declare import Body
 from .errors import Problem
 from .limits import client_id, key_quotas
 from .metrics import SOLVE_SECONDS
-from .schemas import HintQuery
+from .requests import HintQuery
 
 SVG = "image/svg+xml"
 
@@ -98,12 +98,14 @@ def context() -> Context:
     config = current_app.config
     celery = current_app.extensions.get("celery")
     return Context(stores=app_stores(), pools=pools(), answers=answers(),
-                   send=(lambda task, args: celery.send_task(task, args=args)) if celery is not None else None,
+                   send=celery.send if celery is not None else None,
                    client=client_id(), job_budget=config["JOB_TIME_BUDGET"],
                    quotas={**config["QUOTAS"], **key_quotas()} if config["RATE_LIMITS_ENABLED"] else {},
                    max_queued=config["MAX_QUEUED"], rating_prior=config["RATING_PRIOR"])
 
 
 def accepted(queued: Queued) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """A queued job's 202: its view, where to follow it, and what is left of the quota."""
+    """A queued job's 202: its view, where to follow it, and what is left of the quota.  A key
+    with webhooks follows the job: its end is sent to them (application/webhooks.py)."""
+    webhooks.follow(context(), queued.job)
     return jobs.view(queued.job), 202, {"Location": f"/v1/jobs/{queued.job['id']}", "Retry-After": "1", **queued.quota}

@@ -22,9 +22,12 @@ def job(job_id: str) -> Any:
     return jobs.view(jobs.get(context(), job_id))
 
 
-@operation(bp, "delete /v1/jobs/<job_id>", "cancelJob", tag="jobs", errors=(404, 503),
-           summary="Cancel a pending or running job; its workers stop within about a second (a pack keeps the "
-                   "puzzles made so far).  A settled job answers as it stands.",
-           replies={200: Reply("The job as it stands (state cancelled, unless it had settled before)", Job)})
+@operation(bp, "delete /v1/jobs/<job_id>", "cancelJob", tag="jobs", errors=(403, 404, 503),
+           summary="Cancel a pending or running job you asked for; its workers stop within about a second (a pack "
+                   "keeps the puzzles made so far).  A settled job answers as it stands; a job other clients asked "
+                   "for too (identical solves share one) runs on until none of them wants it.  Another client's job "
+                   "is 403.",
+           replies={200: Reply("The job as it stands (state cancelled, unless it had settled before or another "
+                               "client that asked for it still wants it)", Job)})
 def cancel_job(job_id: str) -> Any:
     return jobs.view(jobs.cancel(context(), job_id))

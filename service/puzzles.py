@@ -18,6 +18,7 @@ from solver.model.geometry import DEFLECT
 from solver.model.puzzle import Puzzle
 from solver.production.export import SOURCES, Filter
 
+from . import limits
 from .caching import MINUTE
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation
@@ -27,6 +28,7 @@ from .shapes import BoardObject, Boards, CodedHint, Difficulty, NextPuzzle, Puzz
 
 bp = Blueprint("puzzles", __name__)
 
+EXPORT_HOLD = 300.0  # seconds an export's place is held at most (a whole export is about half a minute)
 PICTURES = {SVG: {"schema": {"type": "string"}}, PNG: {"schema": {"type": "string", "format": "binary"}}}
 
 
@@ -87,6 +89,8 @@ def puzzle(code: str) -> Any:
             p = Puzzle.from_code(code[:-4])
             known = answers().settled(p) if drawn else None
             solution = known.moves if known is not None and known.status == "optimal" else None
+            if solution is not None:
+                ratings.reveal(context(), p)
             return picture(puzzle_svg(p, solution), mimetype)
     p = Puzzle.from_code(code)
     return {**p.to_json(), "code": p.code(), "hash": p.content_hash(), "driftingdroids_id": driftingdroids_id(p),
@@ -115,16 +119,18 @@ def rate(body: Puzzle) -> Any:
 
 @operation(bp, "get /v1/puzzles/random", "randomPuzzle", tag="puzzles", query=RandomQuery, searches=True,
            summary="A generated puzzle of an exact optimal length, or of a difficulty grade", errors=(400, 422),
-           replies={200: Reply("The puzzle with its solution and difficulty report", RandomPuzzle)})
+           replies={200: Reply("The puzzle with its solution (unless solution=false) and difficulty report",
+                               RandomPuzzle)})
 def random_puzzle(query: dict[str, Any]) -> Any:
     return puzzles.random_puzzle(context(), query)
 
 
 @operation(bp, "get /v1/puzzles/next", "nextPuzzle", tag="players", query=NextQuery, searches=True,
-           summary="A puzzle the player has not seen, near their rating, with its solution",
+           summary="A puzzle the player has not seen, near their rating; with its solution unless solution=false "
+                   "(then a round: the player's first answer is rated)",
            errors=(400, 422, 503), replies={200: Reply("The puzzle, in GET /v1/puzzles/random's shape", NextPuzzle)})
 def next_puzzle(query: dict[str, Any]) -> Any:
-    return ratings.next_puzzle(context(), query["player"], query["difficulty"], query.get("theme"))
+    return ratings.next_puzzle(context(), query["player"], query["difficulty"], query.get("theme"), query["solution"])
 
 
 @operation(bp, "get /v1/puzzles/<code>/solutions", "puzzleSolutions", tag="puzzles", query=SolutionsQuery,
@@ -153,8 +159,10 @@ def vote(code: str, body: dict[str, Any]) -> Any:
 def export(query: dict[str, Any]) -> Response:
     if query["min_length"] > query["max_length"]:
         raise Problem("out-of-range", "min_length must not exceed max_length", field="min_length")
+    give_back = limits.hold("export", current_app.config["EXPORTS_PER_CLIENT"], EXPORT_HOLD, "exports")
     room = current_app.extensions["exports"]
     if not room.acquire(blocking=False):
+        give_back()
         raise Problem("unavailable", "an export is running on this server process; retry shortly",
                       headers={"Retry-After": "30"})
     wanted = Filter(query["min_length"], query["max_length"], query.get("robots"), query.get("ricochet"),
@@ -165,6 +173,7 @@ def export(query: dict[str, Any]) -> Response:
             yield from itertools.islice(exported.lines(ctx, query["format"], wanted), most)
         finally:
             room.release()
+            give_back()
 
     ctx = context()
     most = current_app.config.get("EXPORT_LINES")  # tests cut the export short: a whole one is half a minute
@@ -179,4 +188,6 @@ def export(query: dict[str, Any]) -> Response:
 def draw(body: Puzzle, query: dict[str, Any]) -> Response:
     known = answers().settled(body) if query["solution"] else None
     solution = known.moves if known is not None and known.status == "optimal" else None
+    if solution is not None:
+        ratings.reveal(context(), body)
     return picture(puzzle_svg(body, solution), PNG if query["format"] == "png" else SVG, "private, max-age=3600")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from application.puzzles import SOLUTIONS_LIMIT
-from application.ratings import OFFSETS
+from application.ratings import HISTORY_KEPT, OFFSETS
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
@@ -14,7 +14,6 @@ from solver.production.generate import MAX_LENGTH
 from solver.production.themes import THEMES
 from workers.schemas import text
 
-from .i18n import LANGUAGES
 from .shapes import Move
 
 PLAYER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -25,6 +24,12 @@ def player_field(**kwargs: object) -> fields.String:
     return fields.String(validate=validate.Regexp(PLAYER_PATTERN, error=PLAYER_RULE), metadata={
         "description": "the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent "
                        "(without a key, the public scope)"}, **kwargs)
+
+
+def up_to(most: int, default: int = 20) -> fields.Integer:
+    """How many to list: a whole number from 1 to `most`."""
+    return fields.Integer(load_default=default, validate=validate.Range(1, most, error=f"must be from 1 to {most}"),
+                          error_messages={"invalid": "must be a whole number"})
 
 
 class VerifyRequest(Schema):
@@ -73,6 +78,18 @@ class NextQuery(Schema):
                        "hardest)"})
     theme = fields.String(validate=validate.OneOf(list(THEMES), error="must be one of the themes in "
                                                   "docs/ratings.md: " + ", ".join(THEMES)))
+    solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
+        "description": "false leaves the solution out and opens a round: the player's first answer within it is "
+                       "rated (docs/ratings.md); true (the default) gives it, and the attempt is recorded unrated"})
+
+
+class HistoryQuery(Schema):
+    """GET /v1/players/{id}/attempts: how many of the last attempts."""
+
+    class Meta:
+        unknown = RAISE
+
+    limit = up_to(HISTORY_KEPT)
 
 
 class ExportQuery(Schema):
@@ -103,9 +120,7 @@ class SolutionsQuery(Schema):
     class Meta:
         unknown = RAISE
 
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, SOLUTIONS_LIMIT, error="must be from 1 to "
-                                                                     f"{SOLUTIONS_LIMIT}"),
-                           error_messages={"invalid": "must be a whole number"})
+    limit = up_to(SOLUTIONS_LIMIT)
 
 
 class RandomQuery(Schema):
@@ -126,42 +141,10 @@ class RandomQuery(Schema):
     board = fields.String(load_default=BoardKind.RANDOM_2013.value, validate=validate.Length(max=200),
                           metadata={"description": "a board spec, random-2013 (default), random-1999 or "
                                                    "random-beginner"})
-
-
-class SheetQuery(Schema):
-    """GET /v1/packs/{id}.svg: which sheet, and whether to draw the solutions."""
-
-    class Meta:
-        unknown = RAISE
-
-    page = fields.Integer(load_default=1, validate=validate.Range(1, 1000, error="must be from 1 to 1000"),
-                          error_messages={"invalid": "must be an integer"})
-    solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
-                              metadata={"description": "draw each puzzle's optimal solution"})
-
-
-class ArchiveQuery(Schema):
-    """GET /v1/daily/archive: which published days, a page at a time."""
-
-    class Meta:
-        unknown = RAISE
-
-    from_ = fields.Date(data_key="from", attribute="from", error_messages={"invalid": "must be a date, YYYY-MM-DD"},
-                        metadata={"description": "first day (default 2026-01-01)"})
-    to = fields.Date(error_messages={"invalid": "must be a date, YYYY-MM-DD"},
-                     metadata={"description": "last day (default today); not before from"})
-    limit = fields.Integer(load_default=100, validate=validate.Range(1, 366, error="must be from 1 to 366"),
-                           error_messages={"invalid": "must be an integer"})
-
-
-class HintQuery(Schema):
-    """GET .../hint: how much to tell (1 length, 2 robot count, 3 robots, 4 first move)."""
-
-    class Meta:
-        unknown = RAISE
-
-    level = fields.Integer(load_default=1, validate=validate.Range(1, 4, error="must be from 1 to 4"),
-                           error_messages={"invalid": "must be an integer from 1 to 4"})
+    solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
+        "description": "false leaves the solution out and opens a round for this client: a player's first answer "
+                       "within it is rated (docs/ratings.md); true (the default) gives it, and answers from this "
+                       "client are recorded unrated"})
 
 
 class PictureQuery(Schema):
@@ -174,34 +157,3 @@ class PictureQuery(Schema):
     solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
                               metadata={"description": "draw an optimal solution, when one is known or found "
                                                        "within the request's search budget"})
-
-
-class EmbedQuery(Schema):
-    """GET /embed/...: the embedded puzzle's language and look."""
-
-    class Meta:
-        unknown = RAISE
-
-    lang = fields.String(validate=validate.OneOf(LANGUAGES, error=f"must be one of {', '.join(LANGUAGES)}"),
-                         metadata={"description": "the language (default: the reader's Accept-Language)"})
-    theme = fields.String(load_default="auto", validate=validate.OneOf(["auto", "light", "dark"],
-                                                                      error="must be auto, light or dark"),
-                          metadata={"description": "auto follows the reader's system"})
-
-
-class OEmbedQuery(Schema):
-    """GET /oembed: oEmbed 1.0's consumer request."""
-
-    class Meta:
-        unknown = RAISE
-
-    url = fields.Url(required=True, require_tld=False, schemes={"http", "https"},
-                     error_messages={"invalid": "must be the address of a puzzle page of this site",
-                                     "required": "give the address of a puzzle page of this site"},
-                     metadata={"description": "a puzzle page of this site: /, /?day=YYYY-MM-DD, /p/{code} or "
-                                              "/embed/..."})
-    maxwidth = fields.Integer(validate=validate.Range(200, 4000, error="must be from 200 to 4000"),
-                              error_messages={"invalid": "must be an integer"})
-    maxheight = fields.Integer(validate=validate.Range(260, 4000, error="must be from 260 to 4000"),
-                               error_messages={"invalid": "must be an integer"})
-    format = fields.String(load_default="json", metadata={"description": "json (xml is answered 501, as oEmbed says)"})

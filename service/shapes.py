@@ -16,6 +16,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_dump, validate
 
+from application import JobState
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 from solver.model.puzzle import Ricochet
 from solver.model.puzzle import Rules as RuleOptions
@@ -23,7 +24,8 @@ from solver.play.game import Scoring, TieBreak
 from solver.production.difficulty import GRADES
 from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
-from workers.stores.jobs import JobState
+from workers.webhooks import EVENTS as WEBHOOK_EVENTS
+from workers.webhooks import TEST_EVENT
 
 from .errors import KINDS
 
@@ -190,8 +192,10 @@ class RatingChange(PlayerRating):
 
 class AttemptResult(Shape):
     rated = fields.Boolean(required=True, metadata={
-        "description": "whether this attempt moved the ratings: only a player's first at a puzzle does, and "
-                       "only once the puzzle's optimum is proven"})
+        "description": "whether this attempt moved the ratings: only a player's first at a puzzle handed without "
+                       "its answer (GET /v1/puzzles/next or /v1/puzzles/random with solution=false, GET /v1/daily), "
+                       "answered within the round and before this client was shown the answer, once the puzzle's "
+                       "optimum is proven (docs/ratings.md)"})
     won = fields.Boolean(metadata={"description": "the answer reached the target in the optimal number of moves"})
     reason = fields.String(metadata={"description": "why the attempt could not be rated"})
     player = fields.Nested(RatingChange)
@@ -232,8 +236,29 @@ class Player(Shape):
     scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
     rating = fields.Nested(PlayerRating, required=True)
     attempts = fields.Integer(required=True)
-    wins = fields.Integer(required=True, metadata={"description": "first attempts solved optimally"})
+    rated = fields.Integer(metadata={"description": "attempts that moved the rating"})
+    wins = fields.Integer(required=True, metadata={"description": "rated attempts solved optimally"})
     daily = fields.Nested(DailyStreak, required=True)
+
+
+class PastAttempt(Shape):
+    code = fields.String(required=True)
+    won = fields.Boolean(required=True, metadata={"description": "the answer reached the target in the optimal "
+                                                                 "number of moves"})
+    length = fields.Integer(required=True, metadata={"description": "moves in the answer"})
+    optimal_length = fields.Integer(required=True)
+    rated = fields.Boolean(required=True)
+    reason = fields.String(metadata={"description": "why the attempt moved no rating"})
+    rating = fields.Float(required=True, metadata={"description": "the player's rating after the attempt"})
+    change = fields.Float(required=True, metadata={"description": "how far the attempt moved it"})
+    t = fields.Float(required=True, metadata={"description": "when (Unix time, seconds)"})
+
+
+class PlayerHistory(Shape):
+    id = fields.String(required=True)
+    scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
+    attempts = fields.List(fields.Nested(PastAttempt), required=True, metadata={
+        "description": "the player's last attempts, newest first (the last 100 are kept)"})
 
 
 class Vote(Shape):
@@ -342,6 +367,8 @@ class Made(Known, Rated):
 
 class RandomPuzzle(Made):
     seed = fields.String(required=True)
+    solution = moves(metadata={"description": "an optimal solution; left out with solution=false (a round: the "
+                                              "player's first answer is rated)"})
 
 
 class NextPuzzle(RandomPuzzle):
@@ -567,6 +594,55 @@ class OEmbed(Shape):
     thumbnail_height = fields.Integer()
 
 
+# -- webhooks (docs/webhooks.md) -------------------------------------------------------------
+
+
+class Webhook(Shape):
+    id = fields.String(required=True, metadata={"description": "wh_ and 32 hex digits"})
+    url = fields.String(required=True)
+    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_EVENTS)), required=True)
+    created = fields.Float(required=True, metadata={"description": "seconds since the epoch"})
+
+
+class NewWebhook(Webhook):
+    secret = fields.String(required=True, metadata={
+        "description": "the signing secret, whsec_ and base64 (Standard Webhooks): shown only now, keep it"})
+
+
+class Webhooks(Shape):
+    webhooks = fields.List(fields.Nested(Webhook), required=True)
+
+
+class DeliveryAttempt(Shape):
+    at = fields.Float(required=True, metadata={"description": "when it was made (seconds since the epoch)"})
+    status = fields.Integer(allow_none=True, required=True, metadata={"description": "the receiver's HTTP status"})
+    error = fields.String(allow_none=True, required=True, metadata={"description": "why it failed (null: it "
+                                                                                    "succeeded)"})
+    duration_ms = fields.Integer(required=True)
+
+
+class WebhookEvent(Open):
+    type = fields.String(required=True)
+    timestamp = fields.String(required=True)
+    data = fields.Dict(required=True)
+
+
+class Delivery(Shape):
+    id = fields.String(required=True, metadata={"description": "the message's id: webhook-id on every attempt"})
+    webhook = fields.String(required=True)
+    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_EVENTS, TEST_EVENT]))
+    state = fields.String(required=True, validate=validate.OneOf(["pending", "succeeded", "failed"]))
+    created = fields.Float(required=True)
+    next_attempt = fields.Float(allow_none=True, required=True, metadata={
+        "description": "when the next attempt is due (null once settled)"})
+    attempts = fields.List(fields.Nested(DeliveryAttempt), required=True)
+    event = fields.Nested(WebhookEvent, required=True, metadata={"description": "the body each attempt POSTs"})
+
+
+class Deliveries(Shape):
+    deliveries = fields.List(fields.Nested(Delivery), required=True, metadata={"description": "newest first"})
+
+
 class Health(Shape):
     status = fields.Constant("ok", required=True)
 
@@ -582,5 +658,6 @@ COMPONENTS: tuple[type[Schema], ...] = (
     Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
     FailedItem, FieldError, Problem, Known, PuzzleByCode, Made, RandomPuzzle, PackItem, Pack, CodedHint, DailyHint,
     DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
-    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, Health, Ready,
+    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, Webhook, NewWebhook, Webhooks,
+    DeliveryAttempt, WebhookEvent, Delivery, Deliveries, Health, Ready,
 )

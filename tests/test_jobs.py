@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 
 from service.app import create_app
 from tests.helpers import wait_for_job
@@ -237,3 +238,33 @@ def test_a_process_runs_few_request_searches_at_once(redis_url, quadrant_test_pu
     answered = client.post("/v1/solve", json=quick)
     assert answered.status_code == 200 and answered.json["status"] == "optimal", answered.json
     room.release()
+
+
+def test_a_job_belongs_to_the_clients_that_asked_for_it(redis_url):
+    """Issue 57: only a client that asked for a job may cancel it (403 for another);
+    identical solves share one job, which stops only when nobody who asked wants
+    it; each client that asks is charged once."""
+    unworked = redis_url.rsplit("/", 1)[0] + "/7"  # a database no test's worker takes jobs from: they stay open
+    app = create_app({"REDIS_URL": unworked, "SOLVE_TIME_BUDGET": 0.01, "JOB_TIME_BUDGET": 60.0,
+                      "QUOTAS": {"solve": 3600, "pack": 1000}})
+    ann, bob, eve = (app.test_client() for _ in range(3))
+    at = {c: {"REMOTE_ADDR": f"10.57.{i}.{uuid.uuid4().int % 250}"} for i, c in enumerate(("ann", "bob", "eve"))}
+    robots = HARD["robots"]
+    colours = list(robots)
+    puzzle = {**HARD, "robots": {c: robots[colours[(i + 3) % 4]] for i, c in enumerate(colours)}}
+    first = ann.post("/v1/solve", json=puzzle, environ_base=at["ann"])
+    assert first.status_code == 202 and first.headers["X-Quota-Remaining"] == str(3600 - 60), first.json
+    again = ann.post("/v1/solve", json=puzzle, environ_base=at["ann"])
+    assert again.json["id"] == first.json["id"] and "X-Quota-Remaining" not in again.headers  # charged once
+    joined = bob.post("/v1/solve", json=puzzle, environ_base=at["bob"])
+    assert joined.json["id"] == first.json["id"] and joined.headers["X-Quota-Remaining"] == str(3600 - 60)
+    assert "X-Quota-Remaining" not in bob.post("/v1/solve", json=puzzle, environ_base=at["bob"]).headers
+    url = first.headers["Location"]
+    refused = eve.delete(url, environ_base=at["eve"])
+    assert refused.status_code == 403 and refused.json["type"] == "/problems/forbidden", refused.json
+    assert ann.get(url).json["state"] == "pending"
+    withdrawn = ann.delete(url, environ_base=at["ann"])
+    assert withdrawn.status_code == 200 and withdrawn.json["state"] == "pending"  # bob still wants it
+    last = bob.delete(url, environ_base=at["bob"])
+    assert last.status_code == 200 and last.json["state"] == "cancelled"
+    assert ann.delete(url, environ_base=at["ann"]).json["state"] == "cancelled"  # harmless twice

@@ -4,11 +4,14 @@ every optimal solution through the API, against a real Redis."""
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from application.ratings import ESTABLISHED_DEVIATION, PUZZLE_DAILY_BOUND
 from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_from_json
+from solver.play import daily
 from solver.play.glicko import Rating, period, prior
 from solver.production.themes import THEMES, themes
 from solver.search.solve import solve
@@ -31,41 +34,145 @@ def test_the_prior_grows_with_length_and_helpers():
     assert prior(5).value < prior(9).value < prior(9, 3).value < prior(14).value
 
 
-def _random(client, length: int, seed: str) -> dict:
-    r = client.get(f"/v1/puzzles/random?length={length}&seed={seed}")
+def _random(client, length: int, seed: str, solution: bool = True, env: dict | None = None) -> dict:
+    r = client.get(f"/v1/puzzles/random?length={length}&seed={seed}" + ("" if solution else "&solution=false"),
+                   environ_base=env or {})
     assert r.status_code == 200, r.json
     return r.json
 
 
-def test_a_first_attempt_rates_player_and_puzzle_and_later_ones_do_not(client):
-    made = _random(client, 8, "rate-" + uuid.uuid4().hex)
+def _answer(code: str) -> list[dict]:
+    """An optimal answer found here, not read from the service."""
+    return [m.to_json() for m in solve(Puzzle.from_code(code)).moves]
+
+
+def _at(address: str) -> dict:
+    return {"REMOTE_ADDR": address}
+
+
+def test_a_first_attempt_in_a_round_rates_the_player_and_later_ones_do_not(client):
+    at = _at("10.58.0.1")
+    made = _random(client, 8, "rate-" + uuid.uuid4().hex, solution=False, env=at)
+    assert "solution" not in made
     player = "p" + uuid.uuid4().hex[:10]
-    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"], "player": player}
-    first = client.post("/v1/verify", json=body).json["attempt"]
-    assert first["rated"] and first["won"] and first["player"]["change"] > 0
+    body = {"puzzle": {"code": made["code"]}, "moves": _answer(made["code"]), "player": player}
+    first = client.post("/v1/verify", json=body, environ_base=at).json["attempt"]
+    assert first["rated"] and first["won"] and first["player"]["change"] > 0, first
     assert first["puzzle"]["plays"] == 1 and first["puzzle"]["wins"] == 1
-    assert first["puzzle"]["value"] < made["rating"]["value"]  # beaten by a stranger: easier than thought
-    again = client.post("/v1/verify", json={**body, "moves": []}).json["attempt"]
+    assert first["puzzle"]["value"] == made["rating"]["value"]  # a new player's rating is not established
+    again = client.post("/v1/verify", json={**body, "moves": []}, environ_base=at).json["attempt"]
     assert not again["rated"] and again["player"]["change"] == 0 and again["puzzle"]["plays"] == 1
+    assert again["reason"] == "not the player's first attempt at this puzzle"
     shown = client.get(f"/v1/players/{player}").json
-    assert shown["attempts"] == 2 and shown["wins"] == 1 and shown["scope"] == "public"
+    assert shown["attempts"] == 2 and shown["rated"] == 1 and shown["wins"] == 1 and shown["scope"] == "public"
     assert shown["rating"]["value"] == first["player"]["value"]
-    loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}).json["attempt"]
-    assert loser["rated"] and not loser["won"] and loser["player"]["change"] < 0
-    assert loser["puzzle"]["plays"] == 2 and loser["puzzle"]["value"] > first["puzzle"]["value"]
+    loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}, environ_base=at).json
+    assert loser["attempt"]["rated"] and not loser["attempt"]["won"] and loser["attempt"]["player"]["change"] < 0
+    assert loser["attempt"]["puzzle"]["plays"] == 2
+    history = client.get(f"/v1/players/{player}/attempts").json
+    assert [(a["rated"], a["won"], a["code"]) for a in history["attempts"]] == [
+        (False, False, made["code"]), (True, True, made["code"])]  # newest first
+    assert history["attempts"][0]["reason"] == again["reason"] and history["attempts"][1]["change"] > 0
+    assert client.get(f"/v1/players/{player}/attempts?limit=1").json["attempts"] == history["attempts"][:1]
+    assert client.get(f"/v1/players/{player}/attempts?limit=0").status_code == 400
+    assert client.get("/v1/players/nobody-at-all/attempts").status_code == 404
+    elsewhere = client.post("/v1/verify", json={**body, "player": player + "y"}, environ_base=_at("10.58.0.2")).json
+    assert not elsewhere["attempt"]["rated"] and "not handed" in elsewhere["attempt"]["reason"]
     assert client.get(f"/v1/puzzles/random?length=8&seed={made['seed']}").json["rating"]["plays"] == 2
 
 
-def test_players_are_scoped_by_api_key(client, redis_url):
-    key, _ = Stores.from_url(redis_url).keys.create("app-" + uuid.uuid4().hex[:8])
-    made = _random(client, 6, "scope-" + uuid.uuid4().hex)
-    player = "p" + uuid.uuid4().hex[:10]
-    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"], "player": player}
-    assert client.post("/v1/verify", json=body, headers={"X-API-Key": key}).json["attempt"]["rated"]
-    assert client.get(f"/v1/players/{player}").status_code == 404  # the public scope has no such player
-    mine = client.get(f"/v1/players/{player}", headers={"X-API-Key": key}).json
-    assert mine["attempts"] == 1 and mine["scope"].startswith("app-")
-    assert client.post("/v1/verify", json=body).json["attempt"]["rated"]  # a public player of that id: its first
+def test_copied_answers_leave_a_player_near_1500(client):
+    """Issue 57: 24 answers copied from GET /v1/puzzles/random (which hands out the
+    solution) took a player from 1500 to 2416; the daily puzzle solved from its
+    solution page gave +781 and a streak.  Now neither is rated."""
+    at = _at("10.58.1.1")
+    player = "copy" + uuid.uuid4().hex[:10]
+    for k in range(24):
+        made = _random(client, 6 + k % 8, f"copy-{uuid.uuid4().hex}", env=at)
+        verdict = client.post("/v1/verify", json={"puzzle": {"code": made["code"]}, "moves": made["solution"],
+                                                  "player": player}, environ_base=at).json
+        assert verdict["optimal"] and not verdict["attempt"]["rated"], verdict
+    day = client.get("/v1/daily", environ_base=at).json
+    answer = client.get(day["solution_url"], environ_base=at).json["moves"]
+    verdict = client.post("/v1/verify", json={"puzzle": {"code": day["code"]}, "moves": answer, "player": player},
+                          environ_base=at).json
+    assert verdict["optimal"] and not verdict["attempt"]["rated"], verdict
+    shown = client.get(f"/v1/players/{player}").json
+    assert abs(shown["rating"]["value"] - 1500) < 1 and shown["daily"]["streak"] == 0, shown
+    assert shown["attempts"] == 25 and shown["rated"] == 0
+    honest, there = "honest" + uuid.uuid4().hex[:10], _at("10.58.1.2")  # the day's answer known here, not read
+    assert client.get("/v1/daily", environ_base=there).json["code"] == day["code"]
+    verdict = client.post("/v1/verify", json={"puzzle": {"code": day["code"]}, "player": honest,
+                                              "moves": daily.daily_json(daily.today())["solution"]},
+                          environ_base=there).json
+    assert verdict["optimal"] and verdict["attempt"]["rated"], verdict
+    assert client.get(f"/v1/players/{honest}").json["daily"]["streak"] == 1
+
+
+def test_an_answer_shown_spoils_the_round(client):
+    """A round from /next or random with solution=false is rated; the client's
+    own solve, last hint, solutions or the /next solution spoil it."""
+    at = _at("10.58.2.1")
+    player = "r" + uuid.uuid4().hex[:10]
+    handed = client.get(f"/v1/puzzles/next?player={player}&solution=false", environ_base=at).json
+    assert "solution" not in handed
+    given = client.get(f"/v1/puzzles/next?player={player}", environ_base=at).json
+    assert "solution" in given  # the default, as before: then the attempt is not rated
+    for spoil in (lambda code: client.post("/v1/solve", json={"code": code}, environ_base=at),
+                  lambda code: client.get(f"/v1/puzzles/{code}/hint?level=4", environ_base=at),
+                  lambda code: client.get(f"/v1/puzzles/{code}/solutions", environ_base=at),
+                  lambda code: client.get(f"/v1/puzzles/{code}.svg?solution=true", environ_base=at)):
+        made = _random(client, 6, "spoil-" + uuid.uuid4().hex, solution=False, env=at)
+        client.get(f"/v1/puzzles/{made['code']}/hint?level=3", environ_base=at)  # not the answer yet
+        assert spoil(made["code"]).status_code == 200
+        attempt = client.post("/v1/verify", json={"puzzle": {"code": made["code"]}, "moves": _answer(made["code"]),
+                                                  "player": player}, environ_base=at).json["attempt"]
+        assert not attempt["rated"] and "shown the puzzle's answer" in attempt["reason"], attempt
+    for found, rated in ((handed, True), (given, False)):
+        attempt = client.post("/v1/verify", json={"puzzle": {"code": found["code"]}, "moves": _answer(found["code"]),
+                                                  "player": player}, environ_base=at).json["attempt"]
+        assert attempt["rated"] is rated, attempt
+
+
+def _establish(client, player: str, at: dict) -> None:
+    """Play a new player until its rating is established (rated attempts at
+    rounds this client was handed)."""
+    for k in range(40):
+        made = _random(client, 5, f"est-{player}-{k}", solution=False, env=at)
+        moves = _answer(made["code"]) if k % 2 else []
+        client.post("/v1/verify", json={"puzzle": {"code": made["code"]}, "moves": moves, "player": player},
+                    environ_base=at)
+        if client.get(f"/v1/players/{player}").json["rating"]["deviation"] <= ESTABLISHED_DEVIATION:
+            return
+    raise AssertionError(f"{player} never got an established rating")
+
+
+def test_made_up_players_move_a_puzzle_by_at_most_the_daily_bound(client):
+    """Issue 57: 100 made-up players pushed a 7-move puzzle from 1360 to 2475.  Now
+    only established players move a puzzle, and one address by at most
+    PUZZLE_DAILY_BOUND a day."""
+    at = _at("10.58.3.1")
+    made = _random(client, 7, "bound-" + uuid.uuid4().hex, solution=False, env=at)
+    start = made["rating"]["value"]
+    body = {"puzzle": {"code": made["code"]}, "moves": []}
+    for i in range(100):
+        attempt = client.post("/v1/verify", json={**body, "player": f"fake{i}-{made['seed'][-6:]}"},
+                              environ_base=at).json["attempt"]
+        assert attempt["rated"]
+    assert attempt["puzzle"]["value"] == start and attempt["puzzle"]["plays"] == 100  # nobody established
+    for k in range(3):
+        player = f"est{k}-{made['seed'][-6:]}"
+        _establish(client, player, at)
+        attempt = client.post("/v1/verify", json={**body, "player": player}, environ_base=at).json["attempt"]
+        assert attempt["rated"] and attempt["puzzle"]["value"] > start
+        assert attempt["puzzle"]["value"] - start <= PUZZLE_DAILY_BOUND + 1e-6, attempt
+    assert attempt["puzzle"]["value"] - start == pytest.approx(PUZZLE_DAILY_BOUND)  # three used it up
+    other = _at("10.58.3.2")
+    client.get(f"/v1/puzzles/random?length=7&seed={made['seed']}&solution=false", environ_base=other)
+    _establish(client, "elsewhere-" + made["seed"][-6:], other)
+    moved = client.post("/v1/verify", json={**body, "player": "elsewhere-" + made["seed"][-6:]},
+                        environ_base=other).json["attempt"]
+    assert moved["puzzle"]["value"] > attempt["puzzle"]["value"]  # another address has its own bound
 
 
 @pytest.mark.parametrize("player", ["", "a" * 65, "has space", "é", "a/b"])
@@ -119,12 +226,29 @@ def test_next_filters_by_theme(client):
 def test_votes_make_popularity(client):
     made = _random(client, 5, "vote-" + uuid.uuid4().hex)
     url = f"/v1/puzzles/{made['code']}/vote"
-    assert client.post(url, json={"player": "a", "up": True}).json["popularity"] == 100
-    assert client.post(url, json={"player": "b", "up": False}).json["popularity"] == 0
-    assert client.post(url, json={"player": "b", "up": True}).json == {"code": made["code"], "popularity": 100,
-                                                                        "up": 2, "down": 0}
+    a, b = _at("10.58.4.1"), _at("10.58.4.2")
+    assert client.post(url, json={"player": "a", "up": True}, environ_base=a).json["popularity"] == 100
+    assert client.post(url, json={"player": "b", "up": False}, environ_base=b).json["popularity"] == 0
+    assert client.post(url, json={"player": "b", "up": True}, environ_base=b).json == {
+        "code": made["code"], "popularity": 100, "up": 2, "down": 0}
     assert client.post(url, json={"player": "b", "up": 1}).status_code == 400
     assert client.get(f"/v1/puzzles/random?length=5&seed={made['seed']}").json["popularity"] == 100
+
+
+def test_votes_from_one_address_count_once(client, redis_url):
+    """Issue 57: 200 votes from one address set a puzzle's popularity to -100.
+    Now an address's players are one voter (an API key's players each count)."""
+    made = _random(client, 5, "votes-" + uuid.uuid4().hex)
+    url = f"/v1/puzzles/{made['code']}/vote"
+    for i in range(3):
+        client.post(url, json={"player": f"fan{i}", "up": True}, environ_base=_at(f"10.58.5.{i + 1}"))
+    for i in range(200):
+        after = client.post(url, json={"player": f"troll{i}", "up": False}, environ_base=_at("10.58.5.99")).json
+    assert (after["up"], after["down"], after["popularity"]) == (3, 1, 50), after
+    key, _ = Stores.from_url(redis_url).keys.create("voters-" + uuid.uuid4().hex[:8])
+    for name in ("ann", "bob", "ann"):
+        after = client.post(url, json={"player": name, "up": False}, headers={"X-API-Key": key}).json
+    assert (after["up"], after["down"]) == (3, 3)
 
 
 # Each theme on a puzzle that has it, and a puzzle that does not (found by a search over random real puzzles).
@@ -165,17 +289,144 @@ def test_solutions_lists_every_distinct_optimal_solution(client):
 
 
 def test_the_grade_follows_the_rating_once_enough_players_tried(client):
-    made = _random(client, 12, "graded-" + uuid.uuid4().hex)
+    made = _random(client, 12, "graded-" + uuid.uuid4().hex, solution=False)
     assert "graded_by" not in made["difficulty"]
-    body = {"puzzle": {"code": made["code"]}, "moves": made["solution"]}
-    for i in range(8):  # everyone solves it: it is easier than its length said
-        assert client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"}).json["attempt"]["won"]
+    body = {"puzzle": {"code": made["code"]}, "moves": _answer(made["code"])}
+    for i in range(8):  # everyone solves it in a round
+        attempt = client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"}).json["attempt"]
+        assert attempt["won"] and attempt["rated"]
     again = _random(client, 12, made["seed"])
     assert again["code"] == made["code"] and again["rating"]["plays"] == 8
-    assert again["rating"]["value"] < made["rating"]["value"]
     assert again["difficulty"]["graded_by"] == "rating"
     from solver.play.grades import grade_of_rating as grade_for
 
     assert again["difficulty"]["grade"] == grade_for(again["rating"]["value"])
     shown = client.get(f"/v1/puzzles/{made['code']}").json
     assert shown["rating"] == again["rating"] and shown["themes"] == again["themes"]
+
+
+def test_next_hands_a_puzzle_once_per_player_under_concurrent_requests(client, redis_url):
+    """Issue 58: /next's "seen" and "hand out" were two steps, so two requests at
+    once could hand one player the same puzzle.  Played puzzles near a new
+    player's aim come first, in the same order for every request: eight at once
+    must still get eight puzzles."""
+    import threading
+
+    stores = Stores.from_url(redis_url)
+    for k in range(12):  # played puzzles right at a new player's aim (solved: the service keeps their answers)
+        made = _random(client, 5 + k % 2, f"race-{uuid.uuid4().hex}")
+        stores.redis.zadd("rated:puzzles", {made["code"]: 1500 + k * 0.01})
+    for _ in range(2):
+        player = "race" + uuid.uuid4().hex[:10]
+        start, got = threading.Barrier(8), []
+
+        def ask(player: str = player, start: threading.Barrier = start, got: list = got) -> None:
+            mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+            start.wait()
+            r = mine.get(f"/v1/puzzles/next?player={player}")
+            got.append(r.json["code"] if r.status_code == 200 else r.json)
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 8 and len(set(got)) == 8, got
+
+
+def test_the_next_puzzle_reads_a_bounded_window(redis_url):
+    """Issue 57: /next read every rated puzzle near the aim (1.3 s at 200,000).
+    The store reads the nearest few above and below, whatever the set holds
+    (bench/next.py times /next at 200,000)."""
+    import redis
+
+    from workers.stores.ratings import RatingStore
+
+    class Counting(redis.Redis):
+        read = 0
+
+        def execute_command(self, *args, **options):
+            out = super().execute_command(*args, **options)
+            if str(args[0]).upper().startswith(("ZRANGE", "ZREVRANGE")):
+                Counting.read += len(out)
+            return out
+
+    own = Counting.from_url(redis_url.rsplit("/", 1)[0] + "/9")  # a database of its own: fake codes
+    own.delete("rated:puzzles")
+    scores = {f"code{i}": 1400.003 + i * 0.01 for i in range(20_000)}  # all within 150 of 1500, no ties
+    own.zadd("rated:puzzles", scores)
+    store = RatingStore(own)
+    nearest = store.near(1500, 150, 16)
+    assert Counting.read <= 32, Counting.read
+    assert nearest[:16] == sorted(scores, key=lambda c: abs(scores[c] - 1500))[:16]
+    assert store.near(1500, 150, 16, offset=16)[0] not in nearest
+    own.delete("rated:puzzles")
+
+
+def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
+    """Issue 57: every new player id cost 3 keys kept forever, as did tried and seen
+    sets and votes.  After 10,000 anonymous verifies with new player ids (in
+    rounds and not, custom puzzles and votes among them), every key they made
+    expires, but the two capped ones; custom puzzles never join /next's set."""
+    import redis
+
+    from workers.stores.ratings import CAPPED
+
+    r = redis.Redis.from_url(redis_url)
+    before = set(r.scan_iter(count=10_000))
+    at, tag = _at("10.58.9.1"), uuid.uuid4().hex[:8]
+    handed = [_random(client, 5, f"ttl-{tag}-{k}", solution=False, env=at)["code"] for k in range(3)]
+    handed.append(client.get("/v1/daily", environ_base=at).json["code"])
+    custom = [{**_HARD, "target": {"colour": c, "symbol": s}} for c, s in (("red", "circle"), ("green", "triangle"))]
+    members = r.zcard("rated:puzzles")
+
+    def verifies(first: int) -> None:  # four clients at once: Redis's round trips overlap
+        mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+        for i in range(first, 10_000, 4):
+            puzzle = {"code": handed[i % 4]} if i % 5 else custom[i % 2]
+            verdict = mine.post("/v1/verify", json={"puzzle": puzzle, "moves": [], "player": f"anon{i}-{tag}"},
+                                environ_base=at)
+            assert verdict.status_code == 200 and verdict.json["attempt"]["rated"] == (i % 5 != 0), verdict.json
+            if i % 1000 == 0:
+                mine.post(f"/v1/puzzles/{handed[0]}/vote", json={"player": f"anon{i}-{tag}", "up": True},
+                          environ_base=at)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(verifies, range(4)))
+    assert r.zcard("rated:puzzles") <= members + 4  # those handed out only
+    made = set(r.scan_iter(count=10_000)) - before
+    assert len(made) >= 2 * 10_000  # a record and a history each; what they were handed, in rounds
+    kept = {k.decode() for k in made if r.ttl(k) == -1}
+    day = client.get("/v1/daily").json
+    published = {f"daily:{day['date']}", f"optimum:{Puzzle.from_code(day['code']).content_hash()}"}
+    assert kept <= set(CAPPED) | published, sorted(kept)[:20]  # a published day is kept for good: one a day
+
+
+_HARD = {"board": "green-A,yellow-B,red-B,blue-B",
+         "robots": {"red": [14, 2], "green": [1, 2], "blue": [13, 11], "yellow": [15, 0]},
+         "target": {"cell": [3, 9], "colour": "blue"}, "rules": {"ricochet": "none"}}
+
+
+def test_the_finishers_rules_are_pure_functions():
+    """application/ratings/finisher.py: which attempts are rated, and how far a
+    puzzle moves (docs/ratings.md), without Redis."""
+    from application.ratings.finisher import LATE, NOT_FIRST, NOT_HANDED, SHOWN, finish, unrated_because
+    from workers.stores.rounds import ROUND_SECONDS
+
+    now = 1_000_000.0
+    assert unrated_because(f"open:{now - 60}", False, False, now) is None  # handed by /next, in time
+    assert unrated_because(f"open:{now - ROUND_SECONDS - 1}", False, False, now) == LATE
+    assert unrated_because(None, True, False, now) is None  # a round the client opened
+    assert unrated_because(None, True, True, now) == SHOWN
+    assert unrated_because("shown", False, False, now) == SHOWN
+    assert unrated_because("tried", True, False, now) == NOT_FIRST
+    assert unrated_because(None, False, False, now) == NOT_HANDED
+    new, puzzle = Rating(), Rating(1600, 300)
+    me, it, moved = finish(new, puzzle, True, 0.0)
+    assert me.value > new.value and it == puzzle and moved == 0.0  # not established: the puzzle stays
+    settled = Rating(1500, ESTABLISHED_DEVIATION)
+    me, it, moved = finish(settled, puzzle, True, 0.0)
+    assert it.value < puzzle.value and moved == pytest.approx(puzzle.value - it.value) and moved <= PUZZLE_DAILY_BOUND
+    _, it, moved = finish(settled, puzzle, True, PUZZLE_DAILY_BOUND - 5)
+    assert moved == pytest.approx(5) and it.value == pytest.approx(puzzle.value - 5)
+    assert finish(settled, puzzle, False, PUZZLE_DAILY_BOUND)[1:] == (puzzle, 0.0)

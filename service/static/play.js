@@ -86,7 +86,8 @@ async function solution(code) {
 // answers are rated (POST /v1/verify with "player").
 async function train() {
   page.player = playerId();
-  const found = await api("GET", `/v1/puzzles/next?player=${page.player}`).catch(failed());
+  // Without its solution: a round, so the player's first answer is rated (docs/ratings.md).
+  const found = await api("GET", `/v1/puzzles/next?player=${page.player}&solution=false`).catch(failed());
   $("training").hidden = false;
   $("daily-box").hidden = true;
   $("result-train").hidden = true;

@@ -22,6 +22,9 @@ from .pools import PoolStore
 from .quotas import QuotaStore
 from .ratings import RatingStore
 from .rooms import RoomStore
+from .rounds import RoundStore
+from .slots import SlotStore
+from .webhooks import WebhookStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Sentinels", "Stores", "Unavailable"]
 
@@ -42,6 +45,9 @@ class Stores:
         self.ratings = RatingStore(client)
         self.catalogue = CatalogueStore(client)
         self.rooms = RoomStore(client)
+        self.rounds = RoundStore(client)
+        self.slots = SlotStore(client)
+        self.webhooks = WebhookStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False, sentinels: Sentinels | None = None) -> Stores:

@@ -21,6 +21,12 @@ class AnswerStore:
     def get(self, puzzle_hash: str) -> dict[str, Any] | None:
         return load(self.redis.get(f"solve:{puzzle_hash}"), "answer")
 
+    def get_many(self, puzzle_hashes: list[str]) -> list[dict[str, Any] | None]:
+        """Several answers in one round trip (None where none is kept)."""
+        if not puzzle_hashes:
+            return []
+        return [load(raw, "answer") for raw in self.redis.mget([f"solve:{h}" for h in puzzle_hashes])]
+
     def save(self, puzzle_hash: str, answer: dict[str, Any], *, unless_kept: bool = False) -> None:
         """Only settled answers (optimal, unsolvable) are kept: limits may differ next time.
         `unless_kept`: an answer kept already stays."""

@@ -20,7 +20,9 @@ from redis.sentinel import Sentinel
 
 FORMAT = 1   # the version every stored JSON value carries ("v")
 PATIENCE = 75  # a patient client's retries of one command (backoff to 5 s: about 6 minutes)
-_DOWN = (redis.ConnectionError, redis.TimeoutError)
+# A Redis at its maxmemory with the noeviction policy refuses writes (OOM) until
+# expiries free room: a write then fails as an outage does (503, or retried by a patient client).
+_DOWN = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError)
 
 
 class Unavailable(Exception):

@@ -1,5 +1,8 @@
 """Job records (`job:<id>`), the job doing a piece of work now (`inflight:<kind>:<work>`),
-and Idempotency-Keys (`idempotency:<client>:<key>`)."""
+and Idempotency-Keys (`idempotency:<client>:<key>`).
+
+A job record keeps who asked for it (`askers`, each charged once) and who of
+them still wants it (`wanting`): a shared job stops only when nobody wants it."""
 
 from __future__ import annotations
 
@@ -36,12 +39,14 @@ class JobStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def create(self, kind: str, request: dict[str, Any], job_id: str | None = None) -> dict[str, Any]:
+    def create(self, kind: str, request: dict[str, Any], job_id: str | None = None,
+               asker: str | None = None) -> dict[str, Any]:
+        """A new pending job, asked for by `asker` (a client; None for the service's own work)."""
         job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": JobState.PENDING, "progress": 0.0,
                "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
-               "request": request}
+               "request": request, "askers": [asker] if asker else [], "wanting": [asker] if asker else []}
         self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
-        if kind == "pack":  # until a worker starts it (workers.tasks.recover_pending)
+        if kind == "pack":  # until a worker starts it (application.packs.recover_pending)
             self.redis.zadd(PENDING, {job["id"]: job["created"]})
         return job
 
@@ -61,9 +66,11 @@ class JobStore:
         raw = self.redis.get(f"job:{job_id}")
         return json.loads(raw) if raw is not None else None
 
-    def shared(self, kind: str, work: str, request: dict[str, Any], ttl: float) -> tuple[dict[str, Any], bool]:
+    def shared(self, kind: str, work: str, request: dict[str, Any], ttl: float,
+               asker: str | None = None) -> tuple[dict[str, Any], bool]:
         """The pending or running job doing `work` (a content hash with its limits),
-        or a new one; and whether it is new (then the caller queues it)."""
+        or a new one asked for by `asker`; and whether it is new (then the caller
+        queues it).  A client joins a job that is not new with `join`."""
         key = f"inflight:{kind}:{work}"
         for _ in range(3):
             current = self.redis.get(key)
@@ -72,11 +79,37 @@ class JobStore:
                 if job is not None and job["state"] in OPEN:
                     return job, False
                 self.redis.delete(key)
-            job = self.create(kind, request)  # first the record, then the claim: no one sees a claim without one
+            # first the record, then the claim: no one sees a claim without one
+            job = self.create(kind, request, asker=asker)
             if self.redis.set(key, job["id"], nx=True, ex=max(1, int(ttl))):
                 return job, True
             self.redis.delete(f"job:{job['id']}")
-        return self.create(kind, request), True
+        return self.create(kind, request, asker=asker), True
+
+    def join(self, job_id: str, asker: str) -> dict[str, Any] | None:
+        """`asker` asks for a job others asked for: it may follow and cancel it."""
+        return self.change(job_id, lambda j: None if asker in j.get("askers", []) and asker in j.get("wanting", [])
+                           else {"askers": sorted({*j.get("askers", []), asker}),
+                                 "wanting": sorted({*j.get("wanting", []), asker})})
+
+    def withdraw(self, job_id: str, asker: str) -> tuple[dict[str, Any], bool] | None:
+        """`asker` no longer wants the job: the job as it stands after that, and
+        whether `asker` had asked for it (else nothing changed).  The job is
+        cancelled when nobody who asked wants it any more (a settled job stays as it is)."""
+        asked = []
+
+        def without(job: dict[str, Any]) -> dict[str, Any] | None:
+            asked[:] = [asker in job.get("askers", [])]
+            if not asked[0]:
+                return None
+            wanting = [a for a in job.get("wanting", []) if a != asker]
+            if wanting or job["state"] not in OPEN:
+                return {"wanting": wanting}
+            return {"wanting": wanting, "state": JobState.CANCELLED, "finished": time.time(),
+                    "error": "cancelled by the client"}
+
+        job = self.change(job_id, without)
+        return None if job is None else (job, asked[0])
 
     def start(self, job_id: str) -> bool:
         """Mark a job running, unless it was cancelled (then False: do nothing)."""
@@ -99,6 +132,17 @@ class JobStore:
         """Change a job record atomically (optimistic locking against concurrent writers);
         with `when`, only if `when(job)` holds (else the job is returned unchanged).
         A cancelled job takes no more changes but through `when`."""
+
+        def changed(job: dict[str, Any]) -> dict[str, Any] | None:
+            allowed = when(job) if when is not None else job["state"] != JobState.CANCELLED
+            return fields if allowed else None
+
+        return self.change(job_id, changed)
+
+    def change(self, job_id: str, fields_of: Callable[[dict[str, Any]], dict[str, Any] | None]
+               ) -> dict[str, Any] | None:
+        """Change a job record atomically by the fields `fields_of(job)` gives
+        (None: unchanged, the job returned as it is); None when there is no such job."""
         key = f"job:{job_id}"
         with self.redis.pipeline() as pipe:
             while True:
@@ -109,8 +153,8 @@ class JobStore:
                         pipe.reset()
                         return None
                     job = json.loads(raw)
-                    allowed = when(job) if when is not None else job["state"] != JobState.CANCELLED
-                    if not allowed:
+                    fields = fields_of(job)
+                    if fields is None:
                         pipe.reset()
                         return job
                     job = {**job, **fields}

@@ -1,44 +1,92 @@
-"""Ratings from play: every player's and every played puzzle's Glicko-2 rating,
-what each player has seen, votes, and the log of attempts they were computed from.
+"""Ratings from play, stored: every player's and every played puzzle's rating,
+what each player was handed and tried, their history, votes, and the log of
+attempts.  The store decides nothing: an attempt's outcome is decided by the
+caller (application/ratings/finisher.py) on what the store read, and written
+in the same transaction.
 
-Keys (none expire: they are the service's memory of its players):
-- `rating:puzzle:<hash>`: a hash of value, deviation, volatility, plays, wins,
-  up and down (votes), and the puzzle's code;
+Keys (docs/ratings.md says what lives where and for how long):
 - `rating:player:<scope>:<player>`: value, deviation, volatility, attempts,
-  wins, and the daily streak (`streak`, `best_streak`, `last_daily`);
-- `tried:<scope>:<player>`: the hashes of the puzzles a player attempted (the
-  first attempt is the one that is rated); `seen:<scope>:<player>`: those and
-  the puzzles it was handed (GET /v1/puzzles/next hands none twice);
-- `rated:puzzles`: the code of every played puzzle, by rating (the next
-  puzzle for a player is looked for there first);
-- `votes:<hash>`: each voter's vote (1 up, -1 down), the last one counting;
-- `attempts`: a stream of every attempt (scope, player, puzzle hash, code, won,
-  first, time), from which ratings can be computed again (`replay`); it keeps
-  the last ATTEMPTS_KEPT.
-A player is named by its scope (the API key's name, or "public") and the app's id.
+  rated (attempts that moved the rating), wins, and the daily streak
+  (`streak`, `best_streak`, `last_daily`); `played:<scope>:<player>`: what the
+  player was handed or tried, puzzle hash -> `open:<time>` (handed without its
+  answer), `shown` (handed with it) or `tried`; `history:<scope>:<player>`:
+  its last HISTORY_KEPT attempts, newest first.  All three expire PLAYER_IDLE
+  after the player's last request.
+- `rating:puzzle:<hash>`: value, deviation, volatility, plays, wins, up and
+  down (votes), the code; `voters:<hash>`: each voter's vote (1 up, -1 down).
+  Both expire PUZZLE_IDLE after the puzzle's last rated attempt or vote.
+- `moved:<client>:<day>`: how far each puzzle's rating moved that day from
+  one client (the finisher bounds it); kept two days.
+- `rated:puzzles`: played puzzles' codes by rating, the next puzzle's first
+  place to look; at most RATED_KEPT (a random member leaves beyond).
+- `attempts`: a stream of the attempts at puzzles handed out (scope, player,
+  puzzle hash, code, won, rated, time), from which ratings can be computed
+  again (`replay`); the last ATTEMPTS_KEPT.
+No key here lives forever unbounded: `rated:puzzles` and `attempts` are capped
+and have no expiry (an eviction policy of volatile-* never takes them), every
+other key expires.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.client import Pipeline
 
-from solver.play.glicko import Rating, game
+from solver.play.glicko import Rating
 
-from .base import Client
+from .base import Client, WatchError
 
-ATTEMPTS_KEPT = 10_000_000
+DAY = 24 * 3600
+PLAYER_IDLE = 180 * DAY    # a player's keys, after its last request
+PUZZLE_IDLE = 365 * DAY    # a puzzle's rating and votes, after its last rated attempt or vote
+MOVED_KEPT = 2 * DAY
+HISTORY_KEPT = 100         # attempts a player's history keeps
+ATTEMPTS_KEPT = 1_000_000  # attempts the stream keeps (about 150 bytes each)
+RATED_KEPT = 500_000       # codes in rated:puzzles
+RATED = "rated:puzzles"
+CAPPED = (RATED, "attempts")  # the keys without an expiry: both capped
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What an attempt is decided on, read in its transaction: the player's and
+    the puzzle's ratings, what the player was handed or tried of this puzzle
+    (`played`: None, "open:<time>", "shown" or "tried"), and how far this
+    client moved the puzzle's rating today."""
+
+    player: Rating
+    puzzle: Rating
+    played: str | None
+    moved: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What an attempt changes: whether it is rated, the player's and the
+    puzzle's ratings after it (a rated attempt's), how far the puzzle moved
+    (charged to the client's day), the line the player's history keeps, and
+    whether the puzzle is remembered as tried and the attempt logged (`kept`:
+    not for a puzzle nobody handed out, so that answers to made-up puzzles
+    cost the player no more than its history's capped line)."""
+
+    rated: bool
+    player: Rating
+    puzzle: Rating | None = None
+    moved: float = 0.0
+    history: dict[str, Any] = field(default_factory=dict)
+    kept: bool = True  # the puzzle remembered as tried, the attempt logged (not for puzzles nobody handed out)
 
 
 @dataclass(frozen=True)
 class Attempt:
-    """What one attempt changed: both ratings after it, and whether it was the
-    player's first at that puzzle (the only one that moves ratings)."""
+    """An attempt recorded: the decision, and both records after it."""
 
-    first: bool
+    decision: Decision
     player: dict[str, Any]
     puzzle: dict[str, Any]
 
@@ -52,7 +100,7 @@ def _rating(fields: dict[bytes, bytes], default: Rating) -> Rating:
 def _record(fields: dict[bytes, bytes], default: Rating) -> dict[str, Any]:
     """A stored hash as the API shows it (counts as numbers, the rating rounded)."""
     out: dict[str, Any] = {k.decode(): v.decode() for k, v in fields.items()}
-    for name in ("plays", "wins", "attempts", "up", "down", "streak", "best_streak"):
+    for name in ("plays", "wins", "attempts", "rated", "up", "down", "streak", "best_streak"):
         out[name] = int(out.get(name, 0))
     return out | _rating(fields, default).to_json()
 
@@ -62,41 +110,56 @@ class RatingStore:
         self.redis = client
 
     @staticmethod
-    def _player_key(scope: str, player: str) -> str:
-        return f"rating:player:{scope}:{player}"
+    def _keys(scope: str, player: str) -> tuple[str, str, str]:
+        """A player's record, what it played, and its history."""
+        return f"rating:player:{scope}:{player}", f"played:{scope}:{player}", f"history:{scope}:{player}"
 
-    def attempt(self, scope: str, player: str, puzzle_hash: str, code: str, won: bool,
-                prior: Rating) -> Attempt:
-        """Record an attempt; a first attempt rates player and puzzle (the puzzle
-        starting from `prior` when nobody played it yet).  Atomic: two attempts at
-        once each see the other's result."""
-        player_key, puzzle_key = self._player_key(scope, player), f"rating:puzzle:{puzzle_hash}"
-        tried_key = f"tried:{scope}:{player}"
-        firsts: list[bool] = []
+    def record(self, scope: str, player: str, puzzle_hash: str, code: str, client: str, won: bool,
+               prior: Rating, decide: Callable[[Standing], Decision]) -> Attempt:
+        """Record an attempt as `decide` rules on what was read: atomic, so two
+        attempts at once each see the other's result (the puzzle starts from
+        `prior` when nobody played it yet).  Three round trips: watch, read, write."""
+        player_key, played_key, history_key = self._keys(scope, player)
+        puzzle_key, moved_key = f"rating:puzzle:{puzzle_hash}", f"moved:{client}:{time.strftime('%Y-%m-%d')}"
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(player_key, played_key, puzzle_key, moved_key)
+                    with self.redis.pipeline(transaction=False) as read:  # a change after the watch fails the write
+                        read.hget(played_key, puzzle_hash)
+                        read.hget(moved_key, puzzle_hash)
+                        read.hgetall(player_key)
+                        read.hgetall(puzzle_key)
+                        played, moved, mine, its = read.execute()
+                    decision = decide(Standing(_rating(mine, Rating()), _rating(its, prior),
+                                               played.decode() if played is not None else None, float(moved or 0)))
+                    pipe.multi()
+                    _write(pipe, decision, player_key, puzzle_key, moved_key, puzzle_hash, code, won)
+                    pipe.lpush(history_key, json.dumps(decision.history, separators=(",", ":")))
+                    pipe.ltrim(history_key, 0, HISTORY_KEPT - 1)
+                    if decision.kept:
+                        pipe.hset(played_key, puzzle_hash, "tried")
+                        pipe.xadd("attempts", {"scope": scope, "player": player, "puzzle": puzzle_hash,
+                                               "code": code, "won": int(won), "rated": int(decision.rated),
+                                               "t": f"{time.time():.3f}"}, maxlen=ATTEMPTS_KEPT, approximate=True)
+                    for key in (player_key, played_key, history_key):
+                        pipe.expire(key, PLAYER_IDLE)
+                    pipe.hgetall(player_key)
+                    pipe.hgetall(puzzle_key)
+                    pipe.zcard(RATED)
+                    *_, mine, its, members = pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        if members > RATED_KEPT:
+            self._cap()
+        return Attempt(decision, _record(mine, Rating()), _puzzle(its, prior))
 
-        def rate(pipe: Pipeline) -> None:
-            firsts.clear()
-            first = not pipe.sismember(tried_key, puzzle_hash)
-            mine, its = pipe.hgetall(player_key), pipe.hgetall(puzzle_key)
-            pipe.multi()
-            if first:
-                me, puzzle = game(_rating(mine, Rating()), _rating(its, prior), won)
-                pipe.hset(player_key, mapping=_fields(me))
-                pipe.hset(puzzle_key, mapping={**_fields(puzzle), "code": code})
-                pipe.zadd("rated:puzzles", {code: puzzle.value})
-                pipe.hincrby(puzzle_key, "plays", 1)
-                pipe.hincrby(puzzle_key, "wins", int(won))
-                pipe.hincrby(player_key, "wins", int(won))
-                pipe.sadd(tried_key, puzzle_hash)
-                pipe.sadd(f"seen:{scope}:{player}", puzzle_hash)
-            pipe.hincrby(player_key, "attempts", 1)
-            pipe.xadd("attempts", {"scope": scope, "player": player, "puzzle": puzzle_hash, "code": code,
-                                   "won": int(won), "first": int(first), "t": f"{time.time():.3f}"},
-                      maxlen=ATTEMPTS_KEPT, approximate=True)
-            firsts.append(first)
-
-        self.redis.transaction(rate, player_key, puzzle_key, tried_key)
-        return Attempt(firsts[0], self.player(scope, player) or {}, self.puzzle(puzzle_hash, prior))
+    def _cap(self) -> None:
+        """rated:puzzles keeps RATED_KEPT codes: beyond, random ones leave."""
+        over = self.redis.zcard(RATED) - RATED_KEPT
+        if over > 0:
+            self.redis.zrem(RATED, *self.redis.zrandmember(RATED, over))
 
     def puzzle(self, puzzle_hash: str, prior: Rating) -> dict[str, Any]:
         """A puzzle's rating, plays, wins and votes (its prior when nobody played it)."""
@@ -110,56 +173,78 @@ class RatingStore:
             return [_puzzle(fields, prior) for fields, (_, prior) in zip(pipe.execute(), hashes, strict=True)]
 
     def player(self, scope: str, player: str) -> dict[str, Any] | None:
-        fields = self.redis.hgetall(self._player_key(scope, player))
+        fields = self.redis.hgetall(self._keys(scope, player)[0])
         return _record(fields, Rating()) if fields else None
 
     def player_rating(self, scope: str, player: str) -> Rating:
-        return _rating(self.redis.hgetall(self._player_key(scope, player)), Rating())
+        return _rating(self.redis.hgetall(self._keys(scope, player)[0]), Rating())
 
-    def near(self, rating: float, within: float, count: int) -> list[str]:
-        """Codes of played puzzles rated within `within` of `rating`, nearest first."""
-        codes = self.redis.zrangebyscore("rated:puzzles", rating - within, rating + within, withscores=True)
-        return [c.decode() for c, _ in sorted(codes, key=lambda cs: abs(cs[1] - rating))[:count]]
+    def history(self, scope: str, player: str, count: int) -> list[dict[str, Any]]:
+        """The player's last `count` attempts (at most HISTORY_KEPT), newest first."""
+        return [json.loads(x) for x in self.redis.lrange(self._keys(scope, player)[2], 0, count - 1)]
 
-    def seen(self, scope: str, player: str, puzzle_hashes: list[str]) -> list[bool]:
-        """Whether the player attempted or was handed each puzzle."""
+    def near(self, rating: float, within: float, count: int, offset: int = 0) -> list[str]:
+        """Codes of played puzzles rated within `within` of `rating`, nearest
+        first: a bounded window, the `count` nearest above and below (after
+        skipping `offset` on each side), never the whole range."""
+        above = self.redis.zrangebyscore(RATED, rating, rating + within, start=offset, num=count, withscores=True)
+        below = self.redis.zrevrangebyscore(RATED, rating, rating - within, start=offset, num=count,
+                                            withscores=True)
+        nearest = sorted({c: s for c, s in [*above, *below]}.items(), key=lambda cs: abs(cs[1] - rating))
+        return [c.decode() for c, _ in nearest]
+
+    def played(self, scope: str, player: str, puzzle_hashes: list[str]) -> list[str | None]:
+        """What the player was handed or tried of each puzzle (None: nothing)."""
         if not puzzle_hashes:
             return []
-        return [bool(x) for x in self.redis.smismember(f"seen:{scope}:{player}", puzzle_hashes)]
+        found = self.redis.hmget(self._keys(scope, player)[1], puzzle_hashes)
+        return [x.decode() if x is not None else None for x in found]
 
-    def hand(self, scope: str, player: str, puzzle_hash: str) -> None:
-        """The puzzle was handed to the player (GET /v1/puzzles/next): never again."""
-        self.redis.sadd(f"seen:{scope}:{player}", puzzle_hash)
-
-    def vote(self, scope: str, player: str, puzzle_hash: str, code: str, up: bool) -> tuple[int, int]:
-        """A player's vote on a puzzle (a later vote replaces theirs): the up and down counts."""
-        votes_key, puzzle_key = f"votes:{puzzle_hash}", f"rating:puzzle:{puzzle_hash}"
+    def hand(self, scope: str, player: str, puzzle_hash: str, how: str) -> bool:
+        """Hand the puzzle to the player (GET /v1/puzzles/next) as `how` says
+        (`open:<time>`, or `shown` with its answer), unless it was handed or tried
+        before: one step, so of two requests at once only one hands it (True)."""
+        key = self._keys(scope, player)[1]
         with self.redis.pipeline() as pipe:
-            pipe.hset(votes_key, f"{scope}:{player}", 1 if up else -1)
+            pipe.hsetnx(key, puzzle_hash, how)
+            pipe.expire(key, PLAYER_IDLE)
+            handed, _ = pipe.execute()
+        return bool(handed)
+
+    def vote(self, voter: str, puzzle_hash: str, code: str, up: bool) -> tuple[int, int]:
+        """A voter's vote on a puzzle (a later vote replaces theirs): the up and down counts."""
+        votes_key, puzzle_key = f"voters:{puzzle_hash}", f"rating:puzzle:{puzzle_hash}"
+        with self.redis.pipeline() as pipe:
+            pipe.hset(votes_key, voter, 1 if up else -1)
+            pipe.expire(votes_key, PUZZLE_IDLE)
             pipe.hvals(votes_key)
-            _, values = pipe.execute()
+            _, _, values = pipe.execute()
         up_count = sum(1 for v in values if int(v) > 0)
         down = len(values) - up_count
-        self.redis.hset(puzzle_key, mapping={"up": up_count, "down": down, "code": code})
+        with self.redis.pipeline() as pipe:
+            pipe.hset(puzzle_key, mapping={"up": up_count, "down": down, "code": code})
+            pipe.expire(puzzle_key, PUZZLE_IDLE)
+            pipe.execute()
         return up_count, down
 
-    def daily(self, scope: str, player: str, day: str, yesterday: str) -> None:
-        """The player solved the daily puzzle of `day`: the streak goes on (from
-        `yesterday`) or starts again."""
-        key = self._player_key(scope, player)
+    def streak(self, scope: str, player: str,
+               decide: Callable[[str | None, int, int], dict[str, Any] | None]) -> None:
+        """Change the player's daily streak as `decide(last_daily, streak,
+        best_streak)` says (the fields to set, or None), atomically."""
+        key = self._keys(scope, player)[0]
 
         def count(pipe: Pipeline) -> None:
             last, streak, best = pipe.hmget(key, "last_daily", "streak", "best_streak")
-            if last is not None and last.decode() == day:
+            fields = decide(last.decode() if last is not None else None, int(streak or 0), int(best or 0))
+            if fields is None:
                 return
-            streak_now = int(streak or 0) + 1 if last is not None and last.decode() == yesterday else 1
             pipe.multi()
-            pipe.hset(key, mapping={"last_daily": day, "streak": streak_now,
-                                    "best_streak": max(streak_now, int(best or 0))})
+            pipe.hset(key, mapping=fields)
+            pipe.expire(key, PLAYER_IDLE)
 
         self.redis.transaction(count, key)
 
-    def replay(self) -> Any:
+    def replay(self) -> Iterator[dict[str, str]]:
         """Every attempt kept, oldest first, as dicts (ratings computed again from them)."""
         last = "-"
         while True:
@@ -169,6 +254,26 @@ class RatingStore:
             if len(batch) < 1000:
                 return
             last = "(" + batch[-1][0].decode()
+
+
+def _write(pipe: Pipeline, decision: Decision, player_key: str, puzzle_key: str, moved_key: str,
+           puzzle_hash: str, code: str, won: bool) -> None:
+    """An attempt's changes to the player's and the puzzle's records."""
+    pipe.hincrby(player_key, "attempts", 1)
+    if decision.rated:
+        pipe.hset(player_key, mapping=_fields(decision.player))
+        pipe.hincrby(player_key, "rated", 1)
+        pipe.hincrby(player_key, "wins", int(won))
+        pipe.hincrby(puzzle_key, "plays", 1)
+        pipe.hincrby(puzzle_key, "wins", int(won))
+        pipe.hset(puzzle_key, "code", code)
+        pipe.expire(puzzle_key, PUZZLE_IDLE)
+    if decision.rated and decision.puzzle is not None:
+        pipe.hset(puzzle_key, mapping=_fields(decision.puzzle))
+        pipe.zadd(RATED, {code: decision.puzzle.value})
+    if decision.moved:
+        pipe.hincrbyfloat(moved_key, puzzle_hash, decision.moved)
+        pipe.expire(moved_key, MOVED_KEPT)
 
 
 def _fields(r: Rating) -> dict[str, float]:
@@ -181,4 +286,4 @@ def _puzzle(fields: dict[bytes, bytes], prior: Rating) -> dict[str, Any]:
             "wins": record["wins"], "up": record["up"], "down": record["down"]}
 
 
-__all__ = ["Attempt", "RatingStore"]
+__all__ = ["CAPPED", "Attempt", "Decision", "RatingStore", "Standing"]

@@ -1,0 +1,96 @@
+"""The finisher: what an attempt at a puzzle does to the ratings.  The rules
+are pure functions (`unrated_because`, `finish`); `attempt` reads what they
+need and has the store write their decision in one transaction."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from solver.model.puzzle import Puzzle
+from solver.play import daily
+from solver.play.glicko import Rating, game
+from workers.stores.ratings import Decision, Standing
+from workers.stores.rounds import ROUND_SECONDS
+
+from .. import Context
+from .players import rating_of, scope, solved_daily
+from .rounds import is_today
+from .themes import puzzle_prior, shown
+
+# A player whose rating deviation is at most this (about 13 rated attempts from a
+# new player's 500) has an established rating: only such players move a puzzle's.
+ESTABLISHED_DEVIATION = 150.0
+# How far one client (an API key, else an address) may move one puzzle's rating in a day (UTC).
+PUZZLE_DAILY_BOUND = 50.0
+
+NOT_FIRST = "not the player's first attempt at this puzzle"
+SHOWN = ("this client was shown the puzzle's answer (a solution, every solution, the last hint, a solve, or a "
+         "picture with the solution)")
+LATE = f"answered after the round closed ({ROUND_SECONDS // 3600} hours after the puzzle was handed)"
+NOT_HANDED = ("the puzzle was not handed to this client without its answer within the last "
+              f"{ROUND_SECONDS // 3600} hours: attempts are rated at puzzles from GET /v1/puzzles/next?solution=false, "
+              "GET /v1/puzzles/random?solution=false and GET /v1/daily")
+
+
+def unrated_because(played: str | None, opened: bool, was_shown: bool, now: float) -> str | None:
+    """Why an attempt moves no rating, or None when it does: it must be the
+    player's first at the puzzle (`played` is what the player was handed or tried
+    of it), in a round (handed to the player by /next within ROUND_SECONDS, or
+    to the client: `opened`), and the client not shown the answer meanwhile."""
+    if played == "tried":
+        return NOT_FIRST
+    if was_shown or played == "shown":
+        return SHOWN
+    if played is not None and played.startswith("open:"):
+        return None if now - float(played[len("open:"):]) <= ROUND_SECONDS else LATE
+    return None if opened else NOT_HANDED
+
+
+def finish(player: Rating, puzzle: Rating, won: bool, moved: float) -> tuple[Rating, Rating, float]:
+    """A rated attempt: the player's rating after it (Glicko-2, one game); the
+    puzzle's, which only a player with an established rating moves, and by no
+    more than what is left of PUZZLE_DAILY_BOUND after `moved` (how far this
+    client moved it today); and how far it moved."""
+    me, it = game(player, puzzle, won)
+    room = PUZZLE_DAILY_BOUND - moved
+    if player.deviation > ESTABLISHED_DEVIATION or room <= 0:
+        return me, puzzle, 0.0
+    step = max(-room, min(room, it.value - puzzle.value))
+    return me, Rating(puzzle.value + step, it.deviation, it.volatility), abs(step)
+
+
+def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) -> dict[str, Any]:
+    """Record `player_id`'s attempt at `p` (judged by `verdict`): what a verify
+    response's `attempt` says.  Only an attempt whose optimum is proven is
+    recorded; `unrated_because` and `finish` say what it moves."""
+    stores = ctx.required_stores()
+    if verdict["optimality"] != "proven" or verdict["optimal_length"] is None:
+        return {"rated": False, "reason": "the optimum of this puzzle is not known yet (POST /v1/solve finds it)"}
+    known = ctx.answers.settled(p)
+    robots_moved = len(known.robots_moved) if known is not None and known.status == "optimal" else 1
+    won, h, now = bool(verdict["optimal"]), p.content_hash(), time.time()
+    opened, was_shown = stores.rounds.of(ctx.client, h)
+    line = {"code": p.code(), "won": won, "length": verdict["length"], "optimal_length": verdict["optimal_length"],
+            "t": round(now, 3)}
+
+    def decide(standing: Standing) -> Decision:
+        reason = unrated_because(standing.played, opened, was_shown, now)
+        if reason is not None:
+            return Decision(False, standing.player, history={**line, "rated": False, "reason": reason,
+                                                             "rating": round(standing.player.value, 1), "change": 0.0},
+                            kept=reason != NOT_HANDED)
+        me, it, moved = finish(standing.player, standing.puzzle, won, standing.moved)
+        return Decision(True, me, it, moved, {**line, "rated": True, "rating": round(me.value, 1),
+                                              "change": round(me.value - standing.player.value, 1)})
+
+    done = stores.ratings.record(scope(ctx), player_id, h, p.code(), ctx.client, won,
+                                 puzzle_prior(ctx, verdict["optimal_length"], robots_moved), decide)
+    decision = done.decision
+    if decision.rated and won and is_today(ctx, p):
+        solved_daily(ctx, player_id, daily.today())
+    out = {"rated": decision.rated, "won": won, "puzzle": shown(done.puzzle)["rating"],
+           "player": {**rating_of(done.player), "change": decision.history["change"]}}
+    if not decision.rated:
+        out["reason"] = decision.history["reason"]
+    return out

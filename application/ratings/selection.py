@@ -1,0 +1,130 @@
+"""Selection: the next puzzle for a player, near their rating, never one they
+were handed or tried, handed in one step so that two requests at once never
+hand the same puzzle to one player."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from solver.model.puzzle import Puzzle
+from solver.play.glicko import prior
+from solver.production.difficulty import difficulty as difficulty_of
+from solver.production.generate import MAX_LENGTH, generate
+from solver.production.generated import Generated, NoPuzzleFound
+from solver.search.solution import Solution
+
+from .. import Context
+from ..problems import Problem
+from .players import scope
+from .rounds import open_round, reveal
+from .themes import describe
+
+# Lichess's offsets from the player's rating, by the difficulty asked for.
+OFFSETS = {"easiest": -600, "easier": -300, "normal": 0, "harder": 300, "hardest": 600}
+NEXT_BUDGET = 9.0  # seconds the search for a player's next puzzle may take (a random puzzle's)
+NEAR = 150  # a played puzzle this close to the aim is handed before a new one is drawn
+NEAR_PAGES = 4  # windows of played puzzles read at most (each TRIES above and TRIES below the aim)
+TRIES = 16
+FIRST_STEPS = 3  # a player's first puzzles (fewer attempts than this) are short whatever the aim
+FIRST_STEPS_LONGEST = 6
+
+
+def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme: str | None = None,
+                solution: bool = True) -> dict[str, Any]:
+    """GET /v1/puzzles/next: a puzzle the player has not seen, near their rating
+    plus the difficulty's offset, in GET /v1/puzzles/random's shape; with its
+    solution unless `solution` is false (then it opens a round: the player's
+    first attempt within it is rated)."""
+    stores = ctx.required_stores()
+    who = scope(ctx)
+    aim = stores.ratings.player_rating(who, player_id).value + OFFSETS[difficulty]
+    record = stores.ratings.player(who, player_id)
+    longest = FIRST_STEPS_LONGEST if record is None or record["attempts"] < FIRST_STEPS else None
+    deadline = time.monotonic() + NEXT_BUDGET
+    for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest):
+        # A candidate found is served even past the deadline (a pool read for the first
+        # time can take it all): the deadline only stops looking for more.
+        if stores.ratings.played(who, player_id, [g.puzzle.content_hash()])[0] is None:
+            served = ctx.answers.adopt(g.puzzle, g.solution)
+            if served.moves != g.solution.moves:
+                g = replace(g, solution=served,
+                            difficulty=difficulty_of(g.puzzle, served, time_budget=ctx.answers.budget))
+            described = describe(ctx, g.puzzle, served.moves, g.difficulty)
+            how = "shown" if solution else f"open:{time.time():.3f}"
+            if (theme is None or theme in described["themes"]) and stores.ratings.hand(
+                    who, player_id, g.puzzle.content_hash(), how):  # else another request handed it just now
+                return _handed(ctx, g, seed, described, aim, solution)
+        if time.monotonic() > deadline:
+            break
+    raise Problem("no-puzzle-found", "no puzzle the player has not seen was found near their rating in time"
+                  + (f" with the theme {theme}" if theme else "") + "; ask again")
+
+
+def _handed(ctx: Context, g: Generated, seed: str, described: dict[str, Any], aim: float,
+            solution: bool) -> dict[str, Any]:
+    out = {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1)}
+    if solution:
+        reveal(ctx, g.puzzle)
+    else:  # a round for the client too: an answer shown to it later spoils the round
+        open_round(ctx, g.puzzle)
+        del out["solution"]
+    return out
+
+
+def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int,
+                longest: int | None = None) -> Iterator[tuple[Generated, str]]:
+    """Played puzzles rated near `aim` first (bounded windows, the player's own
+    left out), then new ones of the length whose prior is nearest it, and of the
+    lengths either side (pools first: generate draws from them); none longer
+    than `longest`, if given."""
+    most = longest or MAX_LENGTH
+    yield from _played_near(ctx, who, player_id, aim, tries, most)
+    nearest = min(length_for(aim), most)
+    for k in range(tries):
+        seed = f"next:{who}:{player_id}:{uuid.uuid4().hex[:12]}:{k}"
+        length = max(2, min(most, nearest + (0, 0, -1, 1)[k % 4]))
+        try:
+            yield generate(length, seed=seed, time_budget=NEXT_BUDGET / 2, pools=ctx.pools), seed
+        except NoPuzzleFound:
+            continue
+
+
+def _played_near(ctx: Context, who: str, player_id: str, aim: float, tries: int,
+                 most: int) -> Iterator[tuple[Generated, str]]:
+    """Up to `tries` puzzles others played, rated within NEAR of `aim`, that this
+    player was never handed, read a window at a time (NEAR_PAGES at most), with
+    what is known of them read in one round trip a window."""
+    stores = ctx.required_stores()
+    given = 0
+    for page in range(NEAR_PAGES):
+        codes = stores.ratings.near(aim, NEAR, tries, offset=page * tries)
+        if not codes:
+            return
+        hashes = [_hash_of(code) for code in codes]
+        played = stores.ratings.played(who, player_id, hashes)
+        fresh = [(code, h) for code, h, was in zip(codes, hashes, played, strict=True) if was is None]
+        for (code, _), kept in zip(fresh, stores.answers.get_many([h for _, h in fresh]), strict=True):
+            if kept is None or kept["status"] != "optimal" or kept["length"] > most:
+                continue  # an answer no longer kept: the puzzle waits until it is served again
+            p = Puzzle.from_code(code)
+            known = Solution.from_json(p, kept)
+            given += 1
+            yield Generated(p, known, difficulty_of(p, known, time_budget=ctx.answers.budget)), f"played:{code}"
+            if given >= tries:
+                return
+
+
+@lru_cache(maxsize=8192)  # the windows near common aims are read again and again: about 1.5 MB
+def _hash_of(code: str) -> str:
+    return Puzzle.from_code(code).content_hash()
+
+
+def length_for(aim: float) -> int:
+    """The optimal length whose prior (with one helper, the commonest) is nearest `aim`."""
+    lengths = range(2, 23)
+    return min(lengths, key=lambda n: abs(prior(n, 2).value - aim))
