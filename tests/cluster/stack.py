@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -123,8 +124,11 @@ class Cluster:
         server = config.parent / "server.conf"
         # A host that is gone does not refuse a connection, it is silent: try the other API after 2 s
         # (a lost SYN is sent again after 1 s, so 5% loss alone does not mark an API down).
-        server.write_text(server.read_text().replace(
-            "proxy_pass http://ricochet_api;", "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 2s;"))
+        text = re.sub(r"proxy_connect_timeout \d+s;", "proxy_connect_timeout 2s;", server.read_text())
+        if "proxy_connect_timeout" not in text:
+            text = text.replace("proxy_pass http://ricochet_api;",
+                                "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 2s;")
+        server.write_text(text)
         if reload:
             self.net.exec("front", ["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
                                     "-s", "reload"])
@@ -173,8 +177,10 @@ class Cluster:
                     return time.monotonic() - start
             except Exception:  # noqa: BLE001 -- not yet
                 pass
-            if time.monotonic() - start > timeout:
-                raise TimeoutError(f"no {what} within {timeout} s; logs under {self.folder}")
+            dead = [name for name, p in self.processes.items() if p.poll() not in (None, -9)]
+            if time.monotonic() - start > timeout or dead:
+                raise TimeoutError(f"no {what} within {timeout} s (exited: {dead or 'none'}); logs under "
+                                   f"{self.folder}")
             time.sleep(0.5)
 
     def api_ready(self, host: str) -> bool:
