@@ -24,8 +24,6 @@ from typing import Any
 import requests
 
 ROOT = Path(__file__).resolve().parents[2]
-PUZZLE = json.loads((ROOT / "examples" / "puzzle-with-moves.json").read_text())
-MOVES = PUZZLE.pop("moves")
 
 
 @dataclass
@@ -83,7 +81,20 @@ class Workload:
         self.history.record(op=op, method=method, path=path, t0=t0, t1=time.time(), status=status)
         return status, payload, heads
 
+    def rated_puzzle(self) -> tuple[dict, list]:
+        """A puzzle the service handed this client without its answer (an attempt at it is
+        rated), and its moves, solved here: a client shown the answer is not rated."""
+        from solver.model.puzzle import Puzzle, moves_to_json
+        from solver.search.solve import solve
+
+        while True:
+            status, body, _ = self.call("puzzle", "GET", "/v1/puzzles/random?length=8&solution=false")
+            if status == 200:
+                return {"code": body["code"]}, moves_to_json(solve(Puzzle.from_code(body["code"])).moves)
+            time.sleep(1)
+
     def writes(self) -> None:
+        puzzle, moves = self.rated_puzzle()
         n = 0
         while not self.stopping.is_set():
             n += 1
@@ -91,7 +102,7 @@ class Workload:
             if status == 201:
                 self.history.record(op="ack-room", room=body["room"]["id"], t0=time.time())
             player = f"cl-{self.run_id}-{n}"
-            status, body, _ = self.call("rating", "POST", "/v1/verify", {"puzzle": PUZZLE, "moves": MOVES,
+            status, body, _ = self.call("rating", "POST", "/v1/verify", {"puzzle": puzzle, "moves": moves,
                                                                          "player": player})
             if status == 200 and body["attempt"]["rated"]:
                 self.history.record(op="ack-rating", player=player, t0=time.time())
