@@ -208,7 +208,8 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
     faults = []
     for i, fault in enumerate(history.faults):
         end = history.faults[i + 1].start if i + 1 < len(history.faults) else float("inf")
-        during = [e for e in history.events if fault.start <= e["t0"] < end and "status" in e]
+        # By when it was answered: a request in flight as a fault begins is the fault's.
+        during = [e for e in history.events if "status" in e and fault.start <= e["t1"] < end]
         failed = [e for e in during if _failed(e) and id(e) not in lost_in_flight]
         resumed = max((e["t1"] for e in failed), default=fault.start) - fault.start
         reads = max((e["t1"] for e in failed if e["method"] == "GET"), default=fault.start) - fault.start
@@ -222,7 +223,7 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
                                                                            lost_in_flight.values()),
                        "failed": len(failed), "requests": len(during)})
     before = [e for e in history.events if "status" in e and id(e) not in lost_in_flight
-              and (not history.faults or e["t0"] < history.faults[0].start)]
+              and (not history.faults or e["t1"] < history.faults[0].start)]
     if any(_failed(e) for e in before):
         problems.append(f"{sum(_failed(e) for e in before)} failures before any fault")
     acks = {op: sum(e["op"] == f"ack-{op}" for e in history.events) for op in ("room", "rating", "pack")}
