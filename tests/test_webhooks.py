@@ -25,7 +25,7 @@ from workers.embedded import EmbeddedRedis
 
 ENV = {"RICOCHET_WEBHOOKS_ALLOW_PRIVATE": "on", "RICOCHET_WEBHOOKS_RETRY": "0.2", "RICOCHET_WEBHOOKS_ATTEMPTS": "5",
        "RICOCHET_WEBHOOKS_TIMEOUT": "3"}
-PACK = {"count": 3, "min_length": 4, "max_length": 5, "seed": "hooks"}
+PACK = {"count": 3, "min_length": 8, "max_length": 10, "seed": "hooks"}  # the starter pools hold them: no search
 
 
 def start_worker(url: str, log: Path, beat: Path | None = None) -> subprocess.Popen:
