@@ -138,9 +138,14 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
+    _blueprints(app)
+    return app
+
+
+def _blueprints(app: Flask) -> None:
+    """Every concern's views."""
     from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving, webhooks
 
     for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp,
                       embed.bp, webhooks.bp):
         app.register_blueprint(blueprint)
-    return app
