@@ -63,22 +63,6 @@ def _held(stores: Any, settings: Any) -> int:
               "check with `ricochet keys list`", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
-    from workers.settings import settings_or_exit
-
-    return deployment("keys live in the service's Redis: set REDIS_URL").stores, settings_or_exit()
-
-
-def _keys() -> Any:
-    return _stores()[0].keys
-
-
-def _held(stores: Any, settings: Any) -> int:
-    """EXIT_OK once RICOCHET_WAIT_REPLICAS replicas hold the change, so a failover keeps it."""
-    if settings.wait_replicas and stores.settle(settings.wait_replicas, settings.wait_ms) < settings.wait_replicas:
-        print(f"ricochet: not yet held by {settings.wait_replicas} replica(s): a failover now may lose it; "
-              "check with `ricochet keys list`", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
 
 
 def announce(instance: str, redis_url: str, address: str) -> None:

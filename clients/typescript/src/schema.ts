@@ -1760,10 +1760,10 @@ export interface components {
     parameters: {
         /** @description A date (YYYY-MM-DD) or a day number (1 = 2026-01-01) */
         Day: string;
-        /** @description a game version: the events after it (Last-Event-ID, when sent, wins for streams) */
-        Since: number;
         /** @description A date (YYYY-MM-DD) or a day number (1 = 2026-01-01); `.png` after it asks for the picture */
         DayOrPicture: string;
+        /** @description a game version: the events after it (Last-Event-ID, when sent, wins for streams) */
+        Since: number;
         /** @description 1 the optimal length; 2 also how many robots move; 3 also which robots (in the order they first move); 4 also the first move. The robots and the move are those of the optimal solution the API serves. */
         HintLevel: number;
     };
@@ -1803,9 +1803,9 @@ export interface operations {
     playPage: {
         parameters: {
             query?: {
-                length?: number;
                 /** @description the page's language, one of en, de, ru (remembered in a cookie; another is ignored); otherwise the cookie's, then Accept-Language's */
                 lang?: string;
+                length?: number;
             };
             header?: never;
             path?: never;
@@ -3079,7 +3079,10 @@ export interface operations {
                 /** @description a game version: the events after it (Last-Event-ID, when sent, wins for streams) */
                 since?: components["parameters"]["Since"];
             };
-            header?: never;
+            header?: {
+                /** @description the last event a reconnecting stream saw (its id): the events after it */
+                "Last-Event-ID"?: number;
+            };
             path: {
                 game_id: string;
             };
@@ -3397,6 +3400,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the endpoint's id, as its creation gave it */
                 hook_id: string;
             };
             cookie?: never;
@@ -3423,6 +3427,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the endpoint's id, as its creation gave it */
                 hook_id: string;
             };
             cookie?: never;
@@ -3451,6 +3456,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the endpoint's id, as its creation gave it */
                 hook_id: string;
             };
             cookie?: never;
