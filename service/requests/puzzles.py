@@ -35,8 +35,10 @@ class PuzzlePath(Strict):
 
 
 class PuzzleQuery(Lenient):
+    # Documented as it always was (a string, true or false), so that typed clients keep their types.
     solution = true_or_false(load_default=False, metadata={
-        "description": "With `.svg` or `.png`, `true` draws an optimal solution's moves"})
+        "description": "With `.svg` or `.png`, `true` draws an optimal solution's moves", "type": "string",
+        "enum": ["true", "false"], "default": "false"})
 
 
 class ExportQuery(Strict):
