@@ -377,7 +377,10 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
     at, tag = _at("10.58.9.1"), uuid.uuid4().hex[:8]
     handed = [_random(client, 5, f"ttl-{tag}-{k}", solution=False, env=at)["code"] for k in range(3)]
     handed.append(client.get("/v1/daily", environ_base=at).json["code"])
-    custom = [{**_HARD, "target": {"colour": c, "symbol": s}} for c, s in (("red", "circle"), ("green", "triangle"))]
+    robots = _HARD["robots"]
+    moved = {c: robots[list(robots)[(i + 1) % 4]] for i, c in enumerate(robots)}  # puzzles no other test solves
+    custom = [{**_HARD, "robots": moved, "target": {"colour": c, "symbol": s}}
+              for c, s in (("red", "circle"), ("green", "triangle"))]
     members = r.zcard("rated:puzzles")
 
     def verifies(first: int) -> None:  # four clients at once: Redis's round trips overlap
