@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser run test lint openapi bench bench-load clean
+.PHONY: install browser cluster-tools run test lint openapi bench bench-load bench-cluster clean
 
 $(STAMP): pyproject.toml setup.py $(wildcard solver/core/*.[ch])
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
@@ -35,12 +35,22 @@ browser:
 	command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq npm)
 	test -f node_modules/axe-core/axe.min.js || npm ci --no-audit --no-fund --silent
 
-test: lint browser
+# The multi-host tests (tests/cluster/, run as root: network namespaces) and bench/cluster.py:
+# ip and tc (iproute2), redis-sentinel, and nftables for loss where the kernel has no netem.
+cluster-tools:
+	command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update -qq && apt-get install -y -qq iproute2)
+	command -v redis-sentinel >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-sentinel)
+	command -v nft >/dev/null || (apt-get update -qq && apt-get install -y -qq nftables)
+
+test: lint browser cluster-tools
 	$(BIN)/python -m pytest -n 2 -p no:cacheprovider --durations=20
 
 bench-load: install
 	command -v wrk >/dev/null || (apt-get install -y wrk || sudo apt-get install -y wrk)
 	$(BIN)/python bench/load.py
+
+bench-cluster: install cluster-tools
+	$(BIN)/python bench/cluster.py
 
 bench: install
 	$(BIN)/python bench/solver.py

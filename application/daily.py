@@ -110,3 +110,20 @@ def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
                       "optimal_length": found["optimal_length"], "grade": found["difficulty"]["grade"],
                       "url": f"/v1/daily/{d.isoformat()}"})
     return items, total, start, end
+
+
+def precompute(ctx: Context, days_ahead: int = daily.DAYS_AHEAD) -> list[str]:
+    """Today's puzzle and the next days' stored before anyone asks
+    (ricochet.precompute_daily); nothing is shown before its day: `published`
+    keeps the embargo.  Returns the days stored."""
+    stores = ctx.required_stores()
+    today = dt.datetime.now(dt.UTC).date()
+    done = []
+    for offset in range(days_ahead + 1):
+        day = today + dt.timedelta(days=offset)
+        try:
+            stores.days.publish(day.isoformat(), daily.daily_json(day))
+        except daily.NotInCalendar:
+            break
+        done.append(day.isoformat())
+    return done

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workers.messages import TaskSpec
 from workers.stores.jobs import JobState
 
 from . import Context
@@ -72,7 +73,8 @@ def cancel(ctx: Context, job_id: str) -> dict[str, Any]:
     return job
 
 
-def send(ctx: Context, task: str, args: list[Any]) -> None:
+def send(ctx: Context, task: TaskSpec, payload: dict[str, Any]) -> None:
+    """Queue `task` with `payload` (checked against its TaskSpec before it is queued)."""
     if ctx.send is None:
         raise Problem("unavailable", "no worker queue is configured: set REDIS_URL or run `ricochet serve`")
-    ctx.send(task, args)
+    ctx.send(task, payload)

@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
 from typing import Any
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
 from solver.model.puzzle import Puzzle, moves_from_json
-from solver.production import bank
+from solver.production import bank, packs
 from solver.production.generate import MAX_LENGTH
+from solver.production.packs import plan_for, variety_key
 from solver.production.pools import Library
-from workers.stores.jobs import JobState
+from solver.search.solve import Cancel
+from workers.messages import CHUNK_SILENCE, PACK, PACK_CHUNK
+from workers.stores import Stores
+from workers.stores.jobs import OPEN, JobState
 
 from . import Context, jobs, ratings
 from .problems import Problem
+from .running import watching
 from .solving import Queued
 
 SHORTEST = 2  # a round solved in one move is void (docs/rules.md)
@@ -63,12 +69,14 @@ def submit(ctx: Context, request: dict[str, Any], idempotency_key: str | None = 
     jobs.admit(ctx, "packs")
     quota = jobs.charge(ctx, "pack", request["count"] * request["max_length"])
     job = stores.jobs.create("pack", request, uuid.uuid4().hex, asker=ctx.client)
+    # Sent before the key names it: should Redis go in between (a failover), the
+    # retry with the same key makes a new job, rather than finding one never sent.
+    jobs.send(ctx, PACK, {"job_id": job["id"]})
     if scoped is not None and fingerprint is not None:
         named, same = stores.jobs.for_idempotency_key(scoped, job["id"], fingerprint)
         if named != job["id"]:  # the same key won a race a moment ago
             stores.jobs.cancel(job["id"])
             return _replay(ctx, named, same)
-    jobs.send(ctx, "ricochet.pack", [job["id"]])
     return Queued(job, quota)
 
 
@@ -112,3 +120,125 @@ def described(ctx: Context, items: list[dict[str, Any]]) -> list[dict[str, Any]]
             item["driftingdroids_id"] = driftingdroids_id(Puzzle.from_code(item["code"]))
     more = ratings.describe_many(ctx, [(Puzzle.from_code(i["code"]), moves_from_json(i["solution"])) for i in items])
     return [{**item, **extra} for item, extra in zip(items, more, strict=True)]
+
+
+# -- making a pack, as the workers do ---------------------------------------------------
+
+
+def chunk_size(length: int) -> int:
+    """Searched puzzles per chunk task: many cheap short puzzles per task, long
+    ones one by one so that every worker gets a share of even a small pack."""
+    return 10 if length <= 8 else 3 if length <= 12 else 1
+
+
+def item(request: dict[str, Any], index: int, library: Library) -> dict[str, Any]:
+    """Puzzle `index` of a pack as its plan has it (a searched item as its first try makes it)."""
+    return packs.item(request, plan_for(request, library)[index], library)
+
+
+def plan(ctx: Context, job_id: str) -> int:
+    """A queued pack planned (ricochet.pack): the puzzles pools hold are stored at
+    once, the rest are sent out in chunks (ricochet.pack_chunk); the job's
+    progress counts the puzzles settled.  Returns the pack's count (0: no such job)."""
+    stores = ctx.required_stores()
+    job = stores.jobs.get(job_id)
+    if job is None or not stores.jobs.start(job_id):
+        return 0
+    request = job["request"]  # checked where it entered (POST /v1/packs), defaults filled in
+    planned = plan_for(request, ctx.pools)
+    from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
+    stores.packs.save_items(job_id, from_pools, [(variety_key(made), i) for i, made in from_pools])
+    by_size: dict[int, list[tuple[int, int]]] = {}
+    for p in planned:
+        if not p.drawn:
+            by_size.setdefault(chunk_size(p.length), []).append((p.index, p.length))
+    chunks = [items[first:first + size] for size, items in sorted(by_size.items())
+              for first in range(0, len(items), size)]
+    stores.packs.track_chunks(job_id, {str(chunk[0][0]): chunk for chunk in chunks})
+    for chunk in chunks:
+        jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": [list(i) for i in chunk]})
+    settle(stores, job_id, request)
+    return request["count"]
+
+
+def make_chunk(ctx: Context, job_id: str, items: list[list[int]]) -> int:
+    """Some of a pack's items searched for (ricochet.pack_chunk), the chunk
+    beating meanwhile; an item that cannot be made is recorded with the reason,
+    and the rest go on.  Returns how many were made."""
+    stores = ctx.required_stores()
+    job = stores.jobs.get(job_id)
+    if job is None or job["state"] not in OPEN:
+        return 0
+    key = str(items[0][0])
+    stores.packs.chunk_beat(job_id, key)
+    with watching(stores, job_id, beat=lambda: stores.packs.chunk_beat(job_id, key)) as cancel:
+        made = _search_items(ctx, job_id, job["request"], items, cancel)
+    stores.packs.chunk_done(job_id, key)
+    return made
+
+
+def chunk_received(ctx: Context, job_id: str, items: list[list[int]]) -> None:
+    """A chunk's first heartbeat, as a worker takes its message."""
+    ctx.required_stores().packs.chunk_beat(job_id, str(items[0][0]))
+
+
+def _search_items(ctx: Context, job_id: str, request: dict[str, Any], items: list[list[int]],
+                  cancel: Cancel) -> int:
+    stores = ctx.required_stores()
+
+    def claim(key: str, index: int) -> bool:
+        return stores.packs.claim_variety(job_id, key, index)
+
+    made = 0
+    for index, length in items:
+        if cancel.is_set():
+            return made
+        if stores.packs.item_settled(job_id, index):
+            continue  # a chunk sent again: this one is done
+        found = packs.settle(request, index, length, ctx.pools, claim, cancel)
+        if isinstance(found, str):
+            if cancel.is_set():
+                return made
+            stores.packs.save_failure(job_id, index, found)
+        else:
+            stores.packs.save_items(job_id, [(index, found)], [])
+            made += 1
+        settle(stores, job_id, request)
+    return made
+
+
+def settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
+    """Progress, and the end of the pack once every item is made or failed:
+    succeeded with what was made, failed when nothing could be."""
+    made, failed = stores.packs.counts(job_id)
+    count = request["count"]
+    if made + failed < count:
+        stores.jobs.update(job_id, progress=round((made + failed) / count, 4), made=made, failed=failed)
+        return
+    failures = stores.packs.failures(job_id)
+    stores.packs.forget_chunks(job_id)
+    result = {"pack_id": job_id, "made": made, "failed": failures}
+    if made == 0:
+        stores.jobs.finish(job_id, state=JobState.FAILED, progress=1.0, finished=time.time(), result=result,
+                           error=f"no puzzle could be made: {failures[0]['error'] if failures else 'unknown'}")
+    else:
+        stores.jobs.finish(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=result,
+                           made=made, failed=len(failures))
+
+
+def recover_chunks(ctx: Context, silence: float = CHUNK_SILENCE) -> list[str]:
+    """The beat's sweep (ricochet.recover_chunks): every started chunk silent for
+    `silence` seconds (its worker died) sent again, much sooner than the
+    broker's visibility timeout, which must outlast the longest task; a chunk
+    done twice writes the same items.  Returns the chunks sent, job:first."""
+    stores = ctx.required_stores()
+    sent = []
+    for job_id, key, items in stores.packs.silent_chunks(silence):
+        job = stores.jobs.get(job_id)
+        if job is None or job["state"] not in OPEN:
+            stores.packs.forget_chunks(job_id)
+            continue
+        stores.packs.chunk_beat(job_id, key, requeued=True)
+        jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
+        sent.append(f"{job_id}:{key}")
+    return sent

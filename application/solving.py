@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from solver.errors import InvalidInput
 from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle
-from workers.answers import RAN_OUT, Source, ran_out
+from workers.answers import RAN_OUT, Answers, Source, ran_out
+from workers.messages import SOLVE
+from workers.stores.jobs import JobState
 
 from . import Context, jobs
 from .problems import Problem
+from .running import refuse, watching
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ client that asks for it (any of them may follow it); a job's
     except Problem:
         ctx.stores.jobs.cancel(job["id"])
         raise
-    jobs.send(ctx, "ricochet.solve", [job["id"], p.to_json(), budget])
+    jobs.send(ctx, SOLVE, {"job_id": job["id"], "puzzle": p.to_json(), "time_budget": budget})
     return Queued(job, quota)
 
 
@@ -67,3 +72,33 @@ def verify(ctx: Context, p: Puzzle, moves: list[Move]) -> dict[str, Any]:
                               and verdict["length"] == optimal_length)
     verdict["optimality"] = "proven" if settled else "unknown"
     return verdict
+
+
+def search_job(ctx: Context, job_id: str, puzzle: dict[str, Any], time_budget: float, max_depth: int = 64,
+               threads: int = 1) -> dict[str, Any]:
+    """A queued solve, as a worker runs it (ricochet.solve): the job marked
+    running, the search on `threads` threads for `time_budget` seconds while its
+    cancellation is watched, and the job settled: succeeded with the answer, or
+    failed with what was proven when the search ran out of time or memory."""
+    stores = ctx.required_stores()
+    try:
+        p = Puzzle.from_json(puzzle)
+    except InvalidInput as e:
+        return refuse(ctx, job_id, str(e))
+    if not stores.jobs.start(job_id):
+        return {"status": "cancelled"}
+    with watching(stores, job_id) as cancel:
+        answer = Answers(stores, time_budget, threads=threads).search(p, cancel=cancel, max_depth=max_depth).to_json()
+    answer["code"] = p.code()
+    if answer["status"] == "cancelled":
+        return {"status": "cancelled"}
+    if answer["status"] in RAN_OUT:
+        # A clear end, and the worker is free again: what was proven goes with it.
+        limit = f"its {time_budget:g} s budget" if answer["status"] == "timeout" else "its memory budget"
+        error = (f"{answer['status']}: the search ran out of {limit}; no solution has fewer than "
+                 f"{answer.get('lower_bound')} moves")
+        stores.jobs.update(job_id, state=JobState.FAILED, progress=1.0, finished=time.time(), error=error,
+                           result=answer)
+        return {"status": answer["status"]}
+    stores.jobs.update(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=answer)
+    return {"status": answer["status"]}

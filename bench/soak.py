@@ -5,10 +5,12 @@
 Starts a private Redis, gunicorn with the production settings
 (service/gunicorn_config.py, the default number of processes) and a Celery
 worker of one process per core (as `ricochet serve` does), then runs mixed traffic from loopback only: the daily puzzle,
-verify, solve, random puzzles, small packs, a game with bids and watchers
-streaming its events, and puzzles on distinct 32x32 custom boards (verified,
-solved and drawn: each board new to the process, the load that grew an
-unbounded board cache).  Every request loop is bounded by the time given.  It
+verify (half of them rated, for players drawn from 20,000 ids: most new to the
+service), the next puzzle for those players, solve, random puzzles, small
+packs, a game with bids and watchers streaming its events, whole exports one
+after another (30 s apart), and puzzles on distinct 32x32 custom boards
+(verified for a player, solved and drawn: each board new to the process, the
+load that grew an unbounded board cache).  Every request loop is bounded by the time given.  It
 reports per route the requests, errors (5xx and connection failures), p50 and
 p99, the RSS of every process of the stack after the warm-up and at the end,
 the peak PSS of each and of the whole stack (what it takes of the machine),
@@ -168,8 +170,13 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
         while time.monotonic() < stop:
             timed("events", "GET", f"/v1/games/{gid}/events", timeout=60)
 
+    def exporter() -> None:  # a whole export (about a CPU's half-minute), then a pause
+        while time.monotonic() < stop:
+            timed("export", "GET", "/v1/puzzles/export?format=ndjson", timeout=300)
+            time.sleep(min(30.0, max(0.0, stop - time.monotonic())))
+
     threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
-    threads += [threading.Thread(target=watcher) for _ in range(3)]
+    threads += [threading.Thread(target=watcher) for _ in range(3)] + [threading.Thread(target=exporter)]
     for t in threads:
         t.start()
     time.sleep(args.warmup)  # caches and pools loaded: memory from here on
@@ -214,10 +221,14 @@ def _one_request(rng: random.Random, timed: Callable[..., None], puzzle: dict, s
                  tokens: dict[str, str]) -> None:
     """One request of a soak client's mix, drawn by `rng`."""
     roll = rng.random()
-    if roll < 0.35:
+    player = f"soak-{rng.randrange(20_000)}"  # players come and go: most ids new to the service
+    if roll < 0.3:
         timed("daily", "GET", "/v1/daily")
+    elif roll < 0.55:
+        extra = {"player": player} if rng.random() < 0.5 else {}
+        timed("verify", "POST", "/v1/verify", {"puzzle": puzzle, "moves": solution["moves"], **extra})
     elif roll < 0.6:
-        timed("verify", "POST", "/v1/verify", {"puzzle": puzzle, "moves": solution["moves"]})
+        timed("next", "GET", f"/v1/puzzles/next?player={player}")
     elif roll < 0.75:
         timed("random", "GET", f"/v1/puzzles/random?length={rng.randint(4, 14)}&seed={rng.random()}")
     elif roll < 0.9:
@@ -226,7 +237,7 @@ def _one_request(rng: random.Random, timed: Callable[..., None], puzzle: dict, s
         timed("solve", "POST", "/v1/solve", body)
     elif roll < 0.93:
         custom = custom_puzzle(rng)
-        timed("custom", "POST", "/v1/verify", {"puzzle": custom, "moves": []})
+        timed("custom", "POST", "/v1/verify", {"puzzle": custom, "moves": [], "player": player})
         timed("custom", "POST", "/v1/solve", custom)
         timed("picture", "POST", "/v1/pictures?format=png", custom)
     elif roll < 0.97:

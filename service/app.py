@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Any
@@ -9,10 +10,11 @@ from typing import Any
 from flask import Flask
 from flask_cors import CORS
 
-from workers import memory
+from application import held_by
+from workers import failover, memory
 from workers.settings import Settings
 
-from . import errors, limits, metrics
+from . import errors, limits, metrics, security
 
 
 def budgets(settings: Settings) -> None:
@@ -23,6 +25,7 @@ def budgets(settings: Settings) -> None:
     png.budget = settings.picture_cache_mb << 20
 
 
+MAX_BODY = 1 << 20  # bytes a request body may hold (413 beyond)
 SEARCHES_AT_ONCE = 2  # request searches one web process runs at a time
 _TRIM_EVERY = 64  # requests between two returns of freed memory to the system
 _served = 0
@@ -36,6 +39,28 @@ def _hand_back_memory(response: Any) -> Any:
     if _served % _TRIM_EVERY == 0:
         memory.hand_back()
     return response
+
+
+_CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _held_by_replicas(response: Any) -> Any:
+    """RICOCHET_WAIT_REPLICAS: a change is acknowledged only once that many
+    replicas hold it (Redis WAIT), so a failover cannot lose what a client was
+    told is done (a job, a rating, a vote, a room, a game's move); not confirmed
+    within RICOCHET_WAIT_MS, 503: the change may or may not survive a failover."""
+    from flask import current_app, request
+
+    wanted, stores = current_app.config["WAIT_REPLICAS"], current_app.extensions.get("stores")
+    if not wanted or stores is None or request.method not in _CHANGES or response.status_code >= 400:
+        return response
+    if held_by(stores, wanted, current_app.config["WAIT_MS"]) >= wanted:
+        return response
+    refused = errors.problem_response(
+        "unavailable", f"the change was not confirmed by {wanted} replica(s) within {current_app.config['WAIT_MS']} "
+        "ms and may not survive a failover; retry (with the same Idempotency-Key for a pack)")
+    refused.headers["Retry-After"] = "1"
+    return refused
 
 
 def warm(app: Flask) -> None:
@@ -64,11 +89,13 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config.update(
-        MAX_CONTENT_LENGTH=1 << 20,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         SOLVE_TIME_BUDGET=settings.solve_time_budget,
         SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
         JOB_TIME_BUDGET=settings.job_time_budget,
         REDIS_URL=settings.redis_url,
+        WAIT_REPLICAS=settings.wait_replicas,
+        WAIT_MS=settings.wait_ms,
         RATE_LIMIT_DEFAULT=settings.rate_limit,
         RATE_LIMIT_SEARCH=settings.rate_limit_search,
         RATE_LIMITS_ENABLED=settings.rate_limits == "on",
@@ -77,11 +104,15 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
         GAME_STREAMS=settings.game_streams,
+        STREAMS_PER_CLIENT=4,  # event streams one client holds at once, over every web process
+        EXPORTS_PER_CLIENT=1,  # exports one client runs at once, over every web process
         TRUSTED_PROXIES=settings.trusted_proxies,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
     )
     app.config.update(config or {})
+    settings = dataclasses.replace(settings, redis_url=app.config["REDIS_URL"])  # the tests' own Redis
+    app.config.setdefault("RATE_LIMIT_STORAGE", failover.limiter_storage(settings))
     budgets(settings)
     # Request searches run at most SEARCHES_AT_ONCE at a time in a process: each may
     # take RICOCHET_SOLVE_STATE_MB, and more than the cores would only slow them all.
@@ -92,15 +123,16 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
-    if app.config["REDIS_URL"]:
+    if app.config["REDIS_URL"]:  # the views' stores are the Celery app's (one factory wires both)
         from workers.app import make_celery
-        from workers.stores import Stores
 
-        app.extensions["stores"] = Stores.from_url(app.config["REDIS_URL"])
-        app.extensions["celery"] = make_celery(app.config["REDIS_URL"], settings)
+        celery = make_celery(app.config["REDIS_URL"], settings, patient=False)
+        app.extensions["celery"], app.extensions["stores"] = celery, celery.stores
+    security.register(app)  # first: it runs last, on the final response
     errors.register(app)
     metrics.register(app)
     app.after_request(_hand_back_memory)
+    app.after_request(_held_by_replicas)
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},

@@ -20,7 +20,7 @@ from .declare import Body
 from .errors import Problem
 from .limits import client_id, key_quotas
 from .metrics import SOLVE_SECONDS
-from .schemas import HintQuery
+from .requests import HintQuery
 
 SVG = "image/svg+xml"
 
@@ -98,7 +98,7 @@ def context() -> Context:
     config = current_app.config
     celery = current_app.extensions.get("celery")
     return Context(stores=app_stores(), pools=pools(), answers=answers(),
-                   send=(lambda task, args: celery.send_task(task, args=args)) if celery is not None else None,
+                   send=celery.send if celery is not None else None,
                    client=client_id(), job_budget=config["JOB_TIME_BUDGET"],
                    quotas={**config["QUOTAS"], **key_quotas()} if config["RATE_LIMITS_ENABLED"] else {},
                    max_queued=config["MAX_QUEUED"], rating_prior=config["RATING_PRIOR"])

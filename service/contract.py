@@ -26,48 +26,69 @@ from apispec.ext.marshmallow.common import resolve_schema_cls
 from flask import Flask
 from marshmallow import Schema, fields
 
+from application.puzzles import RANDOM_TIME_BUDGET
+from workers.messages import DEFAULT_DEPTH
+from workers.schemas import MAX_PACK
+from workers.settings import Settings
+
 from . import shapes
+from .app import MAX_BODY
 from .declare import operations_of
-from .schemas import HintQuery
+from .requests import HintQuery
+from .requests.daily import DayOrPicturePath, DayPath
+from .requests.games import SinceQuery
 
 DOCUMENT = Path(__file__).resolve().parent / "openapi.yaml"
 
-INFO = {
-    "title": "ricochet-service",
-    "description": """\
+DESCRIPTION = """\
 Ricochet Robots puzzles as a service: optimal solving, answer checking and
 board pictures.  Puzzles, moves and answers use the shapes of docs/formats.md.
 Every error is `application/problem+json` (RFC 9457) with a `detail` that
 says what to fix and, for invalid input, the `field` at fault.
 
-Limits: request bodies up to 1 MiB (413 beyond); a synchronous solve
-searches for at most 1 s (then 202 and a job, which may search for 300 s;
-at most 64 moves deep, tables within 1 GiB); a random puzzle is searched for at most 10 s
-(then 422, pointing to packs); a pack holds at most 1,000 puzzles.
-Rate limits per client address and route: 1,200 requests per minute, and
-120 per minute for the routes that search (solve, difficulty, random
+Limits: request bodies up to {body} (413 beyond); a synchronous solve
+searches for at most {solve} (then 202 and a job, which may search for {job};
+at most {depth} moves deep, tables within {tables}); a random puzzle is searched for at most {random}
+(then 422, pointing to packs); a pack holds at most {pack} puzzles.
+Rate limits per client address and route: {rate}, and
+{rate_search} for the routes that search (solve, difficulty, random
 puzzles, new packs); beyond them 429 with Retry-After.  Operators set them
 with RICOCHET_RATE_LIMIT and RICOCHET_RATE_LIMIT_SEARCH.
-""",
-}
+"""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+def _bytes(mib: int) -> str:
+    return f"{mib >> 10:,} GiB" if mib >= 1024 and mib % 1024 == 0 else f"{mib:,} MiB"
+
+
+def _rate(limit: str, unit: str = "") -> str:
+    """'1200 per minute' as '1,200 requests per minute' (several limits joined by ';' stay apart)."""
+    return "; ".join(re.sub(r"^\s*(\d+)\s*(?:/|per)\s*", lambda m: f"{int(m.group(1)):,}{unit} per ", part).strip()
+                     for part in limit.split(";"))
+
+
+def description(settings: Settings | None = None) -> str:
+    """The document's description, its limits read from `settings` (default: the
+    settings' defaults, what a deployment that sets nothing enforces)."""
+    settings = settings or Settings.from_env({})
+    return DESCRIPTION.format(
+        body=_bytes(MAX_BODY >> 20), solve=_seconds(settings.solve_time_budget),
+        job=_seconds(settings.job_time_budget), depth=DEFAULT_DEPTH, tables=_bytes(settings.job_state_mb),
+        random=_seconds(RANDOM_TIME_BUDGET), pack=f"{MAX_PACK:,}", rate=_rate(settings.rate_limit, " requests"),
+        rate_search=_rate(settings.rate_limit_search))
+
+
+TITLE = "ricochet-service"
 SERVERS = [{"url": "/", "description": "the server that serves this document (ricochet serve listens on "
                                        "http://127.0.0.1:8000)"}]
 
-DAY = "[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,6}"
 PROBLEM = {"application/problem+json": {"schema": "Problem"}}
-PARAMETERS = {
-    "Day": {"name": "day", "in": "path", "required": True,
-            "description": "A date (YYYY-MM-DD) or a day number (1 = 2026-01-01)",
-            "schema": {"type": "string", "pattern": f"^({DAY})$", "examples": ["2026-11-20", "324"]}},
-    "Since": {"name": "since", "in": "query", "required": False,
-              "description": "a game version: the events after it (Last-Event-ID, when sent, wins for streams)",
-              "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999}},
-    "DayOrPicture": {"name": "day", "in": "path", "required": True,
-                     "description": "A date (YYYY-MM-DD) or a day number (1 = 2026-01-01); `.png` after it asks "
-                                    "for the picture",
-                     "schema": {"type": "string", "pattern": f"^({DAY})(\\.png)?$",
-                                "examples": ["2026-11-20", "324", "2026-11-20.png"]}},
-}
+# The parameters several operations share (components/parameters), each a request schema with its COMPONENT.
+PARAMETERS = {DayPath: "path", DayOrPicturePath: "path", SinceQuery: "query", HintQuery: "query"}
 RESPONSES = {
     "Daily": {"description": "The daily puzzle, or its PNG picture (strong ETag; Cache-Control: the picture public, "
                              "immutable for past days, the JSON, which carries the puzzle's rating, five minutes; "
@@ -120,18 +141,14 @@ def build(app: Flask | None = None) -> dict[str, Any]:
 
         app = create_app({"TESTING": True})
     plugin = _Plugin(schema_name_resolver=_name)
-    spec = APISpec(INFO["title"], _version(), "3.1.0", plugins=[plugin],
-                   info={"description": INFO["description"]}, servers=SERVERS, tags=TAGS)
+    spec = APISpec(TITLE, _version(), "3.1.0", plugins=[plugin],
+                   info={"description": description()}, servers=SERVERS, tags=TAGS)
     for schema in shapes.COMPONENTS:
         spec.components.schema(schema.__name__, schema=schema)
     spec.components.schema("PuzzleRef", component=plugin.converter.field2property(shapes.PUZZLE_REF))
-    for name, parameter in PARAMETERS.items():
-        spec.components.parameter(name, parameter["in"], parameter)
-    level = plugin.converter.schema2parameters(HintQuery, location="query")[0]
-    level["description"] = ("1 the optimal length; 2 also how many robots move; 3 also which robots (in the order "
-                            "they first move); 4 also the first move. The robots and the move are those of the "
-                            "optimal solution the API serves.")
-    spec.components.parameter("HintLevel", "query", level)
+    for schema, where in PARAMETERS.items():
+        parameter = plugin.converter.schema2parameters(schema, location=where)[0]
+        spec.components.parameter(schema.COMPONENT, where, parameter)
     for name, response in RESPONSES.items():
         spec.components.response(name, response)
     for name, header in HEADERS.items():
@@ -192,13 +209,23 @@ def _shared(path: str, operation: dict[str, Any]) -> dict[str, Any]:
     if "requestBody" in operation:
         responses.setdefault("400", "Problem")
         responses.setdefault("413", "Problem")
-    described = {p.get("name") for p in operation.get("parameters", []) if isinstance(p, dict)} | \
-        {PARAMETERS[p]["name"] for p in operation.get("parameters", []) if isinstance(p, str) and p in PARAMETERS}
+    described = {name for p in operation.get("parameters", []) for name in _names(p)}
     plain = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
              for name in re.findall(r"{(\w+)}", path) if name not in described]
     if plain:
         operation["parameters"] = plain + operation.get("parameters", [])
     return operation
+
+
+def _names(parameter: Any) -> list[str]:
+    """The names a parameter of a declaration gives: its own, its schema's fields', or its component's."""
+    if isinstance(parameter, str):
+        schema = next((s for s in PARAMETERS if parameter == s.COMPONENT), None)
+    elif "name" in parameter:
+        return [parameter["name"]]
+    else:
+        schema = parameter.get("schema")
+    return [f.data_key or n for n, f in resolve_schema_cls(schema)._declared_fields.items()] if schema else []
 
 
 def _version() -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import re
 import time
 from collections.abc import Callable
@@ -20,12 +19,13 @@ from solver.formats.svg import captioned_svg
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 
-from .common import context, hint_level
-from .declare import Reply, operation
+from .common import context
+from .declare import Reply, Shape, dumped, operation
 from .errors import Problem, count_in
 from .pictures import PNG, picture
-from .schemas import ArchiveQuery
-from .shapes import Archive, DailyHint, DailySolution
+from .requests import HintQuery
+from .requests.daily import ArchiveQuery, DayOrPicturePath, DayPath
+from .shapes import Archive, Daily, DailyHint, DailySolution
 
 bp = Blueprint("daily", __name__)
 
@@ -67,12 +67,13 @@ _SERVED_MAX = 4096
 RATED_FOR = 60.0
 
 
-def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]],
+def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]], shape: Shape,
                rated: bool = False) -> Response:
+    """The day's reply, built by `build` and dumped by `shape`, its bytes kept."""
     key = (day.isoformat(), variant)
     served = _SERVED.get(key)
     if served is None or rated and time.monotonic() - served[2] > RATED_FOR:
-        data = json.dumps(build(days.record(context(), day)), separators=(",", ":")).encode() + b"\n"
+        data = dumped(shape, build(days.record(context(), day)))
         served = (data, hashlib.sha256(data).hexdigest(), time.monotonic())
         if len(_SERVED) >= _SERVED_MAX:
             _SERVED.clear()
@@ -89,7 +90,7 @@ def _rated(found: dict[str, Any]) -> dict[str, Any]:
 
 def _shown_day(day: dt.date) -> Response:
     """A day's puzzle (its solution left out): a round opens for this client."""
-    response = _cacheable(day, "puzzle", _rated, rated=True)
+    response = _cacheable(day, "puzzle", _rated, Daily, rated=True)
     days.hand_out(context(), day)
     return response
 
@@ -100,7 +101,7 @@ def daily_today() -> Response:
     return _shown_day(_day(daily.today().isoformat()))
 
 
-@operation(bp, "get /v1/daily/<day>", "dailyOn", tag="daily", parameters=["DayOrPicture"],
+@operation(bp, "get /v1/daily/<day>", "dailyOn", tag="daily", path=DayOrPicturePath,
            summary="A published day's puzzle, by date or number; its PNG picture when the day ends in `.png`",
            description="A day is published from 00:00 UTC on its date; before that it answers 404 (title \"Not yet "
                        "published\"), solution, hint and picture alike. The calendar runs from 2026-01-01 (day 1) "
@@ -115,26 +116,26 @@ def daily_on(day: str) -> Response:
     return _shown_day(_day(day))
 
 
-@operation(bp, "get /v1/daily/<day>/solution", "dailySolution", tag="daily", parameters=["Day"],
+@operation(bp, "get /v1/daily/<day>/solution", "dailySolution", tag="daily", path=DayPath,
            summary="An optimal solution of a published day's puzzle", errors=(304, 400, 404, 503),
            replies={200: Reply("The solution, in the docs/formats.md answer shape", DailySolution, cached=True)})
 def daily_solution(day: str) -> Response:
     shown = _day(day)
     ctx = context()
     days.read_solution(ctx, days.record(ctx, shown))  # this client's answers to the day are no longer rated
-    return _cacheable(shown, "solution", days.solution)
+    return _cacheable(shown, "solution", days.solution, DailySolution)
 
 
-@operation(bp, "get /v1/daily/<day>/hint", "dailyHint", tag="daily", parameters=["Day", "HintLevel"],
+@operation(bp, "get /v1/daily/<day>/hint", "dailyHint", tag="daily", path=DayPath, query=HintQuery,
            summary="A hint for a published day's puzzle (levels 1 to 4, as DriftingDroids gives them)",
            errors=(304, 400, 404, 503), replies={200: Reply("The hint", DailyHint, cached=True)})
-def daily_hint(day: str) -> Response:
-    level = hint_level()
+def daily_hint(day: str, query: dict[str, Any]) -> Response:
+    level = query["level"]
     shown = _day(day)
     if level >= LAST_HINT:
         ctx = context()
         days.read_solution(ctx, days.record(ctx, shown))
-    return _cacheable(shown, f"hint{level}", lambda found: days.day_hint(found, level))
+    return _cacheable(shown, f"hint{level}", lambda found: days.day_hint(found, level), DailyHint)
 
 
 ARCHIVE_HEADERS = {"Link": {"schema": {"type": "string"}, "description": "RFC 8288 links: first, prev, next, last"},

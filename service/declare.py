@@ -16,7 +16,8 @@ then the declaration documents it and passes it through.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +115,8 @@ class Operation:
     description: str | None = None
     body: Body | None = None
     query: Shape | None = None
+    path_shape: Shape | None = None  # `path=` of the declaration (`path` is the route's)
+    header: Shape | None = None
     parameters: Sequence[Any] = ()
     security: Sequence[Mapping[str, Any]] | None = None
     searches: bool = False  # the tighter rate limit of the routes that search (service/limits.py)
@@ -122,13 +125,20 @@ class Operation:
     def query_loader(self) -> Schema | None:
         return self.query() if self.query is not None else None
 
+    @functools.cached_property
+    def path_loader(self) -> Schema | None:
+        return self.path_shape() if self.path_shape is not None else None
+
+    @functools.cached_property
+    def header_loader(self) -> Schema | None:
+        return self.header() if self.header is not None else None
+
     def openapi(self) -> dict[str, Any]:
         out: dict[str, Any] = {"operationId": self.operation_id, "summary": self.summary, "tags": [self.tag]}
         if self.description:
             out["description"] = self.description
-        parameters = list(self.parameters)
-        if self.query is not None:
-            parameters.append({"in": "query", "schema": self.query})
+        parameters = [*_parameters(self.path_shape, "path"), *self.parameters, *_parameters(self.header, "header"),
+                      *_parameters(self.query, "query")]
         if parameters:
             out["parameters"] = parameters
         if self.body is not None:
@@ -156,13 +166,27 @@ class Operation:
         return response
 
 
+def _parameters(shape: Shape | None, where: str) -> list[Any]:
+    """A path's or query's parameters in the contract: the schema's fields, or the
+    shared component it names (a schema's COMPONENT: openapi.yaml's
+    components/parameters holds it once)."""
+    if shape is None:
+        return []
+    component = getattr(shape, "COMPONENT", None)
+    return [component] if component else [{"in": where, "schema": shape}]
+
+
 def operation(bp: Blueprint, route: str, operation_id: str, *, summary: str, tag: str,
               replies: Mapping[int, Reply | str], errors: Sequence[int] = (), **options: Any) -> Callable[..., Any]:
     """Declare the operation `route` ("get /v1/...", Flask's <name> for path
-    parameters) on `bp`: see the module's docstring.  `errors` are statuses
+    parameters) on `bp`: see the module's docstring.  `path=`, `query=` and
+    `header=` schemas load the path's, the query's and the headers' parameters
+    as `body=` loads the body (a bad one is a 400 naming it), pass them to the
+    view (its path arguments, `query`, `header`) and document them.  `errors` are statuses
     answered with the shared replies (STANDARD); `replies` the operation's own."""
     method, path = route.split(" ", 1)
     body = options.pop("body", None)
+    options["path_shape"] = options.pop("path", None)
     if body is not None and not isinstance(body, Body):
         body = Body(schema=body)
     all_replies = {**{s: STANDARD[s] for s in errors}, **replies}
@@ -179,10 +203,16 @@ def operation(bp: Blueprint, route: str, operation_id: str, *, summary: str, tag
         def endpoint(**path_args: Any) -> Response:
             method = "get" if request.method == "HEAD" else request.method.lower()
             declared = endpoint.operations[(method, request.url_rule.rule)]  # type: ignore[attr-defined,union-attr]
+            if declared.path_loader is not None:
+                path_args = load(declared.path_loader, path_args)
             if declared.body is not None:
                 path_args["body"] = declared.body.load(json_body())
             if declared.query_loader is not None:
                 path_args["query"] = load(declared.query_loader, request.args.to_dict())
+            if declared.header_loader is not None:
+                names = [f.data_key or n for n, f in declared.header_loader.fields.items()]
+                sent = {name: request.headers[name] for name in names if name in request.headers}  # any case
+                path_args["header"] = load(declared.header_loader, sent)
             return declared.respond(view(**path_args))
 
         endpoint.operations = {(op.method, op.path): op}  # type: ignore[attr-defined]
@@ -190,6 +220,32 @@ def operation(bp: Blueprint, route: str, operation_id: str, *, summary: str, tag
         return endpoint
 
     return decorate
+
+
+@functools.cache
+def _dumper(shape: Shape) -> Schema:
+    return shape()
+
+
+def dumped(shape: Shape, data: Any) -> bytes:
+    """A reply's body as its declaration renders it: `data` dumped by `shape`, as
+    JSON (for a view that keeps the bytes it served)."""
+    return jsonify(_dumper(shape).dump(data)).get_data()
+
+
+def ndjson(shape: Shape, items: Iterable[Any]) -> Iterator[str]:
+    """A streamed reply's lines (application/x-ndjson): each item dumped by `shape`."""
+    dumper = _dumper(shape)
+    for item in items:
+        yield json.dumps(dumper.dump(item)) + "\n"
+
+
+def event_stream(shape: Shape, events: Iterable[dict[str, Any]], id_key: str, type_key: str) -> Iterator[str]:
+    """Server-sent events: each event's `id` and `event` from two of its fields,
+    its `data` the event dumped by `shape`."""
+    dumper = _dumper(shape)
+    for event in events:
+        yield f"id: {event[id_key]}\nevent: {event[type_key]}\ndata: {json.dumps(dumper.dump(event))}\n\n"
 
 
 def operations_of(view: Callable[..., Any]) -> dict[tuple[str, str], Operation]:

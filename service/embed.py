@@ -21,7 +21,7 @@ from solver.play import daily
 from . import i18n
 from .declare import Reply, operation
 from .meta import HTML
-from .schemas import EmbedQuery, OEmbedQuery
+from .requests.embed import EmbedPath, EmbedQuery, OEmbedQuery
 from .shapes import OEmbed
 
 bp = Blueprint("embed", __name__)
@@ -31,8 +31,6 @@ EMBED = Path(__file__).resolve().parent / "static" / "embed.html"
 EMBED_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
                 "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors *")
 WIDTH, CONTROLS = 480, 170  # a card's default width, and the height its controls add below the square board
-CODE = {"name": "code", "in": "path", "required": True, "schema": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
-        "description": "a puzzle code"}
 
 
 @operation(bp, "get /embed/daily", "embedDaily", tag="embed", query=EmbedQuery, errors=(400,), replies={200: HTML},
@@ -40,7 +38,7 @@ CODE = {"name": "code", "in": "path", "required": True, "schema": {"type": "stri
            description="No site chrome; posts `moves`, `solved`, `revealed` and `resize` messages to its parent "
                        "(docs/embed.md). The only pages another site may frame.")
 @operation(bp, "get /embed/<code>", "embedPuzzle", tag="embed", query=EmbedQuery, errors=(400,), replies={200: HTML},
-           parameters=[CODE], summary="A puzzle by its code, made to sit in an iframe on any site")
+           path=EmbedPath, summary="A puzzle by its code, made to sit in an iframe on any site")
 def embedded(query: dict[str, Any], code: str | None = None) -> Response:
     if code is not None:
         try:

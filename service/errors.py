@@ -10,10 +10,10 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from application import UNAVAILABLE
 from application.problems import BY_STATUS, KINDS, Problem, problem_type
 from solver.errors import InvalidInput
 from solver.production.generated import NoPuzzleFound
-from workers.stores import UNREACHABLE
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ def register(app: Flask) -> None:
         response.headers["Retry-After"] = "5"
         return response
 
-    for unreachable in UNREACHABLE:  # the stores' Unavailable, and the broker's client noticing first
+    for unreachable in UNAVAILABLE:  # the stores' Unavailable, and the broker's client noticing first
         app.register_error_handler(unreachable, _redis_down)
 
     @app.errorhandler(RequestEntityTooLarge)

@@ -10,52 +10,24 @@ solution for someone else.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request, stream_with_context
-from marshmallow import RAISE, Schema, fields, validate
+from flask import Blueprint, Response, current_app, stream_with_context
 
 from application import games as play
 from solver.errors import InvalidInput
-from workers.schemas import Seed, text
 
+from . import limits
 from .common import bearer_token, context
-from .declare import Reply, operation
-from .errors import Problem, count_in
-from .shapes import AttemptView, GameOptions, GameView, Move, NewGameView
+from .declare import Reply, event_stream, operation
+from .errors import Problem
+from .requests.games import Bid, LastEventHeader, NewGame, Shown, SinceQuery
+from .shapes import AttemptView, GameEvent, GameView, NewGameView
 
 bp = Blueprint("games", __name__)
 
-
-
-class NewGame(Schema):
-    class Meta:
-        unknown = RAISE
-
-    # Names and options are checked by solver.play.game (with its own messages); the metadata documents them.
-    players = fields.List(fields.String(validate=text, metadata={"minLength": 1, "maxLength": 40}), required=True,
-                          validate=validate.Length(1, 16), metadata={"uniqueItems": True})
-    board = fields.String(load_default="random", validate=validate.Length(max=200))
-    options = fields.Dict(load_default=dict, metadata={"shape": GameOptions})
-    seed = Seed(metadata={"description": "fixes board, robots and every shuffle; without one the server draws a "
-                                         "secret"})
-
-
-class Bid(Schema):
-    class Meta:
-        unknown = RAISE
-
-    moves = fields.Raw(required=True, metadata={"shape": {"type": "integer", "minimum": 1, "maximum": 99}})
-
-
-class Shown(Schema):
-    class Meta:
-        unknown = RAISE
-
-    moves = fields.List(fields.Raw(metadata={"shape": Move}), required=True, validate=validate.Length(max=200))
 
 
 def _now() -> float:
@@ -64,13 +36,6 @@ def _now() -> float:
 
 def _player(gid: str) -> str:
     return play.player(context(), gid, bearer_token())
-
-
-def _since(value: str, what: str = "since") -> int:
-    since = count_in(value, 9)
-    if since is None:
-        raise Problem("invalid-input", f"{what} must be a version number (0 to 999999999)", field="since")
-    return since
 
 
 PLAYER = [{"player": []}]
@@ -97,14 +62,13 @@ def create_game(body: dict[str, Any]) -> Any:
     return {**play.view(ctx, state), "tokens": tokens}, 201, {"Location": f"/v1/games/{state['id']}"}
 
 
-@operation(bp, "get /v1/games/<game_id>", "getGame", tag="games", parameters=["Since"], errors=(400, 404, 503),
+@operation(bp, "get /v1/games/<game_id>", "getGame", tag="games", query=SinceQuery, errors=(400, 404, 503),
            summary="The game's public state, and with ?since=VERSION the events after that version",
            replies={200: Reply("The game", GameView)})
-def get_game(game_id: str) -> Any:
-    since = _since(request.args.get("since", "0"))
+def get_game(game_id: str, query: dict[str, Any]) -> Any:
     ctx = context()
     state, _ = play.change(ctx, game_id, lambda game: None, _now())  # looking settles the timers that ran out
-    return play.view(ctx, state, since, now=_now())
+    return play.view(ctx, state, query["since"], now=_now())
 
 
 @operation(bp, "post /v1/games/<game_id>/bids", "bid", tag="games", body=Bid, security=PLAYER, errors=ACTED,
@@ -138,30 +102,33 @@ EVENT_STREAM = {"text/event-stream": {"schema": {
                             "contentSchema": {"$ref": "#/components/schemas/GameEvent"}}}}}}
 
 
-@operation(bp, "get /v1/games/<game_id>/events", "gameEvents", tag="games", parameters=["Since"],
+@operation(bp, "get /v1/games/<game_id>/events", "gameEvents", tag="games", query=SinceQuery, header=LastEventHeader,
            summary="Server-sent events, each event once and in order, from ?since or Last-Event-ID; reconnect "
                    "when it ends", errors=(400, 404, 503),
            replies={200: Reply("An event stream: each event's `id` is the game version after it, `event` its type "
                                "and `data` the GameEvent as JSON", media=EVENT_STREAM)})
-def events(game_id: str) -> Response:
+def events(game_id: str, query: dict[str, Any], header: dict[str, Any]) -> Response:
     """Server-sent events: each game event once, in order, from `since` or Last-Event-ID."""
-    start = _since(request.headers.get("Last-Event-ID") or request.args.get("since", "0"), "since (or Last-Event-ID)")
+    start = header.get("last_event", query["since"])
     config = current_app.config
     events = play.follow(context(), game_id, start, config["CLOCK"], config["GAME_SSE_SECONDS"])
     # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most
     # of its threads for everything else, and a stream beyond its share is told to poll.
+    # And one client holds at most STREAMS_PER_CLIENT over every process, so it cannot take them all.
+    give_back = limits.hold("stream", config["STREAMS_PER_CLIENT"], config["GAME_SSE_SECONDS"] + 10, "event streams")
     streams = current_app.extensions.setdefault("game_streams", threading.BoundedSemaphore(config["GAME_STREAMS"]))
     if not streams.acquire(blocking=False):
+        give_back()
         raise Problem("unavailable", "too many event streams here now; poll "
                       f"GET /v1/games/{game_id}?since=N instead, or retry", headers={"Retry-After": "2"})
 
     def stream() -> Iterator[str]:
         try:
             yield "retry: 1000\n\n"
-            for event in events:
-                yield f"id: {event['version']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
+            yield from event_stream(GameEvent, events, "version", "type")
         finally:
             streams.release()
+            give_back()
 
     return Response(stream_with_context(stream()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -18,10 +18,12 @@ threads = settings.web_threads
 timeout = 30
 # Behind nginx (ricochet serve, the compose file) a request line or header may be
 # 8 KiB and the headers 32 KiB in all; nginx refuses more with problem+json, so
-# gunicorn must not refuse less (with its own HTML page).
+# gunicorn must not refuse less (with its own HTML page): 8,192 fields is every
+# header of 4 bytes ("a:" and CRLF) that 32 KiB holds.  gunicorn has no limit on
+# the headers' sum; the app refuses over 32 KiB with 431 (service/security.py).
 limit_request_line = 8190
 limit_request_field_size = 8190
-limit_request_fields = 32768
+limit_request_fields = 8192
 graceful_timeout = 20
 accesslog = settings.access_log or None  # "" turns it off
 errorlog = "-"

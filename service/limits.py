@@ -7,6 +7,10 @@ issue, or revoked, is refused with 401 before anything else: an invented key is
 no way around an address's limits.  Keys are looked up in the store and kept
 in the process for KEY_CACHE_SECONDS (a revoked key is refused within that).
 
+Event streams and exports are also limited in how many one client holds at
+once, over every web process (`hold`, counted in Redis): one client cannot take
+every stream or export place of the deployment.
+
 Every /v1 route has its own counter per client.  Routes that search
 (declared `searches=True`: solve, difficulty, random puzzles, new packs) get the tighter SEARCH limit;
 everything else the DEFAULT.  A breach answers 429 problem+json with
@@ -17,15 +21,16 @@ go through unlimited rather than failing.
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
-from workers.stores.keys import digest
-from workers.stores.quotas import RATE_LIMIT_PREFIX
+from application.clients import RATE_LIMIT_PREFIX, digest, give_back, issued, take_place
 
 from .declare import operations_of
 from .errors import Problem, problem_response
@@ -53,8 +58,8 @@ def register(app: Flask) -> Limiter:
     limiter = Limiter(
         client_id,
         app=app,
-        storage_uri=config["REDIS_URL"] or "memory://",
-        storage_options={"socket_timeout": 1, "socket_connect_timeout": 1},
+        storage_uri=config["RATE_LIMIT_STORAGE"][0],  # workers.failover.limiter_storage: Sentinel-aware
+        storage_options=config["RATE_LIMIT_STORAGE"][1],
         strategy="fixed-window",
         default_limits=[limit_for_route],
         default_limits_exempt_when=lambda: not request.path.startswith("/v1/"),
@@ -94,8 +99,7 @@ def _identify() -> None:
     if cached is not None and cached[0] > now:
         g.api_key = cached[1]
         return
-    stores = current_app.extensions.get("stores")
-    record = stores.keys.find(key) if stores is not None and 0 < len(key) <= 200 else None
+    record = issued(current_app.extensions.get("stores"), key)
     if record is None:
         raise Problem("unauthorized", "this X-API-Key was not issued here, or was revoked: send a key the "
                       "operator issued (ricochet keys create), or none to be limited by your address",
@@ -112,3 +116,21 @@ def searches() -> bool:
     rule = request.url_rule.rule if request.url_rule is not None else None
     method = "get" if request.method == "HEAD" else request.method.lower()
     return any(op.searches for (m, path), op in operations_of(view).items() if m == method and path == rule)
+
+
+def hold(kind: str, most: int, seconds: float, what: str) -> Callable[[], None]:
+    """One of the `most` places of `kind` this client may hold at once over every
+    web process (counted in Redis), for at most `seconds`; 429 with Retry-After
+    when it holds them all.  Returns what gives the place back (call it once the
+    answer ends: read whole, or the client gone)."""
+    stores = current_app.extensions.get("stores")
+    if stores is None:
+        return lambda: None
+    who = client_id()
+    place, wait = take_place(stores, kind, who, most, seconds)
+    if place is None:
+        raise Problem("rate-limited", f"this client has {most} {what} open already, the most one client may hold "
+                      "at once; close one, or retry after Retry-After seconds",
+                      headers={"Retry-After": str(max(1, min(math.ceil(wait), 30)))}, limit=f"{most} at once")
+
+    return lambda: give_back(stores, kind, who, place)

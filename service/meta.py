@@ -16,11 +16,12 @@ from solver.errors import InvalidInput
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 
-from . import i18n
+from . import i18n, security
 from .caching import cached
 from .common import app_stores
 from .declare import Reply, operation
-from .errors import KINDS, Problem, count_in, problem_response
+from .errors import KINDS, Problem, problem_response
+from .requests.pages import DOCS_ASSETS, AssetPath, PageQuery, PlayQuery, ProblemPath, RoomPage
 from .shapes import Health, Ready
 
 bp = Blueprint("meta", __name__)
@@ -28,11 +29,12 @@ bp = Blueprint("meta", __name__)
 OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"  # the top-level openapi.yaml links here
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
 TOGETHER = Path(__file__).resolve().parent / "static" / "together.html"
-LANG = {"name": "lang", "in": "query", "required": False,
-        "description": f"the page's language, one of {', '.join(i18n.LANGUAGES)} (remembered in a cookie; another "
-                       "is ignored); otherwise the cookie's, then Accept-Language's",
-        "schema": {"type": "string", "examples": list(i18n.LANGUAGES)}}
 HTML = Reply("HTML", media={"text/html": {"schema": {"type": "string"}}})
+# The inline style blocks of the pages built here, admitted by their hash (service/security.py)
+PROBLEMS_STYLE = ("body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem;"
+                  "vertical-align:top;border-bottom:1px solid #ddd}")
+DOCS_STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+              "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}")
 
 
 def _page(title: str, image: str, description: str) -> Response:
@@ -49,17 +51,11 @@ def _page(title: str, image: str, description: str) -> Response:
     return i18n.page(request, PAGE, tags)
 
 
-@operation(bp, "get /", "playPage", tag="service", errors=(400,), replies={200: HTML},
+@operation(bp, "get /", "playPage", tag="service", errors=(400,), replies={200: HTML}, query=PlayQuery,
            summary="A web page to play the daily puzzle (or, with ?length=N, a random one)",
-           description="Carries Open Graph tags (og:title, og:image = today's PNG), so a shared link unfurls",
-           parameters=[{"name": "length", "in": "query", "required": False,
-                        "schema": {"type": "integer", "minimum": 2, "maximum": 16}}, LANG])
-def play_daily() -> Response:
-    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page)."""
-    length = request.args.get("length")
-    if length is not None and count_in(length, 2) not in range(2, 17):
-        raise Problem("invalid-input", "length must be an integer from 2 to 16 (or left out for the daily puzzle)",
-                      field="length")
+           description="Carries Open Graph tags (og:title, og:image = today's PNG), so a shared link unfurls")
+def play_daily(query: dict[str, Any]) -> Response:
+    """The play page: today's puzzle (or ?length=N for a random one, drawn by the page: checked here)."""
     today = daily.today()
     record = daily.daily_json(today)
     return _page(f"Ricochet Robots: daily puzzle #{daily.number(today)}, {today.isoformat()}",
@@ -68,20 +64,19 @@ def play_daily() -> Response:
                  "Can you find the shortest way?")
 
 
-@operation(bp, "get /together", "togetherPage", tag="service", replies={200: HTML}, parameters=[LANG],
+@operation(bp, "get /together", "togetherPage", tag="service", replies={200: HTML}, query=PageQuery,
            summary="A web page to play together: open a room, send its link, play the game")
-@operation(bp, "get /r/<room_id>", "roomPage", tag="service", replies={200: HTML},
-           parameters=[{"name": "room_id", "in": "path", "required": True, "schema": {"type": "string"}}, LANG],
+@operation(bp, "get /r/<room_id>", "roomPage", tag="service", replies={200: HTML}, path=RoomPage, query=PageQuery,
            summary="The page of a room, by the link its host sent: take a seat, then play")
-def together(room_id: str | None = None) -> Response:
+def together(query: dict[str, Any], room_id: str | None = None) -> Response:
     """The page to play together (a room's, or one to open a room from); the page reads the room itself."""
     return i18n.page(request, TOGETHER)
 
 
-@operation(bp, "get /p/<code>", "playPuzzle", tag="service", replies={200: HTML}, parameters=[LANG],
+@operation(bp, "get /p/<code>", "playPuzzle", tag="service", replies={200: HTML}, query=PageQuery,
            summary="The play page for a puzzle, by its code",
            description="Carries Open Graph tags (og:title, og:image = the puzzle's PNG), so a shared link unfurls")
-def play_code(code: str) -> Response:
+def play_code(code: str, query: dict[str, Any]) -> Response:
     """The play page for any puzzle, by its code (a bad code: the page says so)."""
     try:
         p = Puzzle.from_code(code)
@@ -95,9 +90,7 @@ def play_code(code: str) -> Response:
 @operation(bp, "get /problems", "problemTypes", tag="service", replies={200: HTML},
            summary="Every problem type, its status, title and meaning (HTML)")
 @operation(bp, "get /problems/<kind>", "problemType", tag="service", errors=(404,), replies={200: HTML},
-           summary="What one problem type means (the page a problem's `type` URI names)",
-           parameters=[{"name": "kind", "in": "path", "required": True,
-                        "schema": {"type": "string", "examples": ["invalid-input", "not-found", "rate-limited"]}}])
+           summary="What one problem type means (the page a problem's `type` URI names)", path=ProblemPath)
 def problem_types(kind: str | None = None) -> Response:
     """What each problem `type` means: the page its URI names."""
     if kind is not None and kind not in KINDS:
@@ -107,12 +100,12 @@ def problem_types(kind: str | None = None) -> Response:
         f"<td>{html.escape(title)}</td><td>{html.escape(text)}</td></tr>"
         for k, (status, title, text) in KINDS.items() if kind in (None, k))
     page = ("<!doctype html><html lang=en><meta charset=utf-8><title>ricochet-service problem types</title>"
-            "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem;"
-            "vertical-align:top;border-bottom:1px solid #ddd}</style><h1>Problem types</h1><p>Every error is "
+            f"<style>{PROBLEMS_STYLE}</style><h1>Problem types</h1><p>Every error is "
             "<code>application/problem+json</code> (RFC 9457); its <code>type</code> is one of these.</p>"
             f"<table><tr><th>type</th><th>status</th><th>title</th><th>meaning</th></tr>{rows}</table></html>")
     response = Response(page, mimetype="text/html")
     response.headers["Cache-Control"] = "public, max-age=86400"
+    response.headers[security.CSP] = security.policy(styles=(PROBLEMS_STYLE,))
     return response
 
 
@@ -121,10 +114,6 @@ def problem_types(kind: str | None = None) -> Response:
         "type": "object", "description": "An OpenAPI 3.1 document (a YAML mapping)"}}})})
 def openapi_document() -> Response:
     return Response(OPENAPI.read_text(encoding="utf-8"), mimetype="application/yaml")
-
-
-DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "index.css",
-               "favicon-32x32.png", "favicon-16x16.png")
 
 
 @functools.cache
@@ -150,6 +139,7 @@ def docs() -> Response:
     the page), with every operation listed for a browser without scripts."""
     response = Response(_docs_page(), mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
+    response.headers[security.CSP] = security.policy(any_style=True)  # Swagger UI renders <style> elements
     return response
 
 
@@ -173,8 +163,7 @@ def _docs_page() -> str:
             '<link rel=stylesheet href=/docs/assets/index.css>'
             '<link rel=icon type=image/png href=/docs/assets/favicon-32x32.png sizes=32x32>'
             "<div id=swagger-ui></div>"
-            "<noscript><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
-            "td{padding:.3em .8em;border-bottom:1px solid #ddd;vertical-align:top}</style>"
+            f"<noscript><style>{DOCS_STYLE}</style>"
             f"<h1>{title}</h1><p>{html.escape(spec['info'].get('description', ''))}</p>"
             "<p>The contract: <a href=/openapi.yaml>openapi.yaml</a> (OpenAPI 3.1).</p>"
             "<table><tr><th>method</th><th>path</th><th>what</th><th>responses</th></tr>"
@@ -187,8 +176,7 @@ def _docs_page() -> str:
 
 @operation(bp, "get /docs/assets/<name>", "docsAsset", tag="service", errors=(304, 404),
            summary="One of Swagger UI's files, served from the installed package (no CDN)",
-           parameters=[{"name": "name", "in": "path", "required": True,
-                        "schema": {"type": "string", "enum": list(DOCS_ASSETS)}}],
+           path=AssetPath,
            replies={200: Reply("The file, with a strong ETag", cached=True, media={
                "text/javascript": {"schema": {"type": "string"}}, "text/css": {"schema": {"type": "string"}},
                "image/png": {"schema": {"type": "string", "format": "binary"}}})})

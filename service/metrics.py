@@ -23,6 +23,10 @@ CACHE = Counter("ricochet_solve_cache_total", "Solve cache lookups", ["result"])
 
 
 def register(app: Flask) -> None:
+    # gunicorn's processes share their metrics through files (gunicorn_config.py sets the
+    # folder before the app is made); prometheus_client reads the same variable itself.
+    app.config.setdefault("METRICS_MULTIPROCESS", bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
+
     @app.before_request
     def _start() -> None:
         g.started = time.perf_counter()
@@ -45,7 +49,7 @@ bp = Blueprint("metrics", __name__)
            summary="Prometheus metrics (requests, latency, solver time, cache hits, queue depth)",
            replies={200: Reply("Prometheus text format", media={"text/plain": {"schema": {"type": "string"}}})})
 def metrics() -> Response:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if current_app.config["METRICS_MULTIPROCESS"]:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         body = generate_latest(registry)

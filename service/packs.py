@@ -3,7 +3,6 @@ printable sheets."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -11,36 +10,28 @@ from flask import Blueprint, Response, request
 from application import packs
 from solver.formats.svg import sheet_svg
 from solver.model.puzzle import Puzzle, moves_from_json
-from workers.schemas import PackRequest
 
-from .common import SVG, accepted, context, query_choice
-from .declare import JOB_LINKS, Reply, operation
+from .common import SVG, accepted, context
+from .declare import JOB_LINKS, Reply, ndjson, operation
 from .errors import Problem
-from .schemas import SheetQuery
-from .shapes import Job, Pack
+from .requests.packs import IdempotencyHeader, PackQuery, PackRequest, SheetQuery
+from .shapes import Job, Pack, PackItem
 
 bp = Blueprint("packs", __name__)
 
-IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header", "required": False,
-                   "schema": {"type": "string", "maxLength": 200},
-                   "description": "the same key (per client) with the same body returns the same job for 24 hours; "
-                                  "with another body 422; while the first request is still being created 409"}
-
-
 @operation(bp, "post /v1/packs", "createPack", tag="packs", body=PackRequest, searches=True,
            summary="Generate a pack of puzzles in the background (202 + the job's Location)",
-           parameters=[IDEMPOTENCY_KEY], errors=(400, 409, 422, 503), replies={
+           header=IdempotencyHeader, errors=(400, 409, 422, 503), replies={
                202: Reply("Accepted; follow `Location`", Job, headers={"Location": {"schema": {"type": "string"}}},
                           links=JOB_LINKS)})
-def create_pack(body: dict[str, Any]) -> Any:
-    return accepted(packs.submit(context(), body, request.headers.get("Idempotency-Key")))
+def create_pack(body: dict[str, Any], header: dict[str, Any]) -> Any:
+    return accepted(packs.submit(context(), body, header.get("key")))
 
 
 @operation(bp, "get /v1/packs/<pack_id>", "getPack", tag="packs",
            summary="A finished pack as JSON, or (with ?format=ndjson or Accept application/x-ndjson) one puzzle "
                    "per line: the puzzles made so far, also while the pack is running (header X-Pack-State)",
-           parameters=[{"name": "format", "in": "query", "required": False,
-                        "schema": {"type": "string", "enum": ["json", "ndjson"]}}],
+           query=PackQuery,
            errors=(400, 404, 409, 410), replies={
                200: Reply("The puzzles in order of `index`, each a docs/formats.md puzzle with its solution and "
                           "difficulty; `failed` lists the items that could not be made, with the reason", Pack,
@@ -48,13 +39,13 @@ def create_pack(body: dict[str, Any]) -> Any:
                                    "X-Pack-State": {"schema": {"type": "string"},
                                                     "description": "NDJSON only: the pack's job state"}},
                           media={"application/x-ndjson": {"schema": {"type": "string"}}})})
-def get_pack(pack_id: str) -> Any:
-    asked = query_choice("format", ("json", "ndjson"))
+def get_pack(pack_id: str, query: dict[str, Any]) -> Any:
+    asked = query.get("format")
     wants_lines = asked == "ndjson" or (asked is None and request.accept_mimetypes.best == "application/x-ndjson")
     # NDJSON streams the puzzles made so far, also while the pack is still running.
     job, puzzles = packs.read(context(), pack_id, finished=not wants_lines)
     if wants_lines:
-        response = Response((json.dumps(p) + "\n" for p in puzzles), mimetype="application/x-ndjson")
+        response = Response(ndjson(PackItem, puzzles), mimetype="application/x-ndjson")
         response.headers.update({"X-Pack-State": job["state"], "Vary": "Accept"})
         return response
     failed = (job.get("result") or {}).get("failed", [])

@@ -18,6 +18,7 @@ from solver.model.geometry import DEFLECT
 from solver.model.puzzle import Puzzle
 from solver.production.export import SOURCES, Filter
 
+from . import limits
 from .caching import MINUTE
 from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
 from .declare import Reply, operation
@@ -27,6 +28,7 @@ from .shapes import BoardObject, Boards, CodedHint, Difficulty, NextPuzzle, Puzz
 
 bp = Blueprint("puzzles", __name__)
 
+EXPORT_HOLD = 300.0  # seconds an export's place is held at most (a whole export is about half a minute)
 PICTURES = {SVG: {"schema": {"type": "string"}}, PNG: {"schema": {"type": "string", "format": "binary"}}}
 
 
@@ -157,8 +159,10 @@ def vote(code: str, body: dict[str, Any]) -> Any:
 def export(query: dict[str, Any]) -> Response:
     if query["min_length"] > query["max_length"]:
         raise Problem("out-of-range", "min_length must not exceed max_length", field="min_length")
+    give_back = limits.hold("export", current_app.config["EXPORTS_PER_CLIENT"], EXPORT_HOLD, "exports")
     room = current_app.extensions["exports"]
     if not room.acquire(blocking=False):
+        give_back()
         raise Problem("unavailable", "an export is running on this server process; retry shortly",
                       headers={"Retry-After": "30"})
     wanted = Filter(query["min_length"], query["max_length"], query.get("robots"), query.get("ricochet"),
@@ -169,6 +173,7 @@ def export(query: dict[str, Any]) -> Response:
             yield from itertools.islice(exported.lines(ctx, query["format"], wanted), most)
         finally:
             room.release()
+            give_back()
 
     ctx = context()
     most = current_app.config.get("EXPORT_LINES")  # tests cut the export short: a whole one is half a minute

@@ -14,7 +14,6 @@ from solver.production.generate import MAX_LENGTH
 from solver.production.themes import THEMES
 from workers.schemas import text
 
-from .i18n import LANGUAGES
 from .shapes import Move
 
 PLAYER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -148,42 +147,6 @@ class RandomQuery(Schema):
                        "client are recorded unrated"})
 
 
-class SheetQuery(Schema):
-    """GET /v1/packs/{id}.svg: which sheet, and whether to draw the solutions."""
-
-    class Meta:
-        unknown = RAISE
-
-    page = fields.Integer(load_default=1, validate=validate.Range(1, 1000, error="must be from 1 to 1000"),
-                          error_messages={"invalid": "must be an integer"})
-    solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
-                              metadata={"description": "draw each puzzle's optimal solution"})
-
-
-class ArchiveQuery(Schema):
-    """GET /v1/daily/archive: which published days, a page at a time."""
-
-    class Meta:
-        unknown = RAISE
-
-    from_ = fields.Date(data_key="from", attribute="from", error_messages={"invalid": "must be a date, YYYY-MM-DD"},
-                        metadata={"description": "first day (default 2026-01-01)"})
-    to = fields.Date(error_messages={"invalid": "must be a date, YYYY-MM-DD"},
-                     metadata={"description": "last day (default today); not before from"})
-    limit = fields.Integer(load_default=100, validate=validate.Range(1, 366, error="must be from 1 to 366"),
-                           error_messages={"invalid": "must be an integer"})
-
-
-class HintQuery(Schema):
-    """GET .../hint: how much to tell (1 length, 2 robot count, 3 robots, 4 first move)."""
-
-    class Meta:
-        unknown = RAISE
-
-    level = fields.Integer(load_default=1, validate=validate.Range(1, 4, error="must be from 1 to 4"),
-                           error_messages={"invalid": "must be an integer from 1 to 4"})
-
-
 class PictureQuery(Schema):
     """POST /v1/pictures: which format, and whether to draw the solution."""
 
@@ -194,34 +157,3 @@ class PictureQuery(Schema):
     solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
                               metadata={"description": "draw an optimal solution, when one is known or found "
                                                        "within the request's search budget"})
-
-
-class EmbedQuery(Schema):
-    """GET /embed/...: the embedded puzzle's language and look."""
-
-    class Meta:
-        unknown = RAISE
-
-    lang = fields.String(validate=validate.OneOf(LANGUAGES, error=f"must be one of {', '.join(LANGUAGES)}"),
-                         metadata={"description": "the language (default: the reader's Accept-Language)"})
-    theme = fields.String(load_default="auto", validate=validate.OneOf(["auto", "light", "dark"],
-                                                                      error="must be auto, light or dark"),
-                          metadata={"description": "auto follows the reader's system"})
-
-
-class OEmbedQuery(Schema):
-    """GET /oembed: oEmbed 1.0's consumer request."""
-
-    class Meta:
-        unknown = RAISE
-
-    url = fields.Url(required=True, require_tld=False, schemes={"http", "https"},
-                     error_messages={"invalid": "must be the address of a puzzle page of this site",
-                                     "required": "give the address of a puzzle page of this site"},
-                     metadata={"description": "a puzzle page of this site: /, /?day=YYYY-MM-DD, /p/{code} or "
-                                              "/embed/..."})
-    maxwidth = fields.Integer(validate=validate.Range(200, 4000, error="must be from 200 to 4000"),
-                              error_messages={"invalid": "must be an integer"})
-    maxheight = fields.Integer(validate=validate.Range(260, 4000, error="must be from 260 to 4000"),
-                               error_messages={"invalid": "must be an integer"})
-    format = fields.String(load_default="json", metadata={"description": "json (xml is answered 501, as oEmbed says)"})

@@ -16,6 +16,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, post_dump, validate
 
+from application import JobState
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS, SYMBOLS, VORTEX
 from solver.model.puzzle import Ricochet
 from solver.model.puzzle import Rules as RuleOptions
@@ -23,7 +24,6 @@ from solver.play.game import Scoring, TieBreak
 from solver.production.difficulty import GRADES
 from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
-from workers.stores.jobs import JobState
 
 from .errors import KINDS
 

@@ -91,9 +91,9 @@ def redis_url(tmp_path_factory):
 @pytest.fixture(scope="session")
 def celery_worker(redis_url):
     """A real Celery worker process on that Redis (stopped at the end)."""
-    import subprocess
     import time
 
+    from service.cli.serve import stop
     from tests.helpers import start_worker
     from workers.app import make_celery
 
@@ -105,12 +105,7 @@ def celery_worker(redis_url):
             proc.kill()
             raise RuntimeError("the Celery worker did not start")
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop(proc)
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,10 @@ AXED = ("en", "ru")
 def context(browser, lang: str, size: str, *, seen_how_to_play: bool = False):
     """A fresh browser profile in `lang` at `size` (a phone has touch)."""
     phone = size == "phone"
-    ctx = browser.new_context(viewport=SIZES[size], locale=LOCALES[lang], has_touch=phone, is_mobile=phone)
+    # bypass_csp: Playwright's wait_for_function polls with eval, which the pages' CSP refuses;
+    # tests/test_security.py loads the pages under their policy and checks no violation.
+    ctx = browser.new_context(viewport=SIZES[size], locale=LOCALES[lang], has_touch=phone, is_mobile=phone,
+                              bypass_csp=True)
     if seen_how_to_play:
         ctx.add_init_script("localStorage.setItem('rr-how-to-play-v1', '{\"solo\": true, \"table\": true}')")
     return ctx

@@ -99,28 +99,85 @@ def test_no_import_circles():
     assert _cycles(graph()) == []
 
 
-def test_the_layers_point_one_way():
-    """solver knows nothing of the use cases, workers or service; the use cases
-    (application) nothing of HTTP or the tasks; workers nothing of service;
+def _third_party(path: Path) -> set[str]:
+    """The top-level names of the packages outside ours a module imports (flask, celery, redis, ...)."""
+    if path.suffix == ".c":
+        return set()
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name.partition(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.partition(".")[0])
+    return found - set(PACKAGES)
+
+
+def task_modules(modules: dict[str, Path] | None = None) -> set[str]:
+    """The Celery tasks' modules: workers/tasks.py and any other workers/*tasks.py."""
+    return {m for m in (modules or _modules()) if m.startswith("workers.") and m.rpartition(".")[2].endswith("tasks")}
+
+
+def layers() -> dict[str, set[str]]:
+    """The house's layers (docs/architecture.md): the edges (HTTP views and the
+    command line in service/, the Celery tasks in workers/*tasks.py), the use cases
+    (application/), what sits below them (workers/: the stores, the Celery app's
+    factory and the tasks' messages, settings, answers), and the domain (solver/)."""
+    modules = _modules()
+    tasks = task_modules(modules)
+    return {"edge": {m for m in modules if m.startswith("service")} | tasks,
+            "use case": {m for m in modules if m.startswith("application")},
+            "below": {m for m in modules if m.startswith("workers") and m not in tasks},
+            "domain": {m for m in modules if m.startswith("solver")}}
+
+
+def _stores(targets: set[str]) -> set[str]:
+    return {t for t in targets if t == "workers.stores" or t.startswith("workers.stores.")}
+
+
+def test_the_edges_call_the_use_cases_and_never_a_store():
+    """Views, commands and tasks reach the stores through application/ (a Context
+    the use cases are given), never by importing one; the tasks call use cases."""
+    edges, found = graph(), layers()
+    assert task_modules() >= {"workers.tasks"}
+    for module in sorted(found["edge"]):
+        assert not _stores(edges[module]), f"{module} imports a store: {sorted(_stores(edges[module]))}"
+        assert "redis" not in _third_party(_modules()[module]), f"{module} imports redis"
+        assert not edges[module] & (task_modules() - {module}), f"{module} reaches into a task module"
+    for module in task_modules():
+        assert any(t.startswith("application") for t in edges[module]), f"{module} calls no use case"
+    views = [m for m in found["edge"] if m.startswith("service.") and not m.startswith("service.cli")]
+    assert sum(any(t.startswith("application") for t in edges[m]) for m in views) >= 10
+
+
+def test_the_use_cases_know_no_edge():
+    """application/ imports no Flask, no Celery and no task module (it queues
+    work through its Context, by a TaskSpec), and nothing of service/."""
+    edges, modules, found = graph(), _modules(), layers()
+    for module in sorted(found["use case"]):
+        assert not edges[module] & (found["edge"]), f"{module} imports an edge: {edges[module] & found['edge']}"
+        assert not _third_party(modules[module]) & {"flask", "werkzeug", "celery", "kombu"}, module
+
+
+def test_below_the_use_cases_nothing_looks_up():
+    """The stores, the Celery app's factory and the messages import neither the
+    use cases nor an edge (the worker finds its tasks by name: include=[...])."""
+    edges, found = graph(), layers()
+    for module in sorted(found["below"]):
+        assert not edges[module] & (found["edge"] | found["use case"]), f"{module} looks up: {edges[module]}"
+
+
+def test_the_domain_is_pure():
+    """solver/ imports no Flask, Celery or Redis, and nothing of ours above it;
     the game does not import production (the daily puzzle reads a frozen
-    calendar; production builds it); the command line (service.cli) sits on top;
-    the service reaches no helper through the Celery task module."""
-    edges = graph()
+    calendar; production builds it); the client stands alone (HTTP only)."""
+    edges, modules, found = graph(), _modules(), layers()
+    for module in sorted(found["domain"]):
+        assert not _third_party(modules[module]) & {"flask", "werkzeug", "celery", "kombu", "redis"}, module
+        assert not any(t.startswith(("application", "workers", "service")) for t in edges[module]), module
+    assert not any(t.startswith("solver.production") for t in edges["solver.play.daily"])
     for module, targets in edges.items():
-        if module.startswith("solver"):
-            assert not any(t.startswith(("application", "workers", "service")) for t in targets), module
-        if module.startswith("application"):  # the use cases know nothing of HTTP or of the task module
-            assert not any(t.startswith(("service", "flask", "workers.tasks")) for t in targets), module
-        if module.startswith("workers.stores"):
-            assert not any(t.startswith("application") for t in targets), module
-        if module.startswith("workers"):
-            assert not any(t.startswith("service") for t in targets), module
-        if module.startswith("ricochet_client"):  # the client stands alone: HTTP only
+        if module.startswith("ricochet_client"):
             assert not targets, module
-        if module == "solver.play.daily":
-            assert not any(t.startswith("solver.production") for t in targets), module
-        if module.startswith("service"):  # the service queues tasks by name; it never imports them
-            assert "workers.tasks" not in targets, f"{module} reaches into the task module"
 
 
 def test_only_the_stores_touch_redis():

@@ -107,7 +107,9 @@ def test_the_committed_document_is_the_generated_one():
 def test_every_limit_a_request_schema_enforces_is_in_the_document():
     """The request schemas that check bodies and queries are the document's
     schemas: their ranges, lengths and choices appear as they are."""
-    from service.schemas import ArchiveQuery, RandomQuery, SheetQuery
+    from service.requests.daily import ArchiveQuery
+    from service.requests.packs import SheetQuery
+    from service.schemas import RandomQuery
     from workers.schemas import PackRequest
 
     pack = SPEC["components"]["schemas"]["PackRequest"]["properties"]

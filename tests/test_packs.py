@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from application import packs
 from service.app import create_app
 from solver.model.puzzle import Puzzle
 from solver.production.themes import THEMES
 from solver.search.solve import solve
 from tests.helpers import issued_key, pack_request, start_worker, unpooled_board, wait_for_job
+from workers.app import make_celery
 from workers.embedded import EmbeddedRedis
-from workers.tasks import pack_item
 
 
 def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
@@ -33,14 +34,14 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
     pack = client.get(f"/v1/packs/{job['pack_id']}").json
     assert pack["count"] == 12 and len(pack["puzzles"]) == 12
     assert pack["pairs"] == len({(p["board"], tuple(Puzzle.from_code(p["code"]).goal.cell)) for p in pack["puzzles"]})
-    request = pack_request(body)
+    request, library = pack_request(body), make_celery(redis_url).library  # the pools the workers see
     for i, shown in enumerate(pack["puzzles"]):
         item = dict(shown)
         assert item.pop("index") == i
         played = {k: item.pop(k) for k in ("rating", "popularity", "themes")}  # what play makes of it, beside
         assert played["rating"]["plays"] == 0 and played["popularity"] == 0
         assert set(played["themes"]) <= set(THEMES) and ("short" in played["themes"]) == (item["optimal_length"] <= 4)
-        assert json.dumps(item, sort_keys=True) == json.dumps(pack_item(request, i), sort_keys=True)
+        assert json.dumps(item, sort_keys=True) == json.dumps(packs.item(request, i, library), sort_keys=True)
         assert 5 <= solve(Puzzle.from_json(item)).length == item["optimal_length"] <= 7
     lines = client.get(f"/v1/packs/{job['pack_id']}?format=ndjson")
     assert lines.mimetype == "application/x-ndjson"
@@ -146,7 +147,6 @@ def test_a_pack_with_impossible_items_finishes_the_rest(redis_url, celery_worker
     """No fair puzzle has one move: those items are recorded as failed, with the
     reason, and the other items are made.  (The API refuses such a pack at once
     now; a job recorded before it did is still finished so.)"""
-    from workers.app import make_celery
     from workers.stores import Stores
 
     client = create_app({"REDIS_URL": redis_url}).test_client()
@@ -205,11 +205,12 @@ def _start_worker(url: str, visibility: int = 3, log: Path | None = None) -> sub
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
+def test_a_worker_killed_mid_pack_loses_nothing(tmp_path):
     """The broker would hand the dead worker's chunk out again only after its
     visibility timeout (30 minutes, longer than any task); the chunk's silent
     heartbeat brings it back at the next recover_chunks beat instead."""
-    from workers import tasks
+    from workers import tasks  # noqa: F401 - the tasks, on every app the factory makes
+    from workers.messages import RECOVER_CHUNKS
     from workers.stores import Stores
 
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
@@ -231,14 +232,10 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
             # Should the kill have fallen before any chunk was received (so none has a
             # heartbeat), the broker hands the message out again after 3 s.
             worker = _start_worker(redis.url, visibility=3)
-            monkeypatch.setattr(tasks, "CHUNK_SILENCE", 1.0)
-            monkeypatch.setattr(tasks, "_stores", lambda: stores)
-            with tasks.celery_app.connection_for_write(redis.url) as conn:
-                monkeypatch.setattr(tasks.pack_chunk, "delay", lambda *args: tasks.celery_app.send_task(
-                    "ricochet.pack_chunk", args=list(args), connection=conn))
-                deadline = time.monotonic() + 10
-                while not tasks.recover_chunks() and time.monotonic() < deadline:  # as the beat runs it
-                    time.sleep(0.5)
+            celery = make_celery(redis.url, stores=stores)  # the beat's app, given this test's stores
+            deadline = time.monotonic() + 10
+            while not celery.tasks[RECOVER_CHUNKS.name](silence=1.0) and time.monotonic() < deadline:  # a beat
+                time.sleep(0.5)
             job = wait_for_job(client, r.headers["Location"], timeout=240)
         finally:
             os.killpg(worker.pid, signal.SIGTERM)
@@ -247,7 +244,7 @@ def test_a_worker_killed_mid_pack_loses_nothing(tmp_path, monkeypatch):
         puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
         request = pack_request(body)
         assert len(puzzles) == 20
-        assert [p["code"] for p in puzzles] == [pack_item(request, i)["code"] for i in range(20)]
+        assert [p["code"] for p in puzzles] == [packs.item(request, i, celery.library)["code"] for i in range(20)]
 
 
 @pytest.mark.slow
@@ -330,25 +327,27 @@ def test_queued_work_is_charged_to_each_clients_hourly_quota(redis_url):
     assert roomy.status_code == 202 and roomy.headers["X-Quota-Limit"] == "500"
 
 
-def test_a_received_chunk_beats_before_it_starts(redis_url, monkeypatch):
+def test_a_received_chunk_beats_before_it_starts(redis_url):
     """The worker's main process beats for a chunk as it takes the message, so a
     worker that dies before the chunk starts leaves a silent chunk to recover."""
     from types import SimpleNamespace
 
     from workers import tasks
+    from workers.messages import PACK_CHUNK
     from workers.stores import Stores
 
     stores = Stores.from_url(redis_url)
-    monkeypatch.setattr(tasks, "_stores", lambda: stores)
+    chunk = make_celery(redis_url, stores=stores).tasks[PACK_CHUNK.name]  # the task on an app with these stores
     stores.packs.track_chunks("received-pack", {"3": [[3, 9], [4, 9]]})
     try:
-        tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk",
+        tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", task=chunk, kwargs={},
                                                      args=["received-pack", [[3, 9], [4, 9]]]))
         tasks.chunk_received(request=SimpleNamespace(name="ricochet.solve", args=["x", {}, 1.0]))  # not a chunk
         assert set(stores.redis.hkeys("pack:received-pack:beats")) == {b"3"}
         mine = [c for c in stores.packs.silent_chunks(0.0) if c[0] == "received-pack"]
         assert mine == [("received-pack", "3", [[3, 9], [4, 9]])]
-        tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", args=["received-pack"]))  # logged
+        tasks.chunk_received(request=SimpleNamespace(name="ricochet.pack_chunk", task=chunk, kwargs={},
+                                                     args=["received-pack"]))  # refused, logged
     finally:
         stores.packs.forget_chunks("received-pack")
 

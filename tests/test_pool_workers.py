@@ -28,18 +28,20 @@ def _chip(board: str) -> str:
 
 @pytest.mark.slow
 def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
-    from workers import tasks
+    from workers import tasks  # noqa: F401 - the tasks, on every app the factory makes
+    from workers.app import make_celery
+    from workers.messages import GROW_POOLS, POOL_BUILD
 
     target = _chip(BOARD)
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
         monkeypatch.setenv("REDIS_URL", redis.url)
         stores = Stores.from_url(redis.url)
+        celery = make_celery(redis.url, stores=stores)  # the beat's app, given this test's stores
         job = stores.jobs.create("pool", {"board": BOARD, "target": target, "robots": 3, "per_length": 4000})
         stores.pools.set_building(job["id"])
         worker = start_worker(redis.url, "analysis")
         try:
-            tasks.pool_build.apply_async(args=[job["id"]], queue=tasks.POOL_QUEUE,
-                                         connection=tasks.celery_app.connection_for_write(redis.url))
+            celery.send(POOL_BUILD, {"job_id": job["id"]})
             deadline = time.monotonic() + 120
             while (stores.jobs.get(job["id"])["progress"] or 0) < 0.55:  # proving, past the analysis
                 assert time.monotonic() < deadline, stores.jobs.get(job["id"])
@@ -47,15 +49,9 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
             assert stores.jobs.get(job["id"])["state"] == "running" and not stores.pools.ids()
-            # The beat notices the silent heartbeat and queues the build again.
-            monkeypatch.setattr(tasks, "POOL_HEARTBEAT_TIMEOUT", 0.5)
-            monkeypatch.setattr(tasks, "_stores", lambda: stores)
+            # The beat notices the silent heartbeat (0.5 s here) and queues the build again.
             time.sleep(1)
-            with tasks.celery_app.connection_for_write(redis.url) as conn:
-                monkeypatch.setattr(tasks.pool_build, "apply_async",
-                                    lambda args, queue: tasks.celery_app.send_task(
-                                        "ricochet.pool_build", args=args, queue=queue, connection=conn))
-                assert tasks.grow_pools() == job["id"]
+            assert celery.tasks[GROW_POOLS.name](silence=0.5) == job["id"]
             worker = start_worker(redis.url, "analysis")
             deadline = time.monotonic() + 180
             while stores.jobs.get(job["id"])["state"] != "succeeded":

@@ -65,27 +65,14 @@ def test_ricochet_serve_runs_gunicorn_redis_and_a_worker(tmp_path):
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if _get(base + "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert serve.poll() is None, serve.stderr.read().decode()
-            assert time.monotonic() < deadline, "ricochet serve did not become ready"
-            time.sleep(0.5)
+        _ready(serve, base)
         status, headers, daily = _get(base + "/v1/daily")
         assert status == 200 and headers["Server"] == "nginx" and daily["optimal_length"] >= 5  # the front
         _slow_and_oversized_clients_get_nowhere(port)
         status, headers, job = _get(base + "/v1/packs", {"count": 30, "min_length": 20, "max_length": 22,
                                                           "seed": "serve"})
         assert status == 202
-        deadline = time.monotonic() + 60
-        while job["state"] in ("pending", "running"):
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-            job = _get(base + headers["Location"])[2]
+        job = _finished(base + headers["Location"], job, 60)
         assert job["state"] == "succeeded" and job["result"]["made"] == 30
     finally:
         os.kill(serve.pid, signal.SIGTERM)
@@ -110,3 +97,118 @@ def test_the_fronts_problems_are_the_apis():
         problem = json.loads(body)
         kind = problem["type"].removeprefix("/problems/")
         assert (int(status), problem["status"], problem["title"]) == (KINDS[kind][0], KINDS[kind][0], KINDS[kind][1])
+
+
+def _children(pid: int) -> list[tuple[int, bytes]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append((int(entry.name), (entry / "cmdline").read_bytes()))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _live_in_group(group: int) -> list[int]:
+    """Processes of a process group, but zombies (an orphan's end, reaped by whoever adopted it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == group and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _killed_and_back(serve: subprocess.Popen, log: Path, name: str, marker: bytes) -> None:
+    """kill -9 the process of `ricochet serve` named `name`; it starts again, and the log says so."""
+    (pid,) = [p for p, cmdline in _children(serve.pid) if marker in cmdline]
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while f"the {name} started again" not in log.read_text():
+        assert serve.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.2)
+    assert f"the {name} (pid {pid}) was killed by SIGKILL; starting it again in 1 s" in log.read_text()
+    assert _live_in_group(pid) == []  # nothing is left of its group (a Celery pool process, an nginx worker)
+    assert [p for p, cmdline in _children(serve.pid) if marker in cmdline] not in ([], [pid])
+
+
+@pytest.mark.slow
+def test_ricochet_serve_starts_again_a_worker_beat_or_front_that_dies(tmp_path):
+    """kill -9 the worker, the beat and nginx under a running `ricochet serve`:
+    each comes back, the log says so, and a solve queued as a job completes."""
+    from tests.test_jobs import HARD
+
+    port, log = free_port(), tmp_path / "serve.log"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(RICOCHET_WEB_WORKERS="1", RICOCHET_SOLVE_TIME_BUDGET="0.01")  # the solve below is a job
+    ricochet = str(Path(sys.executable).parent / "ricochet")
+    with log.open("wb") as out:
+        serve = subprocess.Popen([ricochet, "serve", "--port", str(port), "--instance", str(tmp_path)],
+                                 cwd=tmp_path, env=env, stdout=out, stderr=out, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _ready(serve, base)
+        _killed_and_back(serve, log, "worker", b"worker\x00--loglevel")
+        _killed_and_back(serve, log, "beat", b"beat\x00--loglevel")
+        _killed_and_back(serve, log, "front (nginx)", b"nginx")
+        _ready(serve, base)
+        status, headers, job = _get(base + "/v1/solve", HARD)
+        assert status == 202
+        job = _finished(base + headers["Location"], job, 180)
+        assert job["state"] == "succeeded" and job["result"]["length"] == 24
+    finally:
+        os.kill(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=60)
+
+
+def _finished(url: str, job: dict, seconds: float) -> dict:
+    deadline = time.monotonic() + seconds
+    while job["state"] in ("pending", "running"):
+        assert time.monotonic() < deadline, job
+        time.sleep(0.2)
+        job = _get(url)[2]
+    return job
+
+
+def _ready(serve: subprocess.Popen, base: str) -> None:
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if _get(base + "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        assert serve.poll() is None, serve.stderr.read().decode() if serve.stderr else "ricochet serve exited"
+        assert time.monotonic() < deadline, "ricochet serve did not become ready"
+        time.sleep(0.5)
+
+
+def test_a_full_redis_refuses_writes_as_503_and_evicts_nothing(tmp_path):
+    """`ricochet serve`'s Redis has a maxmemory and the noeviction policy: once
+    full, a write is refused (503 with Retry-After, as an outage is) and no key is
+    evicted, a job or a pack or an issued key no more than any other."""
+    import redis
+
+    from service.app import create_app
+    from workers.embedded import MAXMEMORY, EmbeddedRedis
+
+    with EmbeddedRedis(tmp_path, persist=False, maxmemory="8mb") as server:
+        raw = redis.Redis.from_url(server.url)
+        assert raw.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
+        raw.set("ricochet:job:kept", "x", ex=3600)  # a key that expires: volatile-* policies would take it
+        filled = 0
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            while True:
+                raw.set(f"filler:{filled}", "x" * 10_000)
+                filled += 1
+        client = create_app({"REDIS_URL": server.url, "RATE_LIMITS_ENABLED": False}).test_client()
+        r = client.post("/v1/games", json={"players": ["ann", "bob"]})
+        assert r.status_code == 503 and r.headers["Retry-After"], (r.status_code, r.json)
+        assert raw.get("ricochet:job:kept") == b"x" and raw.get("filler:0") is not None
+    assert EmbeddedRedis(tmp_path).maxmemory == MAXMEMORY

@@ -172,6 +172,7 @@ def test_a_room_as_people_play_it(browser, base_url, lang, size):
         host.wait_for_function("document.querySelector('#phase').textContent.includes('Ada')", timeout=15_000)
         log = host.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
         assert log[-1] == host.evaluate("async () => (await import('/static/i18n.js')).t('ev.finished')")  # time order
+        assert host.is_hidden("#bids-box")  # no "No bids yet." under "Game over"
         tour.state("finished")
         seat.state("finished")
         if lang != "en":

@@ -23,12 +23,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Redis's memory at most (docs/operations.md says what lives in it).  noeviction:
+# every key the service keeps is either kept for good (daily puzzles, pools,
+# issued keys) or expires on its own (answers, jobs, packs, games, players), and
+# none may vanish before then, so a full Redis refuses writes (503 with
+# Retry-After) rather than evict a job, a pack or a key.
+MAXMEMORY = "1gb"
+
+
 class EmbeddedRedis:
     """`with EmbeddedRedis(folder) as r: r.url` -- a real redis-server, private to this process."""
 
-    def __init__(self, folder: str | os.PathLike, persist: bool = True) -> None:
+    def __init__(self, folder: str | os.PathLike, persist: bool = True, maxmemory: str = MAXMEMORY) -> None:
         self.folder = Path(folder).resolve()
         self.persist = persist
+        self.maxmemory = maxmemory
         self.port = free_port()
         self.password = secrets.token_hex(16)
         self.process: subprocess.Popen | None = None
@@ -45,7 +54,8 @@ class EmbeddedRedis:
         self.folder.mkdir(parents=True, exist_ok=True)
         args = [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--requirepass", self.password,
                 "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning",
-                "--logfile", str(self.folder / "redis.log")]
+                "--logfile", str(self.folder / "redis.log"), "--maxmemory", self.maxmemory,
+                "--maxmemory-policy", "noeviction"]
         args += ["--save", "60 1", "--appendonly", "yes"] if self.persist else ["--save", "", "--appendonly", "no"]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis.from_url(self.url)

@@ -105,19 +105,6 @@ class PackRequest(Schema):
                                   f"'green-A,red-B,blue-C,yellow-D': {e.message}", "board") from None
 
 
-class SolveTask(Schema):
-    """The ricochet.solve task: a job id, a docs/formats.md puzzle, a time budget, a depth budget."""
-
-    class Meta:
-        unknown = RAISE
-
-    job_id = fields.String(required=True, validate=validate.Length(1, 64))
-    puzzle = fields.Dict(required=True)
-    time_budget = fields.Float(required=True, validate=validate.Range(
-        0, MAX_TIME_BUDGET, min_inclusive=False, error=f"must be a number of seconds from 0 to {MAX_TIME_BUDGET:g}"))
-    max_depth = StrictInt(load_default=64, validate=_range(1, 254))
-
-
 def load(schema: Schema, data: Any) -> dict[str, Any]:
     """Validate and fill in defaults; a bad field becomes an InvalidInput (400 in
     the API) naming it, with every other bad field listed beside it."""

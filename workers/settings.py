@@ -78,6 +78,23 @@ def _text(raw: str) -> str:
     return raw
 
 
+def _sentinels(raw: str) -> tuple[tuple[str, int], ...]:
+    """'HOST:PORT,HOST:PORT' -> ((host, port), ...); empty: no Sentinel."""
+    found = []
+    for part in filter(None, (p.strip() for p in raw.split(","))):
+        host, _, port = part.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError
+        found.append((host.strip("[]"), int(port)))
+    return tuple(found)
+
+
+def _name(raw: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", raw):
+        raise ValueError
+    return raw
+
+
 def _web_workers_default() -> str:
     return str((os.cpu_count() or 1) * 2 + 1)
 
@@ -86,6 +103,21 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
     Setting("REDIS_URL", "", "a redis://, rediss:// or unix:// URL, or empty", _redis_url,
             "The Redis that is broker, result backend, cache and store. Unset: `ricochet serve` starts a private "
             "one; the API alone then runs without a store (no jobs, packs or games)."),
+    Setting("RICOCHET_SENTINELS", "", "HOST:PORT of each Sentinel, joined by commas, or empty", _sentinels,
+            "Redis Sentinels that say which server is the primary (set: every process, the API's, the workers', the "
+            "beat's, asks them, and follows a failover; REDIS_URL then gives only the password and database, its "
+            "host is not used)."),
+    Setting("RICOCHET_SENTINEL_SERVICE", "ricochet", "a name of letters, digits, '.', '_' or '-'", _name,
+            "The name the Sentinels monitor the primary under (`sentinel monitor NAME ...`)."),
+    Setting("RICOCHET_SENTINEL_PASSWORD", "", "a password, or empty", _text,
+            "The Sentinels' own password (their requirepass), if they have one; the servers' is in REDIS_URL."),
+    Setting("RICOCHET_WAIT_REPLICAS", "0", "a whole number from 0 to 5", _number(int, 0, 5),
+            "Replicas that must hold a write before the API acknowledges it (Redis WAIT): every POST, PUT, PATCH "
+            "or DELETE answered below 400 (jobs, packs, ratings, votes, rooms, games), issued keys, and a worker's "
+            "writes before its task is acknowledged. 0: none (a lone Redis)."),
+    Setting("RICOCHET_WAIT_MS", "1000", "milliseconds, a whole number from 1 to 60000", _number(int, 1, 60000),
+            "How long a write waits for RICOCHET_WAIT_REPLICAS replicas; not confirmed by then, the API answers 503 "
+            "(the write may or may not survive a failover: retry, with an Idempotency-Key for packs)."),
     Setting("RICOCHET_BIND", "0.0.0.0:8000", "HOST:PORT or unix:PATH", _bind,
             "Where gunicorn listens (`ricochet serve` passes its own --host/--port)."),
     Setting("RICOCHET_WEB_WORKERS", _web_workers_default(), "a whole number from 1 to 64", _number(int, 1, 64),
@@ -150,6 +182,11 @@ def _field(variable: str) -> Any:
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = _field("REDIS_URL")
+    sentinels: tuple[tuple[str, int], ...] = _field("RICOCHET_SENTINELS")
+    sentinel_service: str = _field("RICOCHET_SENTINEL_SERVICE")
+    sentinel_password: str = _field("RICOCHET_SENTINEL_PASSWORD")
+    wait_replicas: int = _field("RICOCHET_WAIT_REPLICAS")
+    wait_ms: int = _field("RICOCHET_WAIT_MS")
     bind: str = _field("RICOCHET_BIND")
     web_workers: int = _field("RICOCHET_WEB_WORKERS")
     web_threads: int = _field("RICOCHET_WEB_THREADS")

@@ -18,7 +18,7 @@ from typing import Any
 
 from solver.model.puzzle import Ricochet
 
-from .common import EXIT_OK, InputError
+from .common import EXIT_OK, InputError, deployment
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -82,14 +82,12 @@ def add(sub: argparse._SubParsersAction) -> None:
     lift.set_defaults(run=run_lift)
 
 
-def _stores() -> Any:
-    from workers.settings import settings_or_exit
-    from workers.stores import Stores
+def _deployment() -> Any:
+    return deployment("the workers' catalogue lives in the deployment's Redis: set REDIS_URL")
 
-    url = settings_or_exit().redis_url
-    if not url:
-        raise InputError("the workers' catalogue lives in the deployment's Redis: set REDIS_URL")
-    return Stores.from_url(url)
+
+def _stores() -> Any:
+    return _deployment().stores
 
 
 def _out(path: str | None) -> Any:
@@ -249,16 +247,14 @@ def _shares(families: dict[str, list[str]], screen: int | None, batches: int) ->
 def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: list[str]) -> int:
     """Each family's growth (see `_shares`), each share a task on the analysis
     queue; the boards `known` long marked tried first."""
-    from workers.app import ANALYSIS_QUEUE, make_celery
-    from workers.settings import settings_or_exit
+    from application import catalogue
 
-    _stores().catalogue.mark(known)
-    celery = make_celery(settings_or_exit().redis_url)
+    ctx = _deployment()
+    ctx.stores.catalogue.mark(known)
     shares = _shares(families, args.screen, args.batches)
-    for _, codes, part, discover in shares:
-        celery.send_task("ricochet.catalogue_grow", args=[codes, 60 * args.minutes, list(part), discover],
-                         queue=ANALYSIS_QUEUE)
-    print(f"ricochet: {len(shares)} tasks queued on {ANALYSIS_QUEUE} ({len(shares) // args.batches} families in "
+    spec = catalogue.queue(ctx, "grow", [{"codes": codes, "seconds": 60 * args.minutes, "part": list(part),
+                                          "discover": discover} for _, codes, part, discover in shares])
+    print(f"ricochet: {len(shares)} tasks queued on {spec.queue} ({len(shares) // args.batches} families in "
           f"{args.batches} shares each, about {args.minutes:g} minutes each at most); `ricochet catalogue status` "
           "follows them, `ricochet catalogue merge` writes what they grew into the catalogue's files",
           file=sys.stderr)
@@ -306,21 +302,17 @@ def run_deepen(args: argparse.Namespace) -> int:
 
 
 def _queue_deepen(have: list[Any], pairs: int, new: bool) -> int:
+    from application.pools import queue_build
     from solver.production.catalogue import DEEP_PER_LENGTH, DEEP_SEED, MIN_LENGTH
-    from workers.app import ANALYSIS_QUEUE, make_celery
-    from workers.settings import settings_or_exit
+    from workers.messages import POOL_BUILD
 
-    stores = _stores()
-    celery = make_celery(settings_or_exit().redis_url)
-    grown = {i.rsplit("-", 1)[0] for i in stores.pools.ids()}
+    ctx = _deployment()
+    grown = {i.rsplit("-", 1)[0] for i in ctx.stores.pools.ids()}
     todo = _to_deepen(have, pairs, grown, new)
     for board, chip, _ in todo:
-        job = stores.jobs.create("pool", {"board": board, "target": chip, "robots": 4,
-                                          "per_length": DEEP_PER_LENGTH, "min_length": MIN_LENGTH,
-                                          "seed": DEEP_SEED})
-        celery.send_task("ricochet.pool_build", args=[job["id"]], queue=ANALYSIS_QUEUE)
+        job = queue_build(ctx, board, chip, per_length=DEEP_PER_LENGTH, min_length=MIN_LENGTH, seed=DEEP_SEED)
         print(json.dumps({"job": job["id"], "board": board, "target": chip}))
-    print(f"ricochet: {len(todo)} analyses queued on {ANALYSIS_QUEUE} (their jobs above); `ricochet catalogue merge` "
+    print(f"ricochet: {len(todo)} analyses queued on {POOL_BUILD.queue} (their jobs above); `ricochet catalogue merge` "
           "writes them into the catalogue's files once done", file=sys.stderr)
     return EXIT_OK
 
@@ -367,7 +359,8 @@ def run_fill(args: argparse.Namespace) -> int:
     pairs = [[(g.puzzle.code(), found_json(g)) for g in items] for items in thin(Library([packaged(), out]), enough)]
     todo = [items for items in pairs if args.queue or _fill_name(items) not in done][:args.pairs]
     if args.queue:
-        return _queue("ricochet.catalogue_fill", "fills", [[items, 60 * args.minutes, enough] for items in todo])
+        return _queue("fill", "fills", [{"items": items, "seconds": 60 * args.minutes, "enough": enough}
+                                        for items in todo])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
     print(f"ricochet: filling {len(todo)} pairs ({len(pairs) - len(todo)} more hold fewer than {enough}: "
@@ -377,15 +370,12 @@ def run_fill(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _queue(task: str, what: str, tasks: list[list[Any]]) -> int:
+def _queue(kind: str, what: str, tasks: list[dict[str, Any]]) -> int:
     """One Celery task per pair on the analysis queue of the deployment at REDIS_URL."""
-    from workers.app import ANALYSIS_QUEUE, make_celery
-    from workers.settings import settings_or_exit
+    from application import catalogue
 
-    celery = make_celery(settings_or_exit().redis_url)
-    for task_args in tasks:
-        celery.send_task(task, args=task_args, queue=ANALYSIS_QUEUE)
-    print(f"ricochet: {len(tasks)} {what} queued on {ANALYSIS_QUEUE}; `ricochet catalogue status` follows them, "
+    spec = catalogue.queue(_deployment(), kind, tasks)
+    print(f"ricochet: {len(tasks)} {what} queued on {spec.queue}; `ricochet catalogue status` follows them, "
           "`ricochet catalogue merge` writes what they found into the catalogue's files", file=sys.stderr)
     return EXIT_OK
 
@@ -429,7 +419,8 @@ def run_lift(args: argparse.Namespace) -> int:
                         for n, spec in boards if f"{family}|{spec}" not in done)
     todo = [(family, spec) for _, spec, family in ranked if (spec, family_cell(family)) not in held][:args.pairs]
     if args.queue:
-        return _queue("ricochet.catalogue_lift", "lifts", [[f, spec, 60 * args.minutes] for f, spec in todo])
+        return _queue("lift", "lifts", [{"family": f, "spec": spec, "seconds": 60 * args.minutes}
+                                        for f, spec in todo])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
     print(f"ricochet: lifting {len(todo)} pairs", file=sys.stderr, flush=True)

@@ -66,19 +66,33 @@ def each(path: str, jsonl: bool, judge: Callable[[Any], dict[str, Any]]) -> int:
 
 
 def context() -> Any:
-    """The use cases' Context for a command: the deployment's stores and pools
-    with REDIS_URL set, else none (what play made of a puzzle is then a new
-    puzzle's); settings read and checked as a server reads them."""
+    """The use cases' Context for a command: the deployment's stores, pools and
+    queue with REDIS_URL set (wired by the Celery app's factory, as the server's
+    are), else none (what play made of a puzzle is then a new puzzle's);
+    settings read and checked as a server reads them."""
     from application import Context
     from solver.production.pools import Library, shipped
     from workers.answers import Answers
     from workers.settings import settings_or_exit
-    from workers.stores import Stores
 
     settings = settings_or_exit()
-    stores = Stores.from_url(settings.redis_url) if settings.redis_url else None
+    celery = None
+    if settings.redis_url:
+        from workers.app import make_celery
+
+        celery = make_celery(settings.redis_url, settings, patient=False)
+    stores = celery.stores if celery is not None else None
     return Context(stores=stores, pools=Library(shipped() + ([stores.pools] if stores else [])),
-                   answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on")
+                   answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on",
+                   send=celery.send if celery is not None else None)
+
+
+def deployment(why: str) -> Any:
+    """The Context of the deployment at REDIS_URL; without one, InputError saying `why` it is needed."""
+    ctx = context()
+    if ctx.stores is None:
+        raise InputError(why)
+    return ctx
 
 
 def board_and_target(spec: str, target: str) -> tuple[Board, Goal]:

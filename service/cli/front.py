@@ -60,5 +60,7 @@ def start(config: Path) -> subprocess.Popen:
                            capture_output=True, text=True)
     if check.returncode != 0:
         raise RuntimeError(f"nginx refused its configuration: {check.stderr.strip()}")
+    # A process group of its own: `ricochet serve` ends the group (an orphaned worker holding the port
+    # included) when the master dies, before starting it again.
     return subprocess.Popen(["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
-                             "-g", "daemon off;"])
+                             "-g", "daemon off;"], process_group=0)

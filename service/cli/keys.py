@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from .common import EXIT_FAILED, EXIT_OK, InputError
+from .common import EXIT_FAILED, EXIT_OK, InputError, deployment
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -30,14 +30,23 @@ def add(sub: argparse._SubParsersAction) -> None:
     revoke.set_defaults(run=run_revoke)
 
 
-def _keys() -> Any:  # the key store, imported late: the other commands need no Redis
+def _stores() -> Any:  # the stores, opened late: the other commands need no Redis
     from workers.settings import settings_or_exit
-    from workers.stores import Stores
 
-    url = settings_or_exit().redis_url
-    if not url:
-        raise InputError("keys live in the service's Redis: set REDIS_URL")
-    return Stores.from_url(url).keys
+    return deployment("keys live in the service's Redis: set REDIS_URL").stores, settings_or_exit()
+
+
+def _keys() -> Any:
+    return _stores()[0].keys
+
+
+def _held(stores: Any, settings: Any) -> int:
+    """EXIT_OK once RICOCHET_WAIT_REPLICAS replicas hold the change, so a failover keeps it."""
+    if settings.wait_replicas and stores.settle(settings.wait_replicas, settings.wait_ms) < settings.wait_replicas:
+        print(f"ricochet: not yet held by {settings.wait_replicas} replica(s): a failover now may lose it; "
+              "check with `ricochet keys list`", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def run_create(args: argparse.Namespace) -> int:
@@ -48,13 +57,14 @@ def run_create(args: argparse.Namespace) -> int:
               if value is not None}
     if any(v < 0 for v in quotas.values()):
         raise InputError("quotas are whole numbers from 0")
+    stores, settings = _stores()
     try:
-        key, _ = _keys().create(name, quotas)
+        key, _ = stores.keys.create(name, quotas)
     except ValueError as e:
         raise InputError(str(e)) from None
     print(key)
     print(f"ricochet: key {name!r} issued; it is shown only now (clients send it as X-API-Key)", file=sys.stderr)
-    return EXIT_OK
+    return _held(stores, settings)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -65,8 +75,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    if not _keys().revoke(args.name):
+    stores, settings = _stores()
+    if not stores.keys.revoke(args.name):
         print(f"ricochet: no key named {args.name!r}", file=sys.stderr)
         return EXIT_FAILED
     print(f"ricochet: key {args.name!r} revoked", file=sys.stderr)
-    return EXIT_OK
+    return _held(stores, settings)

@@ -10,7 +10,7 @@ from typing import Any
 
 from solver.errors import InvalidInput
 
-from .common import EXIT_OK, InputError, progress_bar
+from .common import EXIT_OK, InputError, context, progress_bar
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -36,11 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def _redis_pools() -> Any:
-    from workers.settings import settings_or_exit
-    from workers.stores import Stores
-
-    url = settings_or_exit().redis_url
-    return Stores.from_url(url).pools if url else None
+    return ctx.stores.pools if (ctx := context()).stores is not None else None
 
 
 def build(args: argparse.Namespace) -> int:

@@ -28,16 +28,18 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run_beat)
 
 
-def command(concurrency: int | None, beat_dir: Path | None = None, queues: str = DEFAULT_QUEUES,
-            hostname: str | None = None) -> list[str]:
-    """The Celery worker's command line (`ricochet serve` starts one too, with
-    `beat_dir`: that process also runs the beat, its schedule kept there)."""
+def command(concurrency: int | None, queues: str = DEFAULT_QUEUES, hostname: str | None = None) -> list[str]:
+    """The Celery worker's command line (`ricochet serve` starts one too)."""
     name = hostname or f"{queues.split(',')[0]}-{os.getpid()}@%h"
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
            "--without-gossip", "--without-mingle", "--queues", queues, "--hostname", name]
-    if beat_dir is not None:
-        cmd += ["--beat", "--schedule", str(beat_dir / "celerybeat-schedule")]
     return cmd + (["--concurrency", str(concurrency)] if concurrency else [])
+
+
+def beat_command(schedule_dir: Path | None = None) -> list[str]:
+    """Celery beat's command line (`ricochet serve` keeps its schedule in its instance folder)."""
+    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning"]
+    return cmd + (["--schedule", str(schedule_dir / "celerybeat-schedule")] if schedule_dir is not None else [])
 
 
 def _redis_url() -> None:
@@ -54,6 +56,6 @@ def run_worker(args: argparse.Namespace) -> int:
 
 def run_beat(args: argparse.Namespace) -> int:
     _redis_url()
-    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning"]
+    cmd = beat_command()
     os.execv(cmd[0], cmd)  # become beat: signals reach Celery itself
     return 0

@@ -361,6 +361,7 @@ function show(view) {
     place();
   }
   phase(game);
+  $("bids-box").hidden = game.phase === "finished";  // the last round's bids are in the rounds' list
   bids(r);
   scores(game);
   rounds(game);

@@ -8,8 +8,10 @@ an outage surfaces as `Unavailable`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .answers import AnswerStore
-from .base import UNREACHABLE, Client, Unavailable, connect
+from .base import UNREACHABLE, Client, Sentinels, Unavailable, connect, settle
 from .catalogue import CatalogueStore
 from .days import DayStore
 from .games import GameStore
@@ -21,8 +23,9 @@ from .quotas import QuotaStore
 from .ratings import RatingStore
 from .rooms import RoomStore
 from .rounds import RoundStore
+from .slots import SlotStore
 
-__all__ = ["JOB_STATES", "UNREACHABLE", "Stores", "Unavailable"]
+__all__ = ["JOB_STATES", "UNREACHABLE", "Sentinels", "Stores", "Unavailable"]
 
 
 class Stores:
@@ -42,10 +45,24 @@ class Stores:
         self.catalogue = CatalogueStore(client)
         self.rooms = RoomStore(client)
         self.rounds = RoundStore(client)
+        self.slots = SlotStore(client)
 
     @classmethod
-    def from_url(cls, url: str, patient: bool = False) -> Stores:
-        return cls(connect(url, patient))
+    def from_url(cls, url: str, patient: bool = False, sentinels: Sentinels | None = None) -> Stores:
+        return cls(connect(url, patient, sentinels))
+
+    @classmethod
+    def from_settings(cls, settings: Any, patient: bool = False) -> Stores:
+        """The stores of the deployment's Redis (REDIS_URL, through its Sentinels
+        when RICOCHET_SENTINELS is set); `settings` is a workers.settings.Settings."""
+        sentinels = (Sentinels(settings.sentinels, settings.sentinel_service, settings.sentinel_password)
+                     if settings.sentinels else None)
+        return cls.from_url(settings.redis_url, patient, sentinels)
+
+    def settle(self, replicas: int, milliseconds: int) -> int:
+        """How many replicas hold every write this process made, waiting up to
+        `milliseconds` for `replicas` of them (Redis WAIT)."""
+        return settle(self.redis, replicas, milliseconds)
 
     def ping(self) -> None:
         """Raises Unavailable when Redis cannot be reached."""

@@ -7,17 +7,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import redis
 from kombu.exceptions import OperationalError
 from redis.backoff import ExponentialBackoff
 from redis.client import Pipeline
 from redis.retry import Retry
+from redis.sentinel import Sentinel
 
 FORMAT = 1   # the version every stored JSON value carries ("v")
 PATIENCE = 75  # a patient client's retries of one command (backoff to 5 s: about 6 minutes)
-_DOWN = (redis.ConnectionError, redis.TimeoutError)
+# A Redis at its maxmemory with the noeviction policy refuses writes (OOM) until
+# expiries free room: a write then fails as an outage does (503, or retried by a patient client).
+_DOWN = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError)
 
 
 class Unavailable(Exception):
@@ -56,16 +61,50 @@ class Client(redis.Redis):
         return _Pipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)
 
 
-def connect(url: str, patient: bool = False) -> Client:
+@dataclass(frozen=True)
+class Sentinels:
+    """Where to ask which server is the primary: the Sentinels' addresses, the
+    name they monitor it under, and their own password (if any)."""
+
+    addresses: tuple[tuple[str, int], ...]
+    service: str
+    password: str = ""
+
+
+def connect(url: str, patient: bool = False, sentinels: Sentinels | None = None) -> Client:
     """A client of the Redis at `url`.  `patient` (the workers): every command is
     retried through an outage, with backoff up to 5 s, for about 6 minutes, so a
-    Redis restart in the middle of a write loses nothing.  The API is not
-    patient: it answers 503 at once."""
+    Redis restart (or a failover) in the middle of a write loses nothing.  The
+    API is not patient: it answers 503 at once.  With `sentinels`, the client
+    asks them for the primary at each new connection and drops a connection to a
+    server that is no longer the primary, so it follows a failover; `url` then
+    gives only the password and database."""
     options: dict[str, Any] = {"socket_timeout": 5, "socket_connect_timeout": 2, "health_check_interval": 30}
     if patient:
         options["retry"] = Retry(ExponentialBackoff(cap=5.0, base=0.25), retries=PATIENCE)
         options["retry_on_error"] = list(_DOWN)
-    return Client.from_url(url, **options)
+    if sentinels is None:
+        return Client.from_url(url, **options)
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0)
+    asking = {"socket_timeout": 1, "socket_connect_timeout": 1, "password": sentinels.password or None}
+    watch = Sentinel(list(sentinels.addresses), sentinel_kwargs=asking,
+                     password=unquote(parts.password) if parts.password else None, db=database, **options)
+    return watch.master_for(sentinels.service, redis_class=Client)
+
+
+BEACON = "ricochet:replicated"  # a write that carries every earlier one to the replicas' offset
+
+
+def settle(client: Client, replicas: int, milliseconds: int) -> int:
+    """Wait until `replicas` replicas hold every write this process has made so far
+    (at most `milliseconds`), and return how many do.  Redis's WAIT counts the
+    writes of its own connection; one more write on that connection, after all of
+    this process's, carries them all (the replication stream is in order)."""
+    with client.pipeline(transaction=False) as pipe:
+        pipe.set(BEACON, 1, px=60_000)
+        pipe.execute_command("WAIT", replicas, milliseconds)
+        return int(pipe.execute()[1])
 
 
 def dump(key: str, value: Any) -> str:

@@ -1,0 +1,66 @@
+"""The catalogue of long puzzles on a deployment's workers: its growth, fills and
+lifts as the workers run them (each board and position claimed in Redis, so it
+is tried once, by one worker, across runs; each puzzle proven kept by its pool
+id, where the deployment's packs draw on it), and queueing them
+(`ricochet catalogue ... --queue`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from solver.model.puzzle import Puzzle
+from solver.production import catalogue
+from solver.production.generated import Generated
+from workers.messages import CATALOGUE_FILL, CATALOGUE_GROW, CATALOGUE_LIFT, TaskSpec
+
+from . import Context, jobs
+
+
+def grow(ctx: Context, codes: list[str], seconds: float, part: list[int] | None = None,
+         discover: list[str] | None = None) -> dict[str, Any]:
+    """Grow the catalogue from these long puzzles for about `seconds`
+    (ricochet.catalogue_grow): share `part` (k, n) of their families' sweep, and
+    the screen of the families in `discover`.  Run again, it goes on where it stopped."""
+    stores = ctx.required_stores()
+    deadline = time.monotonic() + seconds
+    return _keep(ctx, catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
+                                     seed=",".join(codes[:1] or discover or []), until=deadline,
+                                     part=tuple(part or (0, 1)), discover=discover or ()))  # type: ignore[arg-type]
+
+
+def fill(ctx: Context, items: list[list[Any]], seconds: float, enough: int | None = None) -> dict[str, Any]:
+    """More puzzles of SEED_FROM moves on one pair holding few (`items`: its known
+    ones, code and found JSON) until it holds `enough` (ricochet.catalogue_fill),
+    for at most `seconds` (and catalogue.FILL_SECONDS)."""
+    found = catalogue.fill_pair([(code, item) for code, item in items], ctx.required_stores().catalogue.claim,
+                                seconds, enough or catalogue.PER_SEED)
+    return _keep(ctx, found)
+
+
+def lift(ctx: Context, family: str, spec: str, seconds: float) -> dict[str, Any]:
+    """One pair lifted (catalogue.lift_pair: a board of `family`) for at most
+    `seconds` and catalogue.LIFT_BUDGET (ricochet.catalogue_lift)."""
+    return _keep(ctx, catalogue.lift_pair(family, spec, ctx.required_stores().catalogue.claim, seconds))
+
+
+def _keep(ctx: Context, found: Iterable[Generated]) -> dict[str, Any]:
+    """Each proven puzzle kept in the deployment's catalogue store by its pool id; how many."""
+    stores = ctx.required_stores()
+    count = 0
+    for g in found:
+        stores.catalogue.add(catalogue.catalogue_pool_id(g), g.puzzle.code(), catalogue.found_json(g))
+        count += 1
+    return {"found": count}
+
+
+QUEUED = {"grow": CATALOGUE_GROW, "fill": CATALOGUE_FILL, "lift": CATALOGUE_LIFT}
+
+
+def queue(ctx: Context, kind: str, payloads: list[dict[str, Any]]) -> TaskSpec:
+    """One task per payload of `kind` (grow, fill or lift) on the analysis queue; its spec."""
+    spec = QUEUED[kind]
+    for payload in payloads:
+        jobs.send(ctx, spec, payload)
+    return spec

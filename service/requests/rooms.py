@@ -1,0 +1,32 @@
+"""Rooms' requests: opening one, taking a seat, a room in the path."""
+
+from __future__ import annotations
+
+from marshmallow import fields, validate
+
+from workers.schemas import Seed, text
+
+from ..shapes import GameOptions
+from . import Strict
+
+NAME = fields.String(required=True, validate=[text, validate.Length(1, 40)],
+                     metadata={"description": "the player's name, shown to the others (1 to 40 characters of text)",
+                               "pattern": "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$"})
+
+
+class NewRoom(Strict):
+    name = NAME
+    board = fields.String(load_default="random", validate=validate.Length(max=200), metadata={
+        "description": "a spec, \"random\" (any 2013 board), \"beginner\" (no barrier sections) or \"1999\" "
+                       "(a 1999 board)"})
+    options = fields.Dict(load_default=dict, metadata={"shape": GameOptions})
+    seed = Seed(metadata={"description": "fixes board, robots and every shuffle of the room's game (kept from "
+                                         "the players); without one the server draws a secret"})
+
+
+class Joining(Strict):
+    name = NAME
+
+
+class RoomPath(Strict):
+    room_id = fields.String(required=True, metadata={"pattern": "^[A-Za-z0-9_-]{1,40}$"})

@@ -1,0 +1,163 @@
+"""The faults a cluster run injects, each recorded in the history when it starts
+and when it is healed; `run` puts a workload on the cluster, injects a list of
+them one after another and returns the checked history.
+
+    worker_lost     the busiest worker host lost whole (unplugged, every process SIGKILLed) mid-pack
+    worker_cut      the busiest worker host cut from Redis (its link down) for `hold` seconds, then healed
+    slow_network    100 ms delay and 5% loss on every link for `hold` seconds
+    api_lost        an API host lost behind the front; a new one started after `hold` seconds
+    redis_failover  the Redis primary SIGKILLed: the Sentinels promote the replica, every process follows;
+                    the killed server restarted (as a supervisor would), it comes back as a replica
+    beat_lost       the beat's host lost whole (with a busy worker host, so that only the beat can send
+                    the lost pack chunk again); a new beat started on a replacement host
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.cluster.history import Fault, History, Workload, check
+from tests.cluster.stack import Cluster
+
+WORKERS = ("w1", "w2", "w3")
+
+
+def _cpu(cluster: Cluster, host: str) -> float:
+    total = 0.0
+    for pid in cluster.net_pids(host):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def busiest_worker(cluster: Cluster, alive: list[str], seconds: float = 1.0) -> str:
+    before = {h: _cpu(cluster, h) for h in alive}
+    time.sleep(seconds)
+    return max(alive, key=lambda h: _cpu(cluster, h) - before[h])
+
+
+def _mid_pack(state: dict, timeout: float = 120) -> None:
+    """Until a pack's job is running, some of its puzzles made (a chunk is being searched)."""
+    workload = state["workload"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if workload.pack_state == "running" and 0 < workload.pack_progress < 1:
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"no pack was running (the last: {workload.pack_job} {workload.pack_state} "
+                       f"{workload.pack_progress})")
+
+
+def worker_lost(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    _mid_pack(state)
+    host = busiest_worker(cluster, state["workers"])
+    history.faults.append(Fault(f"worker host {host} lost mid-pack", time.time()))
+    cluster.net.lose(host)
+    state["workers"].remove(host)
+    time.sleep(hold)
+    history.faults[-1].healed = time.time()
+
+
+def worker_cut(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    _mid_pack(state)
+    host = busiest_worker(cluster, state["workers"])
+    history.faults.append(Fault(f"worker host {host} cut from Redis {hold:.0f} s", time.time()))
+    cluster.net.cut(host)
+    time.sleep(hold)
+    cluster.net.heal(host)
+    history.faults[-1].healed = time.time()
+
+
+def slow_network(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    hosts = list(cluster.net.hosts)
+    how = {cluster.net.impair(h, 100, 5, cluster.netem) for h in hosts}
+    history.faults.append(Fault(f"every link: {'; '.join(sorted(how))}, {hold:.0f} s", time.time()))
+    time.sleep(hold)
+    for h in hosts:
+        cluster.net.unimpair(h)
+    history.faults[-1].healed = time.time()
+
+
+def api_lost(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    history.faults.append(Fault("API host api1 lost behind the front", time.time()))
+    cluster.net.lose("api1")
+    time.sleep(hold)
+    cluster.net.heal("api1")  # a replacement host at the same address
+    cluster.start_api("api1")
+    history.faults[-1].healed = time.time()
+    cluster.wait(lambda: cluster.api_ready("api1"), 120, "the replacement API host")
+
+
+def redis_failover(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    history.faults.append(Fault("Redis primary killed, replica promoted by Sentinel", time.time(), allows_503=True))
+    old = cluster.kill_redis_primary()
+    state["promoted_s"] = cluster.wait(lambda: cluster.primary() not in (None, old), 60, "a promoted replica")
+    time.sleep(hold)
+    cluster.redis.restart(cluster.redis.name_of(old))  # a supervisor restarts it: it joins as a replica
+    cluster.wait(lambda: cluster.inside(cluster.redis._ready), 60, "the old primary back as a replica")
+    history.faults[-1].healed = time.time()
+
+
+def beat_lost(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    _mid_pack(state)
+    host = busiest_worker(cluster, state["workers"])
+    history.faults.append(Fault(f"beat host lost (and worker host {host} mid-pack); a new beat", time.time()))
+    cluster.net.lose("beat")
+    cluster.net.lose(host)
+    state["workers"].remove(host)
+    time.sleep(hold)
+    cluster.net.heal("beat")  # the replacement host
+    cluster.start_beat("beat")
+    history.faults[-1].healed = time.time()
+
+
+FAULTS: dict[str, Callable[[Cluster, History, float, dict], None]] = {
+    f.__name__: f for f in (worker_lost, worker_cut, slow_network, api_lost, redis_failover, beat_lost)}
+
+
+def expected_puzzles(history: History) -> dict[str, list[str]]:
+    """Each pack's puzzles as its plan makes them (searched here, without the cluster)."""
+    from tests.helpers import pack_item, pack_request
+
+    out = {}
+    for job, pack in history.packs.items():
+        request = pack_request(pack["request"])
+        out[job] = [pack_item(request, i)["code"] for i in range(request["count"])]
+    return out
+
+
+def run(cluster: Cluster, plan: list[tuple[str, float]], folder: Path, board: str, calm: float = 10,
+        settle_timeout: float = 300) -> dict[str, Any]:
+    """The workload on the cluster, `plan`'s faults (name, seconds held) one after
+    another with `calm` seconds between them, then everything read back and checked."""
+    history = History()
+    workload = Workload(cluster.front_url, history, board)
+    threads = [cluster.inside_thread(t) for t in (workload.writes, workload.reads, workload.packs)]
+    state: dict[str, Any] = {"workers": list(WORKERS), "workload": workload}
+    try:
+        cluster.issue_key(history, "before")
+        time.sleep(calm)
+        for name, hold in plan:
+            FAULTS[name](cluster, history, hold, state)
+            cluster.issue_key(history, name)
+            time.sleep(calm)
+    finally:
+        workload.stopping.set()
+        for t in threads:
+            t.join(timeout=60)
+        history.dump(folder / "history.jsonl")  # read back even when a fault could not be injected
+    workload.stopping.clear()
+    cluster.inside(lambda: workload.settle(settle_timeout))
+    cluster.list_keys(history)
+    history.dump(folder / "history.jsonl")
+    verdict = check(history, expected_puzzles(history))
+    verdict["promoted_s"] = state.get("promoted_s")
+    (folder / "verdict.json").write_text(json.dumps(verdict, indent=2))
+    return verdict

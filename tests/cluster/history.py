@@ -1,0 +1,212 @@
+"""The workload a cluster run puts on the front, the history it records, and the
+check of that history after the run.
+
+Every request is recorded with when it was sent and answered, its status (0:
+no answer) and what it acknowledged: a pack's job, a room, a rating; the keys
+issued by `ricochet keys create` on an API host are recorded too.  After the
+faults are healed, `settle` reads every acknowledged write back and every
+pack's puzzles.  `check` then says, for the run: acknowledged writes lost,
+packs not complete with each puzzle exactly once, answers of 5xx other than
+the 503s allowed while Redis fails over, and for each fault the time from its
+start until the service answered again and the 503s meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+PUZZLE = json.loads((ROOT / "examples" / "puzzle-with-moves.json").read_text())
+MOVES = PUZZLE.pop("moves")
+
+
+@dataclass
+class Fault:
+    name: str
+    start: float
+    healed: float | None = None
+    allows_503: bool = False  # only while Redis fails over
+
+
+@dataclass
+class History:
+    events: list[dict] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    keys: list[dict] = field(default_factory=list)   # {"name", "issued": bool}
+    packs: dict[str, dict] = field(default_factory=dict)  # job id -> {"request", "puzzles", "state"}
+    read_back: dict[str, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, **event: Any) -> None:
+        with self.lock:
+            self.events.append(event)
+
+    def dump(self, path: Path) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            for e in self.events:
+                f.write(json.dumps(e) + "\n")
+            f.write(json.dumps({"faults": [vars(x) for x in self.faults], "keys": self.keys,
+                                "packs": self.packs}) + "\n")
+
+
+class Workload:
+    """Threads of the client host: writes (rooms, rated attempts), reads, and packs one after another."""
+
+    def __init__(self, base: str, history: History, board: str, pack_count: int = 6) -> None:
+        self.base, self.history, self.board, self.pack_count = base, history, board, pack_count
+        self.stopping = threading.Event()
+        self.run_id = uuid.uuid4().hex[:8]
+        self.pack_job, self.pack_state, self.pack_progress = None, None, 0.0
+
+    def call(self, op: str, method: str, path: str, body: Any = None, headers: dict | None = None,
+             timeout: float = 15) -> tuple[int, Any, dict]:
+        t0 = time.time()
+        try:
+            r = requests.request(method, self.base + path, json=body, headers=headers, timeout=timeout)
+            status = r.status_code
+            try:
+                payload = r.json()
+            except ValueError:
+                payload = None
+            heads = dict(r.headers)
+        except requests.RequestException as e:
+            status, payload, heads = 0, {"error": type(e).__name__}, {}
+        self.history.record(op=op, method=method, path=path, t0=t0, t1=time.time(), status=status)
+        return status, payload, heads
+
+    def writes(self) -> None:
+        n = 0
+        while not self.stopping.is_set():
+            n += 1
+            status, body, _ = self.call("room", "POST", "/v1/rooms", {"name": "Ada"})
+            if status == 201:
+                self.history.record(op="ack-room", room=body["room"]["id"], t0=time.time())
+            player = f"cl-{self.run_id}-{n}"
+            status, body, _ = self.call("rating", "POST", "/v1/verify", {"puzzle": PUZZLE, "moves": MOVES,
+                                                                         "player": player})
+            if status == 200 and body["attempt"]["rated"]:
+                self.history.record(op="ack-rating", player=player, t0=time.time())
+            self.stopping.wait(0.25)
+
+    def reads(self) -> None:
+        while not self.stopping.is_set():
+            self.call("daily", "GET", "/v1/daily")
+            self.call("health", "GET", "/healthz")
+            self.stopping.wait(0.25)
+
+    def submit_pack(self, seed: str) -> str | None:
+        """POST /v1/packs until it is acknowledged (the same Idempotency-Key each time)."""
+        body = {"count": self.pack_count, "min_length": 6, "max_length": 8, "seed": seed, "board": self.board}
+        key = f"cl-{seed}"
+        while not self.stopping.is_set():
+            status, answer, _ = self.call("pack", "POST", "/v1/packs", body, {"Idempotency-Key": key})
+            if status == 202:
+                self.history.record(op="ack-pack", job=answer["id"], t0=time.time())
+                with self.history.lock:
+                    self.history.packs[answer["id"]] = {"request": body, "state": None, "puzzles": None}
+                return answer["id"]
+            self.stopping.wait(0.5)
+        return None
+
+    def packs(self) -> None:
+        n = 0
+        while not self.stopping.is_set():
+            n += 1
+            job = self.pack_job = self.submit_pack(f"{self.run_id}-{n}")
+            while job and not self.stopping.is_set():
+                status, answer, _ = self.call("job", "GET", f"/v1/jobs/{job}")
+                if status == 200:
+                    self.pack_state, self.pack_progress = answer["state"], answer.get("progress") or 0.0
+                    if answer["state"] in ("succeeded", "failed", "cancelled"):
+                        break
+                self.stopping.wait(0.5)
+
+    def run(self) -> list[threading.Thread]:
+        threads = [threading.Thread(target=f, daemon=True) for f in (self.writes, self.reads, self.packs)]
+        for t in threads:
+            t.start()
+        return threads
+
+    def settle(self, timeout: float) -> None:
+        """After the faults: every acknowledged write read back, every pack waited for and read."""
+        deadline = time.monotonic() + timeout
+        acks = list(self.history.events)
+        rooms = [e["room"] for e in acks if e["op"] == "ack-room"]
+        players = [e["player"] for e in acks if e["op"] == "ack-rating"]
+        read = self.history.read_back
+        read["rooms"] = {r: self._patient(f"/v1/rooms/{r}", deadline)[0] for r in rooms}
+        read["ratings"] = {}
+        for p in players:
+            status, body = self._patient(f"/v1/players/{p}", deadline)
+            read["ratings"][p] = body.get("attempts", 0) if status == 200 and body else status
+        for job, pack in self.history.packs.items():
+            while True:
+                status, body = self._patient(f"/v1/jobs/{job}", deadline)
+                if status != 200 or body["state"] in ("succeeded", "failed", "cancelled") or \
+                        time.monotonic() > deadline:
+                    break
+                time.sleep(1)
+            pack["state"] = body.get("state") if body else status
+            if pack["state"] == "succeeded":
+                status, puzzles = self._patient(f"/v1/packs/{body['pack_id']}", deadline)
+                pack["puzzles"] = [p["code"] for p in puzzles["puzzles"]] if status == 200 else status
+
+    def _patient(self, path: str, deadline: float) -> tuple[int, Any]:
+        """A read, again while the service answers 5xx or nothing (the faults are over, it must come back)."""
+        while True:
+            status, body, _ = self.call("read-back", "GET", path)
+            if 0 < status < 500 or time.monotonic() > deadline:
+                return status, body
+            time.sleep(0.5)
+
+
+def _failed(e: dict) -> bool:
+    return e["op"] not in ("ack-room", "ack-rating", "ack-pack", "read-back") and (e["status"] == 0 or
+                                                                                    e["status"] >= 500)
+
+
+def check(history: History, expected: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The verdict on a run's history (see the module's docstring); `expected`: each
+    pack job's puzzle codes, in order, as the pack's plan makes them."""
+    problems: list[str] = []
+    read = history.read_back
+    lost_rooms = [r for r, status in read.get("rooms", {}).items() if status != 200]
+    lost_ratings = [p for p, attempts in read.get("ratings", {}).items() if attempts != 1]
+    lost_keys = [k["name"] for k in history.keys if k["issued"] and not k.get("listed")]
+    if lost_rooms or lost_ratings or lost_keys:
+        problems.append(f"acknowledged writes lost: rooms {lost_rooms}, ratings {lost_ratings}, keys {lost_keys}")
+    for job, pack in history.packs.items():
+        puzzles, count = pack["puzzles"], pack["request"]["count"]
+        if pack["state"] != "succeeded" or not isinstance(puzzles, list):
+            problems.append(f"pack job {job} ended {pack['state']}")
+        elif len(puzzles) != count or len(set(puzzles)) != count:
+            problems.append(f"pack job {job}: {len(puzzles)} puzzles, {len(set(puzzles))} distinct, of {count}")
+        elif expected and job in expected and puzzles != expected[job]:
+            problems.append(f"pack job {job}: puzzles differ from its plan's")
+    faults = []
+    for i, fault in enumerate(history.faults):
+        end = history.faults[i + 1].start if i + 1 < len(history.faults) else float("inf")
+        during = [e for e in history.events if fault.start <= e["t0"] < end and "status" in e]
+        failed = [e for e in during if _failed(e)]
+        resumed = max((e["t1"] for e in failed), default=fault.start) - fault.start
+        n503 = sum(e["status"] == 503 for e in failed)
+        other = [e for e in failed if e["status"] != 503 or not fault.allows_503]
+        if other:
+            problems.append(f"{fault.name}: {len(other)} answers beyond the documented 503s "
+                            f"({sorted({(e['op'], e['status']) for e in other})})")
+        faults.append({"fault": fault.name, "resumed_s": round(resumed, 1), "answered_503": n503,
+                       "failed": len(failed), "requests": len(during)})
+    before = [e for e in history.events if "status" in e and (not history.faults or e["t0"] < history.faults[0].start)]
+    if any(_failed(e) for e in before):
+        problems.append(f"{sum(_failed(e) for e in before)} failures before any fault")
+    acks = {op: sum(e["op"] == f"ack-{op}" for e in history.events) for op in ("room", "rating", "pack")}
+    return {"ok": not problems, "problems": problems, "faults": faults, "acknowledged": acks,
+            "requests": sum("status" in e for e in history.events), "packs": len(history.packs)}

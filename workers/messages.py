@@ -1,0 +1,167 @@
+"""The tasks' messages, declared once: each task's name, its payload's schema,
+its queue and, for the beat's, how often it runs.  The sender (a use case,
+through `Context.send`, or the beat) and the task (workers/tasks.py) both check
+a payload against its `TaskSpec`: a bad one is refused where it is sent
+(`InvalidInput`, before anything is queued) and again where it is run (a job
+it names fails with the reason, before any work starts).
+
+A message carries the payload's fields positionally, in the schema's order, so
+`celery call` and older senders stay readable: `ricochet.solve` is
+[job_id, puzzle, time_budget, max_depth]."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from solver.errors import InvalidInput
+from solver.play.daily import DAYS_AHEAD
+
+from .schemas import MAX_TIME_BUDGET, StrictInt, load
+
+INTERACTIVE_QUEUE = "ricochet"  # solves, single puzzles, the daily puzzle: first
+PACK_QUEUE = "packs"            # bulk packs: after interactive work
+ANALYSIS_QUEUE = "analysis"     # pool builds (4 GiB each) and the catalogue's growth: their own workers
+QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
+
+POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
+CHUNK_SILENCE = 60.0  # a started pack chunk silent this long lost its worker: the beat sends it again
+DEFAULT_DEPTH = 64  # moves deep a queued solve searches unless its payload says otherwise
+MAX_SECONDS = 24 * 3600.0  # the longest a catalogue task is asked to run
+
+
+class _Payload(Schema):
+    class Meta:
+        unknown = RAISE
+        ordered = True
+
+
+def _seconds(most: float, default: float | None = None) -> fields.Float:
+    options: dict[str, Any] = {"required": True} if default is None else {"load_default": default}
+    return fields.Float(validate=validate.Range(0, most, min_inclusive=False,
+                                                error=f"must be a number of seconds from 0 to {most:g}"),
+                        error_messages={"invalid": "must be a number of seconds"}, **options)
+
+
+def _job_id(**options: Any) -> fields.String:
+    return fields.String(required=True, validate=validate.Length(1, 64, error="must be a job id (1 to 64 characters)"),
+                         **options)
+
+
+class SolveTask(_Payload):
+    """ricochet.solve: a job id, a docs/formats.md puzzle, a time budget, a depth budget."""
+
+    job_id = _job_id()
+    puzzle = fields.Dict(required=True, error_messages={"invalid": "must be a docs/formats.md puzzle"})
+    time_budget = _seconds(MAX_TIME_BUDGET)
+    max_depth = StrictInt(load_default=DEFAULT_DEPTH,
+                          validate=validate.Range(1, 254, error="must be an integer from 1 to 254"))
+
+
+class JobTask(_Payload):
+    """ricochet.pack, ricochet.pool_build: the job whose stored request says what to do."""
+
+    job_id = _job_id()
+
+
+class ChunkTask(_Payload):
+    """ricochet.pack_chunk: a pack's job and some of its items, each [index, length]."""
+
+    job_id = _job_id()
+    items = fields.List(fields.List(StrictInt(), validate=validate.Length(equal=2)), required=True,
+                        validate=validate.Length(min=1, error="must hold at least one [index, length]"),
+                        error_messages={"invalid": "must be a list of [index, length]"})
+
+
+class DailyTask(_Payload):
+    """ricochet.precompute_daily: how many days ahead of today to store."""
+
+    days_ahead = StrictInt(load_default=DAYS_AHEAD, validate=validate.Range(0, 366, error="must be from 0 to 366"))
+
+
+class PoolSweep(_Payload):
+    """ricochet.grow_pools: how long a pool build's heartbeat may be silent before it counts as lost."""
+
+    silence = _seconds(MAX_SECONDS, default=POOL_HEARTBEAT_TIMEOUT)
+
+
+class ChunkSweep(_Payload):
+    """ricochet.recover_chunks: how long a pack chunk may be silent before it counts as lost."""
+
+    silence = _seconds(MAX_SECONDS, default=CHUNK_SILENCE)
+
+
+class GrowTask(_Payload):
+    """ricochet.catalogue_grow: long puzzles' codes, seconds, a share (k, n) and families to screen."""
+
+    codes = fields.List(fields.String(), required=True)
+    seconds = _seconds(MAX_SECONDS)
+    part = fields.List(StrictInt(), validate=validate.Length(equal=2), load_default=None, allow_none=True)
+    discover = fields.List(fields.String(), load_default=None, allow_none=True)
+
+
+class FillTask(_Payload):
+    """ricochet.catalogue_fill: one pair's known puzzles ([code, found JSON]), seconds, how many are enough."""
+
+    items = fields.List(fields.List(fields.Raw(), validate=validate.Length(equal=2)), required=True)
+    seconds = _seconds(MAX_SECONDS)
+    enough = StrictInt(load_default=None, allow_none=True, validate=validate.Range(1, 10_000))
+
+
+class LiftTask(_Payload):
+    """ricochet.catalogue_lift: one pair (a family and a board spec) lifted for at most `seconds`."""
+
+    family = fields.String(required=True)
+    spec = fields.String(required=True)
+    seconds = _seconds(MAX_SECONDS)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task's message: its name, the schema of its payload, its queue, and
+    (a beat's task) every how many seconds the beat sends it."""
+
+    name: str
+    schema: type[Schema]
+    queue: str = INTERACTIVE_QUEUE
+    every: float | None = None
+
+    @functools.cached_property
+    def _loader(self) -> Schema:  # one instance: schemas are stateless
+        return self.schema()
+
+    def check(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The payload loaded (defaults filled in); InvalidInput names a bad field."""
+        return load(self._loader, dict(payload))
+
+    def message(self, payload: Mapping[str, Any]) -> list[Any]:
+        """The message's arguments for a payload, checked: what a sender queues."""
+        checked = self.check(payload)
+        return [checked[name] for name in self._loader.fields]
+
+    def payload(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """A received message's payload, checked: what a task runs on."""
+        names = list(self._loader.fields)
+        if len(args) > len(names):
+            raise InvalidInput("", f"{self.name} takes at most {len(names)} arguments ({', '.join(names)}); "
+                               f"got {len(args)}")
+        return self.check({**dict(zip(names, args, strict=False)), **kwargs})
+
+
+SOLVE = TaskSpec("ricochet.solve", SolveTask)
+PACK = TaskSpec("ricochet.pack", JobTask, PACK_QUEUE)
+PACK_CHUNK = TaskSpec("ricochet.pack_chunk", ChunkTask, PACK_QUEUE)
+POOL_BUILD = TaskSpec("ricochet.pool_build", JobTask, ANALYSIS_QUEUE)  # 4 GiB: its workers take one at a time
+PRECOMPUTE_DAILY = TaskSpec("ricochet.precompute_daily", DailyTask, every=3600.0)
+GROW_POOLS = TaskSpec("ricochet.grow_pools", PoolSweep, every=300.0)
+RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, every=20.0)
+CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
+CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
+CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
+
+TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
+                                      RECOVER_CHUNKS, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT)}
