@@ -6,7 +6,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from application.puzzles import SOLUTIONS_LIMIT
-from application.ratings import HISTORY_KEPT, OFFSETS
+from application.ratings import OFFSETS
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
@@ -14,6 +14,7 @@ from solver.production.generate import MAX_LENGTH
 from solver.production.themes import THEMES
 from workers.schemas import text
 
+from .requests import up_to
 from .shapes import Move
 
 PLAYER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -24,12 +25,6 @@ def player_field(**kwargs: object) -> fields.String:
     return fields.String(validate=validate.Regexp(PLAYER_PATTERN, error=PLAYER_RULE), metadata={
         "description": "the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent "
                        "(without a key, the public scope)"}, **kwargs)
-
-
-def up_to(most: int, default: int = 20) -> fields.Integer:
-    """How many to list: a whole number from 1 to `most`."""
-    return fields.Integer(load_default=default, validate=validate.Range(1, most, error=f"must be from 1 to {most}"),
-                          error_messages={"invalid": "must be a whole number"})
 
 
 class VerifyRequest(Schema):
@@ -81,15 +76,6 @@ class NextQuery(Schema):
     solution = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"}, metadata={
         "description": "false leaves the solution out and opens a round: the player's first answer within it is "
                        "rated (docs/ratings.md); true (the default) gives it, and the attempt is recorded unrated"})
-
-
-class HistoryQuery(Schema):
-    """GET /v1/players/{id}/attempts: how many of the last attempts."""
-
-    class Meta:
-        unknown = RAISE
-
-    limit = up_to(HISTORY_KEPT)
 
 
 class ExportQuery(Schema):

@@ -60,6 +60,12 @@ def code(description: str = "a puzzle code (URL-safe base64)", pattern: str = CO
     return fields.String(required=True, metadata={"description": description, "pattern": pattern})
 
 
+def up_to(most: int, default: int = 20) -> fields.Integer:
+    """How many to list: a whole number from 1 to `most`."""
+    return fields.Integer(load_default=default, validate=validate.Range(1, most, error=f"must be from 1 to {most}"),
+                          error_messages={"invalid": "must be a whole number"})
+
+
 class CodePath(Strict):
     code = code()
 
