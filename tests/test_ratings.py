@@ -453,6 +453,8 @@ def test_an_address_makes_a_bounded_number_of_players_a_day(client, redis_url):
     late = client.post("/v1/verify", json={**body, "player": newcomer}, environ_base=at).json
     assert late["solved"] is False and not late["attempt"]["rated"] and "new players" in late["attempt"]["reason"]
     assert client.get(f"/v1/players/{newcomer}").status_code == 404  # nothing kept of it
+    refused = client.get(f"/v1/puzzles/next?player={newcomer}", environ_base=at)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) <= 86_400, refused.json
     again = client.post("/v1/verify", json={**body, "moves": _answer(made["code"]), "player": old},
                         environ_base=at).json["attempt"]
     assert "not the player's first" in again["reason"]  # recorded: it was made before

@@ -9,8 +9,8 @@ docs/ratings.md states the rules."""
 
 from __future__ import annotations
 
-from .finisher import ESTABLISHED_DEVIATION, NEW_PLAYERS_A_DAY, PUZZLE_DAILY_BOUND, attempt, finish, unrated_because
-from .players import HISTORY_KEPT, PUBLIC, history, player, scope
+from .finisher import ESTABLISHED_DEVIATION, PUZZLE_DAILY_BOUND, attempt, finish, unrated_because
+from .players import HISTORY_KEPT, NEW_PLAYERS_A_DAY, PUBLIC, history, player, scope
 from .rounds import open_round, reveal
 from .selection import OFFSETS, next_puzzle
 from .themes import GRADED_AFTER, describe, describe_many, of_puzzle, puzzle_prior, shown, themes_of

@@ -14,7 +14,7 @@ from workers.stores.ratings import Decision, Standing
 from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
-from .players import rating_of, scope, solved_daily
+from .players import NEW_PLAYERS_A_DAY, admitted, rating_of, scope, solved_daily
 from .rounds import is_today
 from .themes import puzzle_prior, shown
 
@@ -23,8 +23,6 @@ from .themes import puzzle_prior, shown
 ESTABLISHED_DEVIATION = 150.0
 # How far one client (an API key, else an address) may move one puzzle's rating in a day (UTC).
 PUZZLE_DAILY_BOUND = 50.0
-# New players one address may make in a day (UTC): each costs Redis about 0.7 KB for 180 days.
-NEW_PLAYERS_A_DAY = 1000
 
 NOT_FIRST = "not the player's first attempt at this puzzle"
 SHOWN = ("this client was shown the puzzle's answer (a solution, every solution, the last hint, a solve, or a "
@@ -69,8 +67,7 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
     stores = ctx.required_stores()
     if verdict["optimality"] != "proven" or verdict["optimal_length"] is None:
         return {"rated": False, "reason": "the optimum of this puzzle is not known yet (POST /v1/solve finds it)"}
-    if ctx.client.startswith("addr:") and not stores.ratings.is_player(scope(ctx), player_id) \
-            and stores.ratings.new_player(ctx.client) > NEW_PLAYERS_A_DAY:
+    if not admitted(ctx, player_id):
         return {"rated": False, "reason": f"this address made {NEW_PLAYERS_A_DAY} new players today (UTC): a new "
                 "player's attempt is judged but not recorded until tomorrow (an API key has no such limit)"}
     known = ctx.answers.settled(p)

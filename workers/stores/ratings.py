@@ -181,7 +181,8 @@ class RatingStore:
         return _rating(self.redis.hgetall(self._keys(scope, player)[0]), Rating())
 
     def is_player(self, scope: str, player: str) -> bool:
-        return bool(self.redis.exists(self._keys(scope, player)[0]))
+        """Whether the player has a record or was handed a puzzle."""
+        return bool(self.redis.exists(*self._keys(scope, player)[:2]))
 
     def new_player(self, client: str) -> int:
         """Count a player `client` made today (UTC): how many it made so far."""
