@@ -23,9 +23,11 @@ run: install
 lint: install
 	$(BIN)/ruff check .
 
-# openapi.yaml is generated from the marshmallow shapes and the views' declarations (service/declare.py).
+# openapi.yaml is generated from the marshmallow shapes and the views' declarations (service/declare.py),
+# and the TypeScript client's types from it.
 openapi: install
 	$(BIN)/python -m service.contract
+	if command -v npm >/dev/null; then cd clients/typescript && (test -d node_modules || npm ci --no-audit --no-fund --silent) && npm run -s generate; fi  # the TypeScript client's types
 
 # The web page's end-to-end tests drive Debian's Chromium (through Playwright) and
 # check accessibility with axe-core, from the npm registry (package-lock.json).

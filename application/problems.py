@@ -36,6 +36,8 @@ KINDS: dict[str, tuple[int, str, str]] = {
     "unsolvable": (422, "Unsolvable", "The puzzle has no solution, so there is nothing to rate or hint."),
     "needs-a-job": (422, "Needs a longer search", "The puzzle's optimum takes longer to find than a request may "
                     "search; POST /v1/solve queues that search, and the request works once it is solved."),
+    "address-not-allowed": (422, "Address not allowed", "A webhook URL that resolves to a private, loopback or "
+                            "reserved address (or does not resolve); give a public receiver."),
     "idempotency-key-reused": (422, "Idempotency key reused", "This Idempotency-Key was used with another "
                                "request body; use a new key for a new request."),
     "request-headers-too-large": (431, "Request header fields too large", "The request's headers are over the "

@@ -109,6 +109,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         TRUSTED_PROXIES=settings.trusted_proxies,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
+        WEBHOOKS_ALLOW_PRIVATE=settings.webhooks_allow_private == "on",
     )
     app.config.update(config or {})
     settings = dataclasses.replace(settings, redis_url=app.config["REDIS_URL"])  # the tests' own Redis
@@ -137,9 +138,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
-    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving
+    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving, webhooks
 
     for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp,
-                      embed.bp):
+                      embed.bp, webhooks.bp):
         app.register_blueprint(blueprint)
     return app

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import current_app, request
 
-from application import Context, jobs
+from application import Context, jobs, webhooks
 from application.solving import Queued
 from solver.errors import InvalidInput
 from solver.formats.driftingdroids import from_driftingdroids_id
@@ -105,5 +105,7 @@ def context() -> Context:
 
 
 def accepted(queued: Queued) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """A queued job's 202: its view, where to follow it, and what is left of the quota."""
+    """A queued job's 202: its view, where to follow it, and what is left of the quota.  A key
+    with webhooks follows the job: its end is sent to them (application/webhooks.py)."""
+    webhooks.follow(context(), queued.job)
     return jobs.view(queued.job), 202, {"Location": f"/v1/jobs/{queued.job['id']}", "Retry-After": "1", **queued.quota}

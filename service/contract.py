@@ -125,6 +125,8 @@ TAGS = [
     {"name": "games", "description": "Multiplayer games: rounds, bids, solutions shown, scores, live events"},
     {"name": "service", "description": "The play page, documentation, problem types and health"},
     {"name": "embed", "description": "The embeddable puzzle (an iframe any site may show) and oEmbed"},
+    {"name": "webhooks", "description": "Signed events (Standard Webhooks) to an API key's endpoints: jobs "
+                                        "finished, days published"},
 ]
 SECURITY = {"player": {"type": "http", "scheme": "bearer",
                        "description": "The player's token from POST /v1/games, or a seat's from POST /v1/rooms"},

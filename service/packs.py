@@ -7,14 +7,14 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from application import packs
+from application import books, packs
 from solver.formats.svg import sheet_svg
 from solver.model.puzzle import Puzzle, moves_from_json
 
 from .common import SVG, accepted, context
 from .declare import JOB_LINKS, Reply, ndjson, operation
 from .errors import Problem
-from .requests.packs import IdempotencyHeader, PackQuery, PackRequest, SheetQuery
+from .requests.packs import BookQuery, IdempotencyHeader, PackQuery, PackRequest, SheetQuery
 from .shapes import Job, Pack, PackItem
 
 bp = Blueprint("packs", __name__)
@@ -73,3 +73,20 @@ def pack_sheet(pack_id: str, query: dict[str, Any]) -> Response:
         items.append((p, f"{index}. {item['code']} · {item['optimal_length']} moves", moves))
     sheet = sheet_svg(items, columns=4, title=f"Pack {pack_id}, sheet {query['page']} of {pages}")
     return Response(sheet, mimetype=SVG, headers={"Cache-Control": "private, max-age=3600"})
+
+
+PDF = "application/pdf"
+
+
+@operation(bp, "get /v1/packs/<pack_id>.pdf", "getPackBook", tag="packs", query=BookQuery,
+           summary="A finished pack as a printable book (PDF): A4 or Letter, 1 to 20 puzzles a page, numbered with "
+                   "their lengths and grades, the solutions at the back; vector boards, fonts embedded",
+           errors=(400, 404, 409, 410),
+           replies={200: Reply("The book", media={PDF: {"schema": {"type": "string", "format": "binary"}}})})
+def pack_book(pack_id: str, query: dict[str, Any]) -> Response:
+    _, puzzles = packs.read(context(), pack_id)
+    document = books.book(puzzles, f"Ricochet Robots: pack {pack_id}", query["paper"], query["per_page"],
+                          query["solutions"])
+    return Response(document, mimetype=PDF, headers={
+        "Cache-Control": "private, max-age=3600",
+        "Content-Disposition": f'inline; filename="ricochet-pack-{pack_id}.pdf"'})

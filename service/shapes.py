@@ -24,6 +24,8 @@ from solver.play.game import Scoring, TieBreak
 from solver.production.difficulty import GRADES
 from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
+from workers.webhooks import EVENTS as WEBHOOK_EVENTS
+from workers.webhooks import TEST_EVENT
 
 from .errors import KINDS
 
@@ -592,6 +594,55 @@ class OEmbed(Shape):
     thumbnail_height = fields.Integer()
 
 
+# -- webhooks (docs/webhooks.md) -------------------------------------------------------------
+
+
+class Webhook(Shape):
+    id = fields.String(required=True, metadata={"description": "wh_ and 32 hex digits"})
+    url = fields.String(required=True)
+    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_EVENTS)), required=True)
+    created = fields.Float(required=True, metadata={"description": "seconds since the epoch"})
+
+
+class NewWebhook(Webhook):
+    secret = fields.String(required=True, metadata={
+        "description": "the signing secret, whsec_ and base64 (Standard Webhooks): shown only now, keep it"})
+
+
+class Webhooks(Shape):
+    webhooks = fields.List(fields.Nested(Webhook), required=True)
+
+
+class DeliveryAttempt(Shape):
+    at = fields.Float(required=True, metadata={"description": "when it was made (seconds since the epoch)"})
+    status = fields.Integer(allow_none=True, required=True, metadata={"description": "the receiver's HTTP status"})
+    error = fields.String(allow_none=True, required=True, metadata={"description": "why it failed (null: it "
+                                                                                    "succeeded)"})
+    duration_ms = fields.Integer(required=True)
+
+
+class WebhookEvent(Open):
+    type = fields.String(required=True)
+    timestamp = fields.String(required=True)
+    data = fields.Dict(required=True)
+
+
+class Delivery(Shape):
+    id = fields.String(required=True, metadata={"description": "the message's id: webhook-id on every attempt"})
+    webhook = fields.String(required=True)
+    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_EVENTS, TEST_EVENT]))
+    state = fields.String(required=True, validate=validate.OneOf(["pending", "succeeded", "failed"]))
+    created = fields.Float(required=True)
+    next_attempt = fields.Float(allow_none=True, required=True, metadata={
+        "description": "when the next attempt is due (null once settled)"})
+    attempts = fields.List(fields.Nested(DeliveryAttempt), required=True)
+    event = fields.Nested(WebhookEvent, required=True, metadata={"description": "the body each attempt POSTs"})
+
+
+class Deliveries(Shape):
+    deliveries = fields.List(fields.Nested(Delivery), required=True, metadata={"description": "newest first"})
+
+
 class Health(Shape):
     status = fields.Constant("ok", required=True)
 
@@ -607,5 +658,6 @@ COMPONENTS: tuple[type[Schema], ...] = (
     Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
     FailedItem, FieldError, Problem, Known, PuzzleByCode, Made, RandomPuzzle, PackItem, Pack, CodedHint, DailyHint,
     DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
-    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, Health, Ready,
+    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, Webhook, NewWebhook, Webhooks,
+    DeliveryAttempt, WebhookEvent, Delivery, Deliveries, Health, Ready,
 )

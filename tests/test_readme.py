@@ -86,3 +86,4 @@ def test_every_readme_command_runs_as_printed(workdir, redis_url):
     assert len((workdir / "puzzles.jsonl").read_text().splitlines()) == 5  # generate --count 5
     pack = [json.loads(line) for line in (workdir / "pack.jsonl").read_text().splitlines()]
     assert len(pack) == 100 and all(14 <= p["optimal_length"] <= 18 for p in pack)
+    assert (workdir / "book.pdf").read_bytes().startswith(b"%PDF")  # pack --pdf

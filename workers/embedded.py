@@ -2,10 +2,14 @@
 
 It listens on 127.0.0.1 on a free port, with a random password, keeps its
 files under an instance folder, and is stopped (and waited for) on exit.
+While `ricochet serve` runs, the instance folder's run file (RUN_FILE, readable
+by its owner only) names that Redis, so that `ricochet keys` beside it finds
+the server's store (`running_redis`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -85,3 +89,32 @@ class EmbeddedRedis:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+RUN_FILE = "run.json"
+
+
+def write_run_file(instance: str | os.PathLike, redis_url: str, address: str) -> Path:
+    """Say in `instance` which private Redis the server running now (this process) uses."""
+    path = Path(instance) / RUN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds the Redis's password
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"redis_url": redis_url, "pid": os.getpid(), "address": address}, f)
+    return path
+
+
+def remove_run_file(instance: str | os.PathLike) -> None:
+    (Path(instance) / RUN_FILE).unlink(missing_ok=True)
+
+
+def running_redis(instance: str | os.PathLike) -> dict | None:
+    """The run file of a `ricochet serve` running from `instance` ({"redis_url", "pid",
+    "address"}), if its process is alive and its Redis answers; else None."""
+    try:
+        run = json.loads((Path(instance) / RUN_FILE).read_text(encoding="utf-8"))
+        os.kill(int(run["pid"]), 0)  # alive? (raises if not)
+        redis.Redis.from_url(run["redis_url"], socket_connect_timeout=2, socket_timeout=2).ping()
+    except (OSError, ValueError, KeyError, TypeError, redis.RedisError):
+        return None
+    return run

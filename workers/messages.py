@@ -120,6 +120,17 @@ class LiftTask(_Payload):
     seconds = _seconds(MAX_SECONDS)
 
 
+class DeliverTask(_Payload):
+    """ricochet.webhook_deliver: one attempt of one delivery (workers/webhooks.py)."""
+
+    hook_id = fields.String(required=True, validate=validate.Length(1, 64))
+    message_id = fields.String(required=True, validate=validate.Length(1, 64))
+
+
+class WebhookSweep(_Payload):
+    """ricochet.webhook_sweep: the beat's; no payload."""
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """One task's message: its name, the schema of its payload, its queue, and
@@ -163,5 +174,9 @@ CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
 CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
 CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
 
+WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask)
+WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, every=5.0)  # a lost attempt waits about this long
+
 TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
-                                      RECOVER_CHUNKS, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT)}
+                                      RECOVER_CHUNKS, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,
+                                      WEBHOOK_DELIVER, WEBHOOK_SWEEP)}

@@ -11,6 +11,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
+from solver.production.packs import PACK_THEMES, fitting_lengths
 
 MAX_PACK = 1000
 MAX_PACK_LENGTH = 30  # what pools and the bank hold decides what a pack can have (API: 422 beyond)
@@ -86,10 +87,27 @@ class PackRequest(Schema):
                                                                         error="must be turn or none"),
                              metadata={"description": "the ricochet rule of every puzzle in the pack"})
 
+    # A band of starting ratings and a theme (docs/ratings.md): left out, a pack is as it always was.
+    min_rating = StrictInt(validate=_range(400, 3600), metadata={
+        "description": "only puzzles starting at this rating or above (the prior from length and robots moved)"})
+    max_rating = StrictInt(validate=_range(400, 3600), metadata={"description": "only puzzles starting at this "
+                                                                               "rating or below"})
+    theme = fields.String(validate=validate.OneOf(PACK_THEMES, error="must be one of " + ", ".join(PACK_THEMES) +
+                                                  " (the others need every solution listed: GET /v1/puzzles/next)"),
+                          metadata={"description": "only puzzles with this theme, as their solution shows it"})
+
     @validates_schema
     def _lengths(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data["min_length"] > data["max_length"]:
             raise ValidationError("must not exceed max_length", "min_length")
+        if data.get("min_rating", 0) > data.get("max_rating", 3600):
+            raise ValidationError("must not exceed max_rating", "min_rating")
+        if not fitting_lengths(data, data["min_length"], data["max_length"], data.get("robots", 4)):
+            raise ValidationError(f"no puzzle of {data['min_length']} to {data['max_length']} moves fits this rating "
+                                  "band and theme (a puzzle starts about 1500 at 6 moves, 110 more a move, 40 more a "
+                                  "robot moved): widen them or the lengths",
+                                  "min_rating" if "min_rating" in data else "max_rating" if "max_rating" in data
+                                  else "theme")
 
     @validates_schema
     def _board(self, data: dict[str, Any], **kwargs: Any) -> None:

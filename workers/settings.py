@@ -172,6 +172,16 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "what ratings learn from play alone)."),
     Setting("RICOCHET_POOLS", "0", "a whole number from 0 to 10000", _number(int, 0, 10_000),
             "Pools per ricochet option the beat grows beyond the starter set, one analysis at a time."),
+    Setting("RICOCHET_WEBHOOKS_ALLOW_PRIVATE", "off", "on or off", _choice("on", "off"),
+            "Webhook URLs that resolve to private, loopback or link-local addresses: refused (off, 422) or "
+            "allowed (on: tests, a receiver on the same network)."),
+    Setting("RICOCHET_WEBHOOKS_RETRY", "5", "seconds, a number from 0.01 to 3600", _number(float, 0.01, 3600),
+            "A webhook delivery's first retry comes this long after a failed attempt; each next one 4 times later "
+            "(with 9 attempts and 5 s: 5 s, 20 s, ... 23 h, about 30 hours in all)."),
+    Setting("RICOCHET_WEBHOOKS_ATTEMPTS", "9", "a whole number from 1 to 20", _number(int, 1, 20),
+            "Attempts of a webhook delivery before it is given up as failed."),
+    Setting("RICOCHET_WEBHOOKS_TIMEOUT", "10", "seconds, a number from 0.5 to 30", _number(float, 0.5, 30),
+            "How long a webhook receiver may take to answer one attempt."),
 )}
 
 
@@ -211,6 +221,10 @@ class Settings:
     job_state_mb: int = _field("RICOCHET_JOB_STATE_MB")
     board_cache_mb: int = _field("RICOCHET_BOARD_CACHE_MB")
     picture_cache_mb: int = _field("RICOCHET_PICTURE_CACHE_MB")
+    webhooks_allow_private: str = _field("RICOCHET_WEBHOOKS_ALLOW_PRIVATE")
+    webhooks_retry: float = _field("RICOCHET_WEBHOOKS_RETRY")
+    webhooks_attempts: int = _field("RICOCHET_WEBHOOKS_ATTEMPTS")
+    webhooks_timeout: float = _field("RICOCHET_WEBHOOKS_TIMEOUT")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -7,14 +7,15 @@ is the use cases'; nothing here touches a store."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import task_postrun, task_received
+from celery.signals import task_postrun, task_received, worker_ready
 
-from application import Context, catalogue, daily, packs, pools, solving
+from application import Context, catalogue, daily, packs, pools, solving, webhooks
 from application.running import refuse
 from solver.errors import InvalidInput
 
@@ -32,8 +33,11 @@ from .messages import (
     PRECOMPUTE_DAILY,
     RECOVER_CHUNKS,
     SOLVE,
+    WEBHOOK_DELIVER,
+    WEBHOOK_SWEEP,
     TaskSpec,
 )
+from .webhooks import Policy
 
 log = logging.getLogger(__name__)
 
@@ -136,3 +140,54 @@ def chunk_received(request: Any = None, **_: Any) -> None:
         packs.chunk_received(context(request.task.app), payload["job_id"], payload["items"])
     except Exception:  # a heartbeat must never cost the worker its message
         log.warning("no heartbeat for a received pack chunk", exc_info=True)
+
+
+# Webhooks (application/webhooks.py): one attempt of a delivery, which sends itself
+# again with a countdown when the next is soon; the beat's sweep (and each worker
+# as it starts) sends every delivery due and announces what a lost worker left
+# unannounced; a job's event as soon as the task that settled it returns.
+JOB_TASKS = frozenset({SOLVE.name, PACK.name, PACK_CHUNK.name})
+
+
+@task(WEBHOOK_DELIVER, acks_late=True)
+def deliver(app: Ricochet, hook_id: str, message_id: str) -> float | None:
+    return webhooks.deliver(context(app), hook_id, message_id, Policy.of(app.settings),
+                            app.settings.visibility_timeout / 2)
+
+
+@task(WEBHOOK_SWEEP)
+def sweep(app: Ricochet) -> int:
+    return webhooks.sweep(context(app), dt.datetime.now(dt.UTC).date())
+
+
+def _job_id(args: Any, kwargs: Any) -> str | None:
+    """The job a job task works for: its first argument, or `job_id` (a payload's)."""
+    first = (args or [None])[0] if not (kwargs or {}).get("job_id") else kwargs["job_id"]
+    if isinstance(first, dict):
+        first = first.get("job_id")
+    return first if isinstance(first, str) else None
+
+
+@task_postrun.connect
+def announce_settled(task: Any = None, args: Any = None, kwargs: Any = None, **_: Any) -> None:
+    if task is None or task.name not in JOB_TASKS:
+        return
+    job_id = _job_id(args, kwargs)
+    if job_id is None or not isinstance(task.app, Ricochet):
+        return
+    try:
+        webhooks.announce_settled(context(task.app), job_id)
+    except Exception:  # the sweep announces it instead: a task's end must not fail for this
+        log.warning("could not announce job %s's event now", job_id, exc_info=True)
+
+
+@worker_ready.connect
+def resume(sender: Any = None, **_: Any) -> None:
+    """A worker that starts resumes what was pending (a worker killed mid-delivery)."""
+    app = getattr(sender, "app", None)
+    if not isinstance(app, Ricochet):
+        return
+    try:
+        app.send(WEBHOOK_SWEEP, {})
+    except Exception:
+        log.warning("could not queue the webhook sweep", exc_info=True)

@@ -65,11 +65,11 @@ def each(path: str, jsonl: bool, judge: Callable[[Any], dict[str, Any]]) -> int:
     return status
 
 
-def context() -> Any:
+def context(redis_url: str | None = None) -> Any:
     """The use cases' Context for a command: the deployment's stores, pools and
-    queue with REDIS_URL set (wired by the Celery app's factory, as the server's
-    are), else none (what play made of a puzzle is then a new puzzle's);
-    settings read and checked as a server reads them."""
+    queue with REDIS_URL set, or at `redis_url` (wired by the Celery app's
+    factory, as the server's are), else none (what play made of a puzzle is then
+    a new puzzle's); settings read and checked as a server reads them."""
     from application import Context
     from solver.production.pools import Library, shipped
     from workers.answers import Answers
@@ -77,19 +77,20 @@ def context() -> Any:
 
     settings = settings_or_exit()
     celery = None
-    if settings.redis_url:
+    if redis_url or settings.redis_url:
         from workers.app import make_celery
 
-        celery = make_celery(settings.redis_url, settings, patient=False)
+        celery = make_celery(redis_url or settings.redis_url, settings, patient=False)
     stores = celery.stores if celery is not None else None
     return Context(stores=stores, pools=Library(shipped() + ([stores.pools] if stores else [])),
                    answers=Answers(stores, settings.solve_time_budget), rating_prior=settings.rating_prior == "on",
                    send=celery.send if celery is not None else None)
 
 
-def deployment(why: str) -> Any:
-    """The Context of the deployment at REDIS_URL; without one, InputError saying `why` it is needed."""
-    ctx = context()
+def deployment(why: str, redis_url: str | None = None) -> Any:
+    """The Context of the deployment at REDIS_URL (or `redis_url`); without one,
+    InputError saying `why` it is needed."""
+    ctx = context(redis_url)
     if ctx.stores is None:
         raise InputError(why)
     return ctx

@@ -1,5 +1,7 @@
-"""`ricochet keys`: issue, list and revoke API keys (REDIS_URL names the Redis the
-service uses).  A client sends its key as `X-API-Key`; an unknown or revoked key
+"""`ricochet keys`: issue, list and revoke API keys in the Redis the service uses:
+REDIS_URL's, else the private one of a `ricochet serve` running from the
+instance folder (its run file names it), so that beside `make run` one command
+issues a key.  A client sends its key as `X-API-Key`; an unknown or revoked key
 is refused with 401, and a client without a key is its address."""
 
 from __future__ import annotations
@@ -8,13 +10,17 @@ import argparse
 import datetime as dt
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .common import EXIT_FAILED, EXIT_OK, InputError, deployment
 
 
 def add(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("keys", help="issue, list and revoke API keys (REDIS_URL names the Redis)")
+    p = sub.add_parser("keys", help="issue, list and revoke API keys (in REDIS_URL's Redis, else that of the "
+                                    "`ricochet serve` running from --instance)")
+    p.add_argument("--instance", default="instance",
+                   help="the folder of a running `ricochet serve` without REDIS_URL (default: instance, as serve's)")
     actions = p.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="issue a key: printed once, stored only as a hash")
     create.add_argument("name", help="who the key is for (unique; 1-64 of A-Z a-z 0-9 . _ -)")
@@ -30,14 +36,24 @@ def add(sub: argparse._SubParsersAction) -> None:
     revoke.set_defaults(run=run_revoke)
 
 
-def _stores() -> Any:  # the stores, opened late: the other commands need no Redis
+def _stores(args: argparse.Namespace) -> Any:  # the stores, opened late: the other commands need no Redis
+    from workers.embedded import RUN_FILE, running_redis
     from workers.settings import settings_or_exit
 
-    return deployment("keys live in the service's Redis: set REDIS_URL").stores, settings_or_exit()
+    settings, url = settings_or_exit(), None
+    if not settings.redis_url:  # the private Redis of a `ricochet serve` running here, if any
+        run = running_redis(args.instance)
+        if run is None:
+            raise InputError(f"keys live in the service's Redis: set REDIS_URL, or run this beside a running "
+                             f"`ricochet serve` (no server is running from {args.instance}/{RUN_FILE}; give its "
+                             "--instance)")
+        url = run["redis_url"]
+        print(f"ricochet: the private Redis of the server at {run['address']} (pid {run['pid']})", file=sys.stderr)
+    return deployment("keys live in the service's Redis: set REDIS_URL", url).stores, settings
 
 
-def _keys() -> Any:
-    return _stores()[0].keys
+def _keys(args: argparse.Namespace) -> Any:
+    return _stores(args)[0].keys
 
 
 def _held(stores: Any, settings: Any) -> int:
@@ -49,6 +65,22 @@ def _held(stores: Any, settings: Any) -> int:
     return EXIT_OK
 
 
+def announce(instance: str, redis_url: str, address: str) -> None:
+    """`ricochet serve` with a private Redis: the run file `ricochet keys` finds it by, and how to issue a key."""
+    from workers.embedded import write_run_file
+
+    write_run_file(instance, redis_url, address)
+    command = sys.argv[0] if Path(sys.argv[0]).name == "ricochet" else "ricochet"  # as it was run: .venv/bin/...
+    where = "" if instance == "instance" else f" --instance {instance}"
+    print(f"ricochet: issue an API key for this server with: {command} keys{where} create NAME", file=sys.stderr)
+
+
+def forget(instance: str) -> None:
+    from workers.embedded import remove_run_file
+
+    remove_run_file(instance)
+
+
 def run_create(args: argparse.Namespace) -> int:
     name = args.name
     if not (1 <= len(name) <= 64 and all(c.isascii() and (c.isalnum() or c in "._-") for c in name)):
@@ -57,7 +89,7 @@ def run_create(args: argparse.Namespace) -> int:
               if value is not None}
     if any(v < 0 for v in quotas.values()):
         raise InputError("quotas are whole numbers from 0")
-    stores, settings = _stores()
+    stores, settings = _stores(args)
     try:
         key, _ = stores.keys.create(name, quotas)
     except ValueError as e:
@@ -68,14 +100,14 @@ def run_create(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    for record in _keys().all():
+    for record in _keys(args).all():
         created = dt.datetime.fromtimestamp(record["created"], dt.UTC).isoformat(timespec="seconds")
         print(json.dumps({"name": record["name"], "created": created, "quotas": record["quotas"]}))
     return EXIT_OK
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    stores, settings = _stores()
+    stores, settings = _stores(args)
     if not stores.keys.revoke(args.name):
         print(f"ricochet: no key named {args.name!r}", file=sys.stderr)
         return EXIT_FAILED

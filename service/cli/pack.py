@@ -27,7 +27,16 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--robots", type=int, choices=(4, 5), default=4, help="robots (default 4)")
     p.add_argument("--ricochet", choices=Ricochet.options(), default=Ricochet.TURN.value,
                    help="the ricochet rule (default turn)")
+    p.add_argument("--min-rating", type=int, help="only puzzles starting at this rating or above (400 to 3600)")
+    p.add_argument("--max-rating", type=int, help="only puzzles starting at this rating or below (400 to 3600)")
+    p.add_argument("--theme", help="only puzzles with this theme: long, short, solo, very-long or vortex")
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
+    p.add_argument("--pdf", metavar="FILE", help="also write the pack as a printable book (PDF) to FILE; '-' "
+                                                 "writes it to standard output instead of the JSON lines")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the book's paper (default a4)")
+    p.add_argument("--per-page", type=int, choices=(1, 2, 4, 6, 9, 12, 20), default=4,
+                   help="the book's puzzles a page (default 4)")
+    p.add_argument("--no-solutions", action="store_true", help="the book without its solutions at the back")
     p.set_defaults(run=run)
 
 
@@ -45,17 +54,39 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.jobs <= 64:
         raise InputError("--jobs must be from 1 to 64")
     try:
+        wanted = {k: v for k, v in (("min_rating", args.min_rating), ("max_rating", args.max_rating),
+                                    ("theme", args.theme)) if v is not None}
         request = load(PackRequest(), {"count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed,
-                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet})
+                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet,
+                                      **wanted})
     except InvalidInput as e:
         raise InputError(str(e)) from None
     ctx = context()
-    failed = 0
+    failed, made = 0, []
     with progress_bar(args.count, "pack", " puzzles") as bar:
         for index, item in make(request, processes=args.jobs, progress=bar.update):
             if isinstance(item, str):
                 failed += 1
                 bar.write(f"ricochet: item {index}: {item}", file=sys.stderr)
                 continue
-            print(json.dumps(described(ctx, [{**item, "index": index}])[0], separators=(",", ":")), flush=True)
+            made.append(described(ctx, [{**item, "index": index}])[0])
+            if args.pdf != "-":
+                print(json.dumps(made[-1], separators=(",", ":")), flush=True)
+    if args.pdf is not None:
+        _write_book(args, made)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _write_book(args: argparse.Namespace, items: list[dict]) -> None:
+    from application.books import book
+
+    title = f"Ricochet Robots: {len(items)} puzzles of {args.min_length if args.length is None else args.length}" \
+            f"{'' if args.length is not None else f' to {args.max_length}'} moves (seed {args.seed})"
+    document = book(items, title, args.paper, args.per_page, not args.no_solutions)
+    if args.pdf == "-":
+        sys.stdout.buffer.write(document)
+        sys.stdout.flush()
+        return
+    with open(args.pdf, "wb") as f:
+        f.write(document)
+    print(f"ricochet: the book is in {args.pdf} ({len(document) // 1024} KiB)", file=sys.stderr)

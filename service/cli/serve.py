@@ -20,7 +20,7 @@ from pathlib import Path
 
 from workers.settings import settings_or_exit
 
-from . import front, worker
+from . import front, keys, worker
 
 FIRST_DELAY, LONGEST_DELAY = 1.0, 60.0  # seconds before a dead process starts again (doubling)
 STEADY = 60.0  # seconds a process must run for its next restart to wait FIRST_DELAY again
@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             kept += _workers(env, Path(args.instance))
             _say(f"private Redis on 127.0.0.1:{embedded.port} (maxmemory {embedded.maxmemory}), "
                  "one worker and the beat")
+            keys.announce(args.instance, embedded.url, f"http://{args.host}:{args.port}")
         env.setdefault("RICOCHET_ACCESS_LOG", "")
         bind = f"{args.host}:{args.port}"
         if front.available():
@@ -147,5 +148,6 @@ def run(args: argparse.Namespace) -> int:
         for part in kept:
             part.stop()
         if embedded is not None:
+            keys.forget(args.instance)
             embedded.stop()
     return 0

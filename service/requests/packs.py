@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
+from application.books import GRIDS, PAPERS
 from workers.schemas import PackRequest
 
 from . import Lenient, Strict
 
-__all__ = ["IdempotencyHeader", "PackQuery", "PackRequest", "SheetQuery"]
+__all__ = ["BookQuery", "IdempotencyHeader", "PackQuery", "PackRequest", "SheetQuery"]
 
 
 class IdempotencyHeader(Lenient):
@@ -33,3 +34,16 @@ class SheetQuery(Strict):
                           error_messages={"invalid": "must be an integer"})
     solution = fields.Boolean(load_default=False, error_messages={"invalid": "must be true or false"},
                               metadata={"description": "draw each puzzle's optimal solution"})
+
+
+class BookQuery(Strict):
+    """GET /v1/packs/{id}.pdf: the paper, puzzles a page, and whether the solutions follow."""
+
+    paper = fields.String(load_default="a4", validate=validate.OneOf(list(PAPERS), error="must be a4 or letter"),
+                          metadata={"description": "A4 or US Letter"})
+    per_page = fields.Integer(load_default=4, validate=validate.OneOf(list(GRIDS), error="must be one of "
+                                                                      + ", ".join(map(str, GRIDS))),
+                              error_messages={"invalid": "must be an integer"},
+                              metadata={"description": "puzzles a page"})
+    solutions = fields.Boolean(load_default=True, error_messages={"invalid": "must be true or false"},
+                               metadata={"description": "the solutions at the back"})

@@ -133,27 +133,39 @@ def _cells(board: Board) -> str:
     return "<g>" + "".join(parts) + "</g>"
 
 
-def _walls(board: Board) -> str:
-    parts = []
-    stroke = 'stroke="#2a2118" stroke-width="5" stroke-linecap="round"'
+def wall_segments(board: Board) -> list[tuple[float, float, float, float]]:
+    """Every wall as a segment (x1, y1, x2, y2) in the drawing's units (CELL a
+    cell): inner walls, then the outer edge with gaps where the board opens."""
+    out = []
     for x, y, side in board.walls_in_order():
         if side == "E":
-            x1, y1, x2, y2 = (x + 1) * CELL, y * CELL, (x + 1) * CELL, (y + 1) * CELL
+            out.append(((x + 1) * CELL, y * CELL, (x + 1) * CELL, (y + 1) * CELL))
         else:
-            x1, y1, x2, y2 = x * CELL, (y + 1) * CELL, (x + 1) * CELL, (y + 1) * CELL
-        parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {stroke}/>')
-    # The outer edge, with gaps where the board has openings.
+            out.append((x * CELL, (y + 1) * CELL, (x + 1) * CELL, (y + 1) * CELL))
     for x in range(board.width):
         for y, side, yy in ((0, "N", 0), (board.height - 1, "S", board.height)):
             if board.has_wall((x, y), side):
-                parts.append(f'<line x1="{x * CELL}" y1="{yy * CELL}" x2="{(x + 1) * CELL}" '
-                             f'y2="{yy * CELL}" {stroke}/>')
+                out.append((x * CELL, yy * CELL, (x + 1) * CELL, yy * CELL))
     for y in range(board.height):
         for x, side, xx in ((0, "W", 0), (board.width - 1, "E", board.width)):
             if board.has_wall((x, y), side):
-                parts.append(f'<line x1="{xx * CELL}" y1="{y * CELL}" x2="{xx * CELL}" '
-                             f'y2="{(y + 1) * CELL}" {stroke}/>')
-    return "<g>" + "".join(parts) + "</g>"
+                out.append((xx * CELL, y * CELL, xx * CELL, (y + 1) * CELL))
+    return out
+
+
+def _walls(board: Board) -> str:
+    stroke = 'stroke="#2a2118" stroke-width="5" stroke-linecap="round"'
+    return "<g>" + "".join(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {stroke}/>'
+                           for x1, y1, x2, y2 in wall_segments(board)) + "</g>"
+
+
+def shape_points(symbol: str, cx: float, cy: float, r: float) -> list[tuple[float, float]]:
+    """The corners of a target's triangle or hexagon ([] for other symbols)."""
+    if symbol == "triangle":
+        return [(cx, cy - r), (cx + r * 0.95, cy + r * 0.7), (cx - r * 0.95, cy + r * 0.7)]
+    if symbol == "hexagon":
+        return [(cx + r * math.cos(math.pi / 3 * k), cy + r * math.sin(math.pi / 3 * k)) for k in range(6)]
+    return []
 
 
 def _shape(symbol: str, cx: float, cy: float, r: float, fill: str, stroke: str) -> str:
@@ -163,11 +175,8 @@ def _shape(symbol: str, cx: float, cy: float, r: float, fill: str, stroke: str) 
     if symbol == "square":
         s = r * 1.5
         return f'<rect x="{cx - s / 2}" y="{cy - s / 2}" width="{s}" height="{s}" {paint}/>'
-    if symbol == "triangle":
-        pts = [(cx, cy - r), (cx + r * 0.95, cy + r * 0.7), (cx - r * 0.95, cy + r * 0.7)]
-    elif symbol == "hexagon":
-        pts = [(cx + r * math.cos(math.pi / 3 * k), cy + r * math.sin(math.pi / 3 * k)) for k in range(6)]
-    else:
+    pts = shape_points(symbol, cx, cy, r)
+    if not pts:
         return ""
     return f'<polygon points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in pts)}" {paint}/>'
 
@@ -241,12 +250,13 @@ def _chip(board: Board, puzzle: Puzzle) -> str:
     return f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="#f8f4ea" stroke="#999" stroke-width="1.5"/>{inner}'
 
 
-def _solution(puzzle: Puzzle, moves: Sequence[Move]) -> str:
+def solution_paths(puzzle: Puzzle, moves: Sequence[Move]) -> list[tuple[str, list[tuple[float, float]]]]:
+    """Each move's robot and the centres it slides through (offset per robot so
+    that crossing paths stay apart), up to the first move that cannot be played."""
     board = puzzle.board
     cells = {c: board.index(cell) for c, cell in puzzle.robots}
-    parts = []
-    labels = []
-    for n, move in enumerate(moves, 1):
+    out = []
+    for move in moves:
         if move.robot not in cells:
             break
         start = cells[move.robot]
@@ -257,13 +267,20 @@ def _solution(puzzle: Puzzle, moves: Sequence[Move]) -> str:
             break
         cells[move.robot] = result[0]
         offset = (list(FILL).index(move.robot) - 2) * 3  # keep crossing paths apart
-        pts = [_centre(board.cell(i)) for i in [start] + path]
-        pts = [(x + offset, y + offset) for x, y in pts]
+        centres = (_centre(board.cell(i)) for i in [start] + path)
+        out.append((move.robot, [(x + offset, y + offset) for x, y in centres]))
+    return out
+
+
+def _solution(puzzle: Puzzle, moves: Sequence[Move]) -> str:
+    parts = []
+    labels = []
+    for n, (robot, pts) in enumerate(solution_paths(puzzle, moves), 1):
         parts.append(f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" '
-                     f'stroke="{FILL[move.robot]}" stroke-width="4" stroke-linejoin="round" '
+                     f'stroke="{FILL[robot]}" stroke-width="4" stroke-linejoin="round" '
                      f'stroke-opacity="0.85" marker-end="url(#arrow)"/>')
         lx, ly = pts[-1]
         labels.append(f'<g><circle cx="{lx + 11}" cy="{ly - 11}" r="8" fill="#fff" '
-                      f'stroke="{DARK[move.robot]}" stroke-width="1.5"/><text x="{lx + 11}" y="{ly - 7.5}" '
+                      f'stroke="{DARK[robot]}" stroke-width="1.5"/><text x="{lx + 11}" y="{ly - 7.5}" '
                       f'text-anchor="middle" font-size="10" font-weight="bold" fill="#000">{n}</text></g>')
     return "<g>" + "".join(parts) + "".join(labels) + "</g>"

@@ -14,20 +14,25 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
-from solver.model.puzzle import Puzzle, Ricochet, Rules
+from solver.model.puzzle import Move, Puzzle, Ricochet, Rules, moves_from_json
+from solver.play.glicko import prior
 from solver.production import bank
 from solver.production.generate import generate
 from solver.production.generated import Generated, NoPuzzleFound
 from solver.production.pools import Entry, Library, Pool, shipped
+from solver.production.themes import themes, themes_of_length
 from solver.search.solve import Cancel
 
+WANTED = ("min_rating", "max_rating", "theme")  # what a request may narrow a pack to, beside its lengths
+PACK_THEMES = ("long", "short", "solo", "very-long", "vortex")  # the themes a pack item's one solution shows
+LENGTH_THEMES = ("long", "short", "very-long")
 CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
 
 
@@ -63,10 +68,35 @@ def variety_key(item: dict[str, Any]) -> str:
 Pick = tuple[Pool | None, int, dict[str, Any] | None]
 
 
+def fits(request: dict[str, Any], p: Puzzle, moves: Sequence[Move]) -> bool:
+    """Whether a puzzle and its optimal solution fit the request's rating band and
+    theme (if it asks for them): the rating it starts at (glicko.prior, from its
+    length and the robots the solution moves) and the themes that solution shows."""
+    if "min_rating" in request or "max_rating" in request:
+        rating = prior(len(moves), len({m.robot for m in moves})).value
+        if not request.get("min_rating", 0) <= rating <= request.get("max_rating", 9999):
+            return False
+    return "theme" not in request or request["theme"] in themes(p, moves, thorough=False)
+
+
+def fitting_lengths(request: dict[str, Any], lo: int, hi: int, robots: int) -> list[int]:
+    """The lengths from lo to hi whose puzzles can fit the request's rating band and
+    theme (all of them without either): the band holds the rating a puzzle of that
+    length starts at with some number of robots moved (one for a solo), and a
+    theme of length holds that length."""
+    low, high = request.get("min_rating", 0), request.get("max_rating", 9999)
+    theme = request.get("theme")
+    moved = [1] if theme == "solo" else range(1, robots + 1)
+    return [n for n in range(lo, hi + 1) if any(low <= prior(n, k).value <= high for k in moved)
+            and (theme not in LENGTH_THEMES or theme in themes_of_length(n))]
+
+
 def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: Ricochet, seed: int | str,
-         library: Library | None) -> list[Planned]:
-    rng = random.Random(f"pack-plan:{seed}:{lo}:{hi}:{board}:{robots}:{ricochet}")
-    lengths = list(range(lo, hi + 1))
+         library: Library | None, wanted: dict[str, Any] | None = None) -> list[Planned]:
+    """`wanted`: the request's rating band and theme, if any; then only picks that fit."""
+    extra = f":{sorted(wanted.items())}" if wanted else ""  # a pack without them is drawn as it always was
+    rng = random.Random(f"pack-plan:{seed}:{lo}:{hi}:{board}:{robots}:{ricochet}{extra}")
+    lengths = fitting_lengths(wanted or {}, lo, hi, robots) or list(range(lo, hi + 1))
     rng.shuffle(lengths)
     sources = _sources(lo, hi, board, robots, ricochet, library)
     queues: dict[int, Iterator[Pick]] = {n: _turns(sources.get(n, {}), rng) for n in lengths}
@@ -77,7 +107,7 @@ def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: Ric
         pick = None
         for candidate in queues[n]:
             keys = _keys(candidate)
-            if taken.isdisjoint(keys):
+            if taken.isdisjoint(keys) and (not wanted or fits(wanted, *_drawn(candidate))):
                 taken.update(keys)
                 pick = candidate
                 break
@@ -107,14 +137,17 @@ def _sources(lo: int, hi: int, board: str, robots: int, ricochet: Ricochet,
     return out
 
 
+def _drawn(pick: Pick) -> tuple[Puzzle, tuple[Move, ...]]:
+    pool, row, entry = pick
+    if pool is not None:
+        return pool.puzzle(row), tuple(pool.moves(row))
+    return Puzzle.from_code(entry["code"]), tuple(bank.solution_of(entry))
+
+
 def _keys(pick: Pick) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """What no two picks of a pack share: the position (one puzzle may be held by
     two sources, each with its own optimal solution) and, on a pair, the solution."""
-    pool, row, entry = pick
-    if pool is not None:
-        p, moves = pool.puzzle(row), tuple(pool.moves(row))
-    else:
-        p, moves = Puzzle.from_code(entry["code"]), tuple(bank.solution_of(entry))
+    p, moves = _drawn(pick)
     return ("position", p.code()), ("solution", p.board.spec, p.goal.cell, moves)
 
 
@@ -141,8 +174,10 @@ def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
 
 def plan_for(request: dict[str, Any], library: Library | None) -> list[Planned]:
     """The plan of a pack request (the fields of POST /v1/packs, defaults filled in)."""
+    wanted = {k: request[k] for k in WANTED if k in request}
     return plan(request["count"], request["min_length"], request["max_length"], board=request["board"],
-                robots=request["robots"], ricochet=Ricochet(request["ricochet"]), seed=request["seed"], library=library)
+                robots=request["robots"], ricochet=Ricochet(request["ricochet"]), seed=request["seed"], library=library,
+                wanted=wanted)
 
 
 def item(request: dict[str, Any], planned: Planned, library: Library | None,
@@ -158,9 +193,10 @@ def searched_item(request: dict[str, Any], index: int, length: int, library: Lib
     """A pack item the pools could not fill: searched for, a pure function of the
     request, the index and the attempt (a retry after a clash with another item)."""
     suffix = f":{attempt}" if attempt else ""
+    target = "vortex" if request.get("theme") == "vortex" else "any"  # the one theme a search can aim at
     g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(ricochet=request["ricochet"]),
                  seed=f"pack:{request['seed']}:{index}{suffix}", max_evaluations=5000, pools=library,
-                 draw_from_pools=False, cancel=cancel)
+                 draw_from_pools=False, cancel=cancel, target=target)
     return g.to_json()
 
 
@@ -179,11 +215,21 @@ def settle(request: dict[str, Any], index: int, length: int, library: Library | 
     try:
         for attempt in range(CLASH_RETRIES + 1):
             item = search(request, index, length, library, cancel, attempt)
-            if claim(variety_key(item), index):
+            if _fits_item(request, item) and claim(variety_key(item), index):
                 return item
+        if any(k in request for k in WANTED):
+            raise NoPuzzleFound(f"the pools hold too few that fit the rating band and theme asked, and "
+                                f"{CLASH_RETRIES + 1} searched ones did not fit or repeated another")
         raise NoPuzzleFound(f"every puzzle found repeats another of the pack ({CLASH_RETRIES + 1} tries)")
     except (InvalidInput, NoPuzzleFound) as e:
         return f"no puzzle of {length} moves: {e}"
+
+
+def _fits_item(request: dict[str, Any], item: dict[str, Any]) -> bool:
+    if not any(k in request for k in WANTED):
+        return True
+    p = Puzzle.from_json({k: item[k] for k in ("board", "robots", "target", "rules")})
+    return fits(request, p, moves_from_json(item["solution"]))
 
 
 def _first_try(job: tuple[dict[str, Any], int, int]) -> tuple[int, dict[str, Any] | str]:

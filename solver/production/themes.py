@@ -41,7 +41,7 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     `thorough` (a pack's thousand puzzles): only what the puzzle and that
     solution show at once (its length, the vortex, solo), no search."""
     length = len(moves)
-    found = set(_by_length(length))
+    found = set(themes_of_length(length))
     if p.goal.colour is None:
         found.add("vortex")
     if not thorough:
@@ -68,7 +68,8 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     return sorted(found)
 
 
-def _by_length(length: int) -> list[str]:
+def themes_of_length(length: int) -> list[str]:
+    """The themes a puzzle has by its optimal length alone."""
     return ["short"] if length <= 4 else ["long"] if 12 <= length <= 17 else ["very-long"] if length >= 18 else []
 
 

@@ -24,6 +24,7 @@ from .ratings import RatingStore
 from .rooms import RoomStore
 from .rounds import RoundStore
 from .slots import SlotStore
+from .webhooks import WebhookStore
 
 __all__ = ["JOB_STATES", "UNREACHABLE", "Sentinels", "Stores", "Unavailable"]
 
@@ -46,6 +47,7 @@ class Stores:
         self.rooms = RoomStore(client)
         self.rounds = RoundStore(client)
         self.slots = SlotStore(client)
+        self.webhooks = WebhookStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False, sentinels: Sentinels | None = None) -> Stores:

@@ -1,0 +1,168 @@
+"""Webhooks and their deliveries.
+
+`webhook:<id>` holds an endpoint (its owner, the API key's name; URL, events,
+signing secret); `webhooks:<owner>` the ids an owner registered, and
+`webhooks:event:<type>` those that want a deployment-wide event (a day
+published).  A delivery (`webhook:delivery:<hook>:<message>`) is one event
+for one endpoint with its attempts; `webhook:deliveries:<hook>` lists them by
+time, and `webhook:due` orders every pending one by its next attempt, so a
+delivery whose worker died is found again by the sweep.  A lease
+(`webhook:lease:<hook>:<message>`) lets one worker at a time attempt it.
+Jobs a client with webhooks queued are followed (`webhook:followers:<job>`,
+`webhook:watched`) until their event is announced (`webhook:announced:<event>`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .base import Client, dump, load, optimistic
+
+KEEP = 8 * 24 * 3600     # deliveries, followers and announcements: past the day of retries
+LISTED = 100             # deliveries kept listed per endpoint, newest first
+PENDING, SUCCEEDED, FAILED = "pending", "succeeded", "failed"
+
+
+def _member(hook_id: str, message_id: str) -> str:
+    return f"{hook_id}:{message_id}"
+
+
+class WebhookStore:
+    def __init__(self, client: Client) -> None:
+        self.redis = client
+
+    # -- endpoints ---------------------------------------------------------------------------
+
+    def add(self, record: dict[str, Any], global_events: tuple[str, ...]) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.set(f"webhook:{record['id']}", dump("webhook", record))
+            pipe.sadd(f"webhooks:{record['owner']}", record["id"])
+            for event in set(record["events"]) & set(global_events):
+                pipe.sadd(f"webhooks:event:{event}", record["id"])
+            pipe.execute()
+
+    def get(self, hook_id: str) -> dict[str, Any] | None:
+        return load(self.redis.get(f"webhook:{hook_id}"), "webhook")
+
+    def owned(self, owner: str) -> list[dict[str, Any]]:
+        ids = sorted(i.decode() for i in self.redis.smembers(f"webhooks:{owner}"))
+        found = [load(raw, "webhook") for raw in (self.redis.mget([f"webhook:{i}" for i in ids]) if ids else [])]
+        return sorted((h for h in found if h is not None), key=lambda h: h["created"])
+
+    def count(self, owner: str) -> int:
+        return int(self.redis.scard(f"webhooks:{owner}"))
+
+    def subscribed(self, event: str) -> list[dict[str, Any]]:
+        """The endpoints of every owner that want a deployment-wide event."""
+        ids = sorted(i.decode() for i in self.redis.smembers(f"webhooks:event:{event}"))
+        found = [self.get(i) for i in ids]
+        return [h for h in found if h is not None]
+
+    def remove(self, record: dict[str, Any]) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.delete(f"webhook:{record['id']}")
+            pipe.srem(f"webhooks:{record['owner']}", record["id"])
+            for event in record["events"]:
+                pipe.srem(f"webhooks:event:{event}", record["id"])
+            pipe.execute()
+
+    # -- deliveries ----------------------------------------------------------------------------
+
+    def enqueue(self, hook_id: str, message_id: str, event: str, body: str) -> bool:
+        """A pending delivery of `body` (the event, signed as it is) to an endpoint, due
+        now; False when that message was already queued for it (announced twice)."""
+        now = time.time()
+        delivery = {"id": message_id, "webhook": hook_id, "type": event, "body": body, "created": now,
+                    "state": PENDING, "next_attempt": now, "attempts": []}
+        key = f"webhook:delivery:{hook_id}:{message_id}"
+        created = bool(self.redis.set(key, dump("delivery", delivery), nx=True, ex=KEEP))
+        if not created:  # announced again after a crash: pending still means due
+            delivery = self.delivery(hook_id, message_id) or {"state": SUCCEEDED}
+            if delivery["state"] != PENDING:
+                return False
+        with self.redis.pipeline() as pipe:
+            pipe.zadd("webhook:due", {_member(hook_id, message_id): delivery["next_attempt"]}, nx=True)
+            pipe.zadd(f"webhook:deliveries:{hook_id}", {message_id: delivery["created"]}, nx=True)
+            pipe.zremrangebyrank(f"webhook:deliveries:{hook_id}", 0, -LISTED - 1)
+            pipe.expire(f"webhook:deliveries:{hook_id}", KEEP)
+            pipe.execute()
+        return created
+
+    def delivery(self, hook_id: str, message_id: str) -> dict[str, Any] | None:
+        return load(self.redis.get(f"webhook:delivery:{hook_id}:{message_id}"), "delivery")
+
+    def deliveries(self, hook_id: str, limit: int = LISTED) -> list[dict[str, Any]]:
+        ids = [i.decode() for i in self.redis.zrevrange(f"webhook:deliveries:{hook_id}", 0, limit - 1)]
+        raws = self.redis.mget([f"webhook:delivery:{hook_id}:{i}" for i in ids]) if ids else []
+        return [d for d in (load(raw, "delivery") for raw in raws) if d is not None]
+
+    def record(self, hook_id: str, message_id: str, attempt: dict[str, Any], state: str,
+               next_attempt: float | None) -> dict[str, Any] | None:
+        """Add an attempt to a delivery; `state` and when to try next (None: never)."""
+        key = f"webhook:delivery:{hook_id}:{message_id}"
+
+        def step(raw: bytes | None, pipe: Any) -> dict[str, Any] | None:
+            delivery = load(raw, "delivery")
+            if delivery is None:
+                return None
+            delivery = {**delivery, "attempts": [*delivery["attempts"], attempt], "state": state,
+                        "next_attempt": next_attempt}
+            pipe.multi()
+            pipe.set(key, dump("delivery", delivery), ex=KEEP)
+            if next_attempt is None:
+                pipe.zrem("webhook:due", _member(hook_id, message_id))
+            else:
+                pipe.zadd("webhook:due", {_member(hook_id, message_id): next_attempt})
+            return delivery
+
+        return optimistic(self.redis, key, step, "delivery")
+
+    def drop_due(self, hook_id: str, message_id: str) -> None:
+        self.redis.zrem("webhook:due", _member(hook_id, message_id))
+
+    def due(self, now: float, limit: int = 1000) -> list[tuple[str, str]]:
+        """Pending deliveries whose next attempt has come: (endpoint, message)."""
+        members = self.redis.zrangebyscore("webhook:due", "-inf", now, start=0, num=limit)
+        return [tuple(m.decode().split(":", 1)) for m in members]  # type: ignore[misc]
+
+    def lease(self, hook_id: str, message_id: str, seconds: float) -> bool:
+        """Claim a delivery's attempt for `seconds` (one worker at a time)."""
+        return bool(self.redis.set(f"webhook:lease:{_member(hook_id, message_id)}", "1", nx=True,
+                                   px=int(seconds * 1000)))
+
+    def release(self, hook_id: str, message_id: str) -> None:
+        self.redis.delete(f"webhook:lease:{_member(hook_id, message_id)}")
+
+    # -- jobs followed, events announced ---------------------------------------------------------
+
+    def follow(self, job_id: str, owner: str) -> None:
+        with self.redis.pipeline() as pipe:
+            pipe.sadd(f"webhook:followers:{job_id}", owner)
+            pipe.expire(f"webhook:followers:{job_id}", KEEP)
+            pipe.zadd("webhook:watched", {job_id: time.time()}, nx=True)
+            pipe.execute()
+
+    def followers(self, job_id: str) -> list[str]:
+        return sorted(o.decode() for o in self.redis.smembers(f"webhook:followers:{job_id}"))
+
+    def watched(self, limit: int = 1000) -> list[str]:
+        """Jobs followed whose event is not announced yet, oldest first; those older than KEEP are let go."""
+        self.redis.zremrangebyscore("webhook:watched", "-inf", time.time() - KEEP)
+        return [j.decode() for j in self.redis.zrange("webhook:watched", 0, limit - 1)]
+
+    def is_watched(self, job_id: str) -> bool:
+        return self.redis.zscore("webhook:watched", job_id) is not None
+
+    def unwatch(self, job_id: str) -> None:
+        self.redis.zrem("webhook:watched", job_id)
+
+    def announced(self, event_key: str) -> bool:
+        return bool(self.redis.exists(f"webhook:announced:{event_key}"))
+
+    def mark_announced(self, event_key: str) -> None:
+        self.redis.set(f"webhook:announced:{event_key}", json.dumps(time.time()), ex=KEEP)
+
+
+__all__ = ["FAILED", "PENDING", "SUCCEEDED", "WebhookStore"]
