@@ -462,3 +462,17 @@ def test_an_address_makes_a_bounded_number_of_players_a_day(client, redis_url):
     client.get(f"/v1/puzzles/random?length=5&seed={made['seed']}&solution=false", headers={"X-API-Key": key})
     keyed = client.post("/v1/verify", json={**body, "player": "k" + uuid.uuid4().hex[:8]}, headers={"X-API-Key": key})
     assert keyed.json["attempt"]["rated"]
+
+
+def test_the_daily_is_served_without_redis_though_rounds_are_not_kept(client):
+    """A day a process served is served again without Redis (its bytes are the
+    process's): opening a round or noting a solution read must not make it 503."""
+    from workers.embedded import free_port
+
+    day = client.get("/v1/daily").json
+    client.get(day["solution_url"])
+    client.get(f"/v1/daily/{day['date']}/hint?level=4")
+    down = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "RATE_LIMITS_ENABLED": False}).test_client()
+    assert down.get("/v1/daily").status_code == 200
+    assert down.get(day["solution_url"]).json["code"] == day["code"]
+    assert down.get(f"/v1/daily/{day['date']}/hint?level=4").status_code == 200
