@@ -1,4 +1,4 @@
-"""Players: what their attempts made of them (ratings from play, application/ratings.py)."""
+"""Players: what their attempts made of them (ratings from play, application/ratings/)."""
 
 from __future__ import annotations
 
