@@ -101,8 +101,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
         GAME_STREAMS=settings.game_streams,
-        STREAMS_PER_CLIENT=4,  # event streams one client holds at once, over every web process
-        EXPORTS_PER_CLIENT=1,  # exports one client runs at once, over every web process
+        **limits.PLACES,
         TRUSTED_PROXIES=settings.trusted_proxies,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},

@@ -154,7 +154,8 @@ def vote(code: str, body: dict[str, Any]) -> Any:
 def export(query: dict[str, Any]) -> Response:
     if query["min_length"] > query["max_length"]:
         raise Problem("out-of-range", "min_length must not exceed max_length", field="min_length")
-    give_back = limits.hold("export", current_app.config["EXPORTS_PER_CLIENT"], EXPORT_HOLD, "exports")
+    config = current_app.config
+    give_back = limits.hold("export", config["EXPORTS_PER_CLIENT"], EXPORT_HOLD, "exports", config["EXPORTS_AT_ONCE"])
     room = current_app.extensions["exports"]
     if not room.acquire(blocking=False):
         give_back()
