@@ -5,12 +5,14 @@ solution and hints, and the archive."""
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import suppress
 from typing import Any
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
 from solver.search.solution import hint
+from workers.stores import Unavailable
 
 from . import Context, ratings
 from .problems import Problem
@@ -72,19 +74,26 @@ def solution(found: dict[str, Any]) -> dict[str, Any]:
 _CODES: dict[str, str] = {}  # a published day's code never changes: each process keeps those it served
 
 
-def hand_out(ctx: Context, day: dt.date) -> None:
-    """The day's puzzle was shown to the client without its solution: a round
-    (its players' first answers are rated until it reads the solution)."""
+def _day_puzzle(ctx: Context, day: dt.date) -> Puzzle:
     code = _CODES.get(day.isoformat())
     if code is None:
         code = _CODES.setdefault(day.isoformat(), record(ctx, day)["code"])
-    ratings.open_round(ctx, Puzzle.from_code(code))
+    return Puzzle.from_code(code)
 
 
-def read_solution(ctx: Context, found: dict[str, Any]) -> None:
+def hand_out(ctx: Context, day: dt.date) -> None:
+    """The day's puzzle was shown to the client without its solution: a round
+    (its players' first answers are rated until it reads the solution).  The
+    day is served without Redis too: then no round opens."""
+    with suppress(Unavailable):
+        ratings.open_round(ctx, _day_puzzle(ctx, day))
+
+
+def read_solution(ctx: Context, day: dt.date) -> None:
     """The client read the day's solution (or its last hint): its players'
-    answers to that day are not rated."""
-    ratings.reveal(ctx, Puzzle.from_code(found["code"]))
+    answers to that day are not rated (without Redis, no answer is rated either)."""
+    with suppress(Unavailable):
+        ratings.reveal(ctx, _day_puzzle(ctx, day))
 
 
 def day_hint(found: dict[str, Any], level: int) -> dict[str, Any]:

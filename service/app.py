@@ -83,12 +83,9 @@ def warm(app: Flask) -> None:
     gc.freeze()
 
 
-def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
-    """The API.  `settings` default to the environment's, checked (SettingsError
-    names a bad variable); `config` overrides Flask config keys (tests)."""
-    settings = settings or Settings.from_env()
-    app = Flask(__name__)
-    app.config.update(
+def _config(settings: Settings) -> dict[str, Any]:
+    """The Flask config the settings give (the views read it, never the environment)."""
+    return dict(
         MAX_CONTENT_LENGTH=MAX_BODY,
         SOLVE_TIME_BUDGET=settings.solve_time_budget,
         SOLVE_STATE_BUDGET=settings.solve_state_mb << 20,
@@ -104,13 +101,20 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         CLOCK=time.time,  # the games' clock; tests inject their own
         GAME_SSE_SECONDS=25.0,
         GAME_STREAMS=settings.game_streams,
-        STREAMS_PER_CLIENT=4,  # event streams one client holds at once, over every web process
-        EXPORTS_PER_CLIENT=1,  # exports one client runs at once, over every web process
+        **limits.PLACES,
         TRUSTED_PROXIES=settings.trusted_proxies,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
         WEBHOOKS_ALLOW_PRIVATE=settings.webhooks_allow_private == "on",
     )
+
+
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+    """The API.  `settings` default to the environment's, checked (SettingsError
+    names a bad variable); `config` overrides Flask config keys (tests)."""
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config.update(_config(settings))
     app.config.update(config or {})
     settings = dataclasses.replace(settings, redis_url=app.config["REDIS_URL"])  # the tests' own Redis
     app.config.setdefault("RATE_LIMIT_STORAGE", failover.limiter_storage(settings))
@@ -138,9 +142,14 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},
          expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
+    _blueprints(app)
+    return app
+
+
+def _blueprints(app: Flask) -> None:
+    """Every concern's views."""
     from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving, webhooks
 
     for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp,
                       embed.bp, webhooks.bp):
         app.register_blueprint(blueprint)
-    return app

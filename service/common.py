@@ -14,33 +14,12 @@ from solver.formats.driftingdroids import from_driftingdroids_id
 from solver.model.puzzle import Puzzle, Rules
 from solver.production.pools import Library, shipped
 from workers.answers import Answers
-from workers.schemas import load
 
 from .declare import Body
-from .errors import Problem
 from .limits import client_id, key_quotas
 from .metrics import SOLVE_SECONDS
-from .requests import HintQuery
 
 SVG = "image/svg+xml"
-
-
-def query_choice(name: str, choices: tuple[str, ...], default: str | None = None) -> str | None:
-    """Query parameter `name`: one of `choices`, or `default` when it is left out."""
-    value = request.args.get(name)
-    if value is None:
-        return default
-    if value not in choices:
-        raise Problem("invalid-input", f"{name} must be {' or '.join(choices)}", field=name)
-    return value
-
-
-HINT_QUERY = HintQuery()  # schemas are stateless: one instance serves every request
-
-
-def hint_level() -> int:
-    """The `level` query of a hint (the shared HintLevel parameter), 1 to 4."""
-    return int(load(HINT_QUERY, request.args.to_dict())["level"])
 
 
 def puzzle_from(body: Any) -> Puzzle:

@@ -121,8 +121,7 @@ def daily_on(day: str) -> Response:
            replies={200: Reply("The solution, in the docs/formats.md answer shape", DailySolution, cached=True)})
 def daily_solution(day: str) -> Response:
     shown = _day(day)
-    ctx = context()
-    days.read_solution(ctx, days.record(ctx, shown))  # this client's answers to the day are no longer rated
+    days.read_solution(context(), shown)  # this client's answers to the day are no longer rated
     return _cacheable(shown, "solution", days.solution, DailySolution)
 
 
@@ -133,8 +132,7 @@ def daily_hint(day: str, query: dict[str, Any]) -> Response:
     level = query["level"]
     shown = _day(day)
     if level >= LAST_HINT:
-        ctx = context()
-        days.read_solution(ctx, days.record(ctx, shown))
+        days.read_solution(context(), shown)
     return _cacheable(shown, f"hint{level}", lambda found: days.day_hint(found, level), DailyHint)
 
 

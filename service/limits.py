@@ -118,19 +118,40 @@ def searches() -> bool:
     return any(op.searches for (m, path), op in operations_of(view).items() if m == method and path == rule)
 
 
-def hold(kind: str, most: int, seconds: float, what: str) -> Callable[[], None]:
+PLACES = {  # the app's config keys for what `hold` counts
+    "STREAMS_PER_CLIENT": 4,  # event streams one client holds at once, over every web process
+    "EXPORTS_PER_CLIENT": 1,  # exports one client runs at once, over every web process
+    "EXPORTS_AT_ONCE": 2,  # exports the deployment runs at once (each a CPU, and about 85 MiB more of a web process)
+}
+EVERYONE = "everyone"  # the places every client shares (a client is "key:..." or "addr:...")
+
+
+def hold(kind: str, most: int, seconds: float, what: str, at_once: int | None = None) -> Callable[[], None]:
     """One of the `most` places of `kind` this client may hold at once over every
     web process (counted in Redis), for at most `seconds`; 429 with Retry-After
-    when it holds them all.  Returns what gives the place back (call it once the
-    answer ends: read whole, or the client gone)."""
+    when it holds them all.  With `at_once`, also one of the deployment's places
+    (every client's together): 503 with Retry-After when they are all taken.
+    Returns what gives the places back (call it once the answer ends: read
+    whole, or the client gone)."""
     stores = current_app.extensions.get("stores")
     if stores is None:
         return lambda: None
     who = client_id()
     place, wait = take_place(stores, kind, who, most, seconds)
+    retry = {"Retry-After": str(max(1, min(math.ceil(wait), 30)))}
     if place is None:
         raise Problem("rate-limited", f"this client has {most} {what} open already, the most one client may hold "
-                      "at once; close one, or retry after Retry-After seconds",
-                      headers={"Retry-After": str(max(1, min(math.ceil(wait), 30)))}, limit=f"{most} at once")
+                      "at once; close one, or retry after Retry-After seconds", headers=retry, limit=f"{most} at once")
+    if at_once is None:
+        return lambda: give_back(stores, kind, who, place)
+    shared, wait = take_place(stores, kind, EVERYONE, at_once, seconds)
+    if shared is None:
+        give_back(stores, kind, who, place)
+        raise Problem("unavailable", f"{at_once} {what} are running in this deployment, the most at once; retry "
+                      "after Retry-After seconds", headers={"Retry-After": str(max(1, min(math.ceil(wait), 30)))})
 
-    return lambda: give_back(stores, kind, who, place)
+    def both() -> None:
+        give_back(stores, kind, who, place)
+        give_back(stores, kind, EVERYONE, shared)
+
+    return both

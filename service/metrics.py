@@ -6,11 +6,18 @@ that every worker process's counts add up in one scrape.
 
 from __future__ import annotations
 
-import os
 import time
 
 from flask import Blueprint, Flask, Response, current_app, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    values,
+)
 
 from .declare import Reply, operation
 
@@ -23,9 +30,9 @@ CACHE = Counter("ricochet_solve_cache_total", "Solve cache lookups", ["result"])
 
 
 def register(app: Flask) -> None:
-    # gunicorn's processes share their metrics through files (gunicorn_config.py sets the
-    # folder before the app is made); prometheus_client reads the same variable itself.
-    app.config.setdefault("METRICS_MULTIPROCESS", bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR")))
+    # gunicorn's processes share their metrics through files (gunicorn_config.py names the
+    # folder before prometheus_client is imported, which then keeps its values there).
+    app.config.setdefault("METRICS_MULTIPROCESS", values.ValueClass is not values.MutexValue)
 
     @app.before_request
     def _start() -> None:

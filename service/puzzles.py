@@ -20,11 +20,23 @@ from solver.production.export import SOURCES, Filter
 
 from . import limits
 from .caching import MINUTE
-from .common import PUZZLE, SVG, answers, context, hint_level, query_choice
+from .common import PUZZLE, SVG, answers, context
 from .declare import Reply, operation
 from .pictures import PNG, picture
-from .schemas import ExportQuery, NextQuery, PictureQuery, RandomQuery, SolutionsQuery, VoteRequest
+from .requests import CodePath, HintQuery
+from .requests.players import NextQuery, VoteRequest
+from .requests.puzzles import (
+    BoardPath,
+    BoardQuery,
+    ExportQuery,
+    PictureQuery,
+    PuzzlePath,
+    PuzzleQuery,
+    RandomQuery,
+    SolutionsQuery,
+)
 from .shapes import BoardObject, Boards, CodedHint, Difficulty, NextPuzzle, PuzzleByCode, RandomPuzzle, Solutions, Vote
+from .shapes import Problem as ProblemShape
 
 bp = Blueprint("puzzles", __name__)
 
@@ -45,24 +57,16 @@ def boards() -> Any:
 
 @operation(bp, "get /v1/boards/<spec>", "getBoard", tag="puzzles", errors=(304, 400),
            summary="An assembled real board as JSON, or its picture when the spec ends in `.svg` or `.png`",
-           parameters=[{"name": "spec", "in": "path", "required": True, "schema": {"type": "string"},
-                        "description": "Four section ids clockwise from the top-left, e.g. "
-                                       "`green-A,yellow-B,red-B,blue-B`, optionally followed by `.svg` or `.png`"},
-                       {"name": "tables", "in": "query", "required": False, "schema": {"type": "boolean"},
-                        "description": "true adds `steps` (per direction N E S W, per cell index y * width + x: "
-                                       "the next cell, or -1 where a wall or the edge stops a robot) and `barriers` "
-                                       "(cell index -> colour and orientation) and `deflect` (the direction a "
-                                       "barrier turns a robot to, by orientation and direction), enough for a "
-                                       "client to slide robots itself"}],
+           path=BoardPath, query=BoardQuery,
            replies={200: Reply("The board (pictures carry an ETag and Cache-Control public, immutable)", BoardObject,
                                cached=True, media=PICTURES)})
-def board(spec: str) -> Any:
+def board(spec: str, query: dict[str, Any]) -> Any:
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if spec.endswith(suffix):
             return picture(board_svg(real_board(spec[:-4])), mimetype)
     b = real_board(spec)
     body = b.to_object()
-    if query_choice("tables", ("true", "false")) == "true":
+    if query["tables"]:
         # What a client needs to slide robots itself (the web page does).
         body["steps"] = [list(row) for row in b.steps]
         body["barriers"] = {str(i): {"colour": d.colour, "orientation": d.orientation} for i, d in b.barriers.items()}
@@ -72,18 +76,13 @@ def board(spec: str) -> Any:
 
 @operation(bp, "get /v1/puzzles/<code>", "getPuzzle", tag="puzzles", errors=(304, 400),
            summary="A puzzle from its code, or its picture when the code ends in `.svg` or `.png`",
-           parameters=[{"name": "code", "in": "path", "required": True,
-                        "description": "A puzzle code (URL-safe base64), optionally followed by `.svg` or `.png`",
-                        "schema": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+(\.(svg|png))?$"}},
-                       {"name": "solution", "in": "query", "required": False,
-                        "description": "With `.svg` or `.png`, `true` draws an optimal solution's moves",
-                        "schema": {"type": "string", "enum": ["true", "false"]}}],
+           path=PuzzlePath, query=PuzzleQuery,
            replies={200: Reply("The puzzle (docs/formats.md form plus `code`, `hash` and `driftingdroids_id`; once its "
                                "optimum is known, its `rating`, `popularity` and `themes`), or its picture (with "
                                "an ETag and Cache-Control public, immutable)", PuzzleByCode,
                                cached=MINUTE, media=PICTURES)})
-def puzzle(code: str) -> Any:
-    drawn = query_choice("solution", ("true", "false")) == "true"  # pictures only
+def puzzle(code: str, query: dict[str, Any]) -> Any:
+    drawn = query["solution"]  # pictures only
     for suffix, mimetype in ((".svg", SVG), (".png", PNG)):
         if code.endswith(suffix):
             p = Puzzle.from_code(code[:-4])
@@ -99,15 +98,13 @@ def puzzle(code: str) -> Any:
 
 @operation(bp, "get /v1/puzzles/<code>/hint", "puzzleHint", tag="puzzles", errors=(304, 400),
            summary="A hint for any puzzle by its code (daily, pack item, random), levels 1 to 4",
-           parameters=[{"name": "code", "in": "path", "required": True,
-                        "description": "a puzzle code (URL-safe base64)",
-                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"}}, "HintLevel"],
+           path=CodePath, query=HintQuery,
            replies={200: Reply("The hint", CodedHint, cached=True),
-                    422: {"description": "No hint: the puzzle has no solution, or its optimal solution takes longer "
-                                         "than a request may search (POST /v1/solve queues that search; hints "
-                                         "follow)", "content": {"application/problem+json": {"schema": "Problem"}}}})
-def puzzle_hint(code: str) -> Any:
-    return puzzles.puzzle_hint(context(), Puzzle.from_code(code), hint_level())
+                    422: Reply("No hint: the puzzle has no solution, or its optimal solution takes longer than a "
+                               "request may search (POST /v1/solve queues that search; hints follow)", ProblemShape,
+                               content_type="application/problem+json")})
+def puzzle_hint(code: str, query: dict[str, Any]) -> Any:
+    return puzzles.puzzle_hint(context(), Puzzle.from_code(code), query["level"])
 
 
 @operation(bp, "post /v1/difficulty", "difficulty", tag="puzzles", body=PUZZLE, searches=True, errors=(400, 422),
@@ -135,8 +132,7 @@ def next_puzzle(query: dict[str, Any]) -> Any:
 
 @operation(bp, "get /v1/puzzles/<code>/solutions", "puzzleSolutions", tag="puzzles", query=SolutionsQuery,
            searches=True, errors=(400, 422), summary="Every distinct optimal solution of a puzzle",
-           parameters=[{"name": "code", "in": "path", "required": True, "description": "a puzzle code",
-                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"}}],
+           path=CodePath,
            replies={200: Reply("How many there are, and the first `limit`", Solutions)})
 def solutions(code: str, query: dict[str, Any]) -> Any:
     return puzzles.solutions(context(), Puzzle.from_code(code), query["limit"])
@@ -144,8 +140,7 @@ def solutions(code: str, query: dict[str, Any]) -> Any:
 
 @operation(bp, "post /v1/puzzles/<code>/vote", "votePuzzle", tag="players", body=VoteRequest, errors=(400, 503),
            summary="A player's vote on a puzzle (a later vote replaces theirs): its popularity",
-           parameters=[{"name": "code", "in": "path", "required": True, "description": "a puzzle code",
-                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"}}],
+           path=CodePath,
            replies={200: Reply("The puzzle's popularity after the vote", Vote)})
 def vote(code: str, body: dict[str, Any]) -> Any:
     return ratings.vote(context(), Puzzle.from_code(code), body["player"], body["up"])
@@ -159,7 +154,8 @@ def vote(code: str, body: dict[str, Any]) -> Any:
 def export(query: dict[str, Any]) -> Response:
     if query["min_length"] > query["max_length"]:
         raise Problem("out-of-range", "min_length must not exceed max_length", field="min_length")
-    give_back = limits.hold("export", current_app.config["EXPORTS_PER_CLIENT"], EXPORT_HOLD, "exports")
+    config = current_app.config
+    give_back = limits.hold("export", config["EXPORTS_PER_CLIENT"], EXPORT_HOLD, "exports", config["EXPORTS_AT_ONCE"])
     room = current_app.extensions["exports"]
     if not room.acquire(blocking=False):
         give_back()

@@ -1,7 +1,7 @@
 """The shapes of what the API sends and takes, as marshmallow schemas: openapi.yaml's
 components are generated from them (service/contract.py), beside the request
-schemas that check bodies and queries (service/schemas.py, workers/schemas.py,
-service/games.py).  Puzzles, moves and answers are docs/formats.md's shapes; solver.model.puzzle
+schemas that check bodies and queries (service/requests/, workers/schemas.py).
+Puzzles, moves and answers are docs/formats.md's shapes; solver.model.puzzle
 checks them (with field-naming messages), so these describe them for clients.
 
 Two field options say what JSON Schema alone cannot infer from a field:

@@ -13,7 +13,7 @@ from solver.model.puzzle import Puzzle, moves_from_json
 from .common import PUZZLE, accepted, context, puzzle_from
 from .declare import JOB_LINKS, Reply, operation
 from .metrics import CACHE
-from .schemas import VerifyRequest
+from .requests.solving import VerifyRequest
 from .shapes import Answer, Job, Verdict
 
 bp = Blueprint("solving", __name__)

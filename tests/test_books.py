@@ -35,7 +35,7 @@ def fonts_and_images(reader: PdfReader) -> tuple[dict[str, bool], int]:
 
 def test_a_100_puzzle_pack_as_a_book(redis_url, celery_worker):
     client = create_app({"REDIS_URL": redis_url}).test_client()
-    queued = client.post("/v1/packs", json={"count": 100, "min_length": 4, "max_length": 9, "seed": "book"})
+    queued = client.post("/v1/packs", json={"count": 100, "min_length": 8, "max_length": 12, "seed": "book"})
     job = wait_for_job(client, queued.headers["Location"], timeout=300)
     assert job["state"] == "succeeded", job
     pack = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]

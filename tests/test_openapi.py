@@ -109,7 +109,7 @@ def test_every_limit_a_request_schema_enforces_is_in_the_document():
     schemas: their ranges, lengths and choices appear as they are."""
     from service.requests.daily import ArchiveQuery
     from service.requests.packs import SheetQuery
-    from service.schemas import RandomQuery
+    from service.requests.puzzles import RandomQuery
     from workers.schemas import PackRequest
 
     pack = SPEC["components"]["schemas"]["PackRequest"]["properties"]

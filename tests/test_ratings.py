@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from application.ratings import ESTABLISHED_DEVIATION, PUZZLE_DAILY_BOUND
+from application.ratings import ESTABLISHED_DEVIATION, NEW_PLAYERS_A_DAY, PUZZLE_DAILY_BOUND
 from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
@@ -374,10 +374,15 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
 
     r = redis.Redis.from_url(redis_url)
     before = set(r.scan_iter(count=10_000))
-    at, tag = _at("10.58.9.1"), uuid.uuid4().hex[:8]
-    handed = [_random(client, 5, f"ttl-{tag}-{k}", solution=False, env=at)["code"] for k in range(3)]
-    handed.append(client.get("/v1/daily", environ_base=at).json["code"])
-    custom = [{**_HARD, "target": {"colour": c, "symbol": s}} for c, s in (("red", "circle"), ("green", "triangle"))]
+    tag = uuid.uuid4().hex[:8]
+    addresses = [_at(f"10.58.9.{k + 1}") for k in range(12)]  # under NEW_PLAYERS_A_DAY each
+    for at in addresses:  # rounds open to each address
+        handed = [_random(client, 5, f"ttl-{tag}-{k}", solution=False, env=at)["code"] for k in range(3)]
+        handed.append(client.get("/v1/daily", environ_base=at).json["code"])
+    robots = _HARD["robots"]
+    moved = {c: robots[list(robots)[(i + 1) % 4]] for i, c in enumerate(robots)}  # puzzles no other test solves
+    custom = [{**_HARD, "robots": moved, "target": {"colour": c, "symbol": s}}
+              for c, s in (("red", "circle"), ("green", "triangle"))]
     members = r.zcard("rated:puzzles")
 
     def verifies(first: int) -> None:  # four clients at once: Redis's round trips overlap
@@ -385,15 +390,15 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
         for i in range(first, 10_000, 4):
             puzzle = {"code": handed[i % 4]} if i % 5 else custom[i % 2]
             verdict = mine.post("/v1/verify", json={"puzzle": puzzle, "moves": [], "player": f"anon{i}-{tag}"},
-                                environ_base=at)
+                                environ_base=addresses[i % 12])
             assert verdict.status_code == 200 and verdict.json["attempt"]["rated"] == (i % 5 != 0), verdict.json
             if i % 1000 == 0:
                 mine.post(f"/v1/puzzles/{handed[0]}/vote", json={"player": f"anon{i}-{tag}", "up": True},
-                          environ_base=at)
+                          environ_base=addresses[i % 12])
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(verifies, range(4)))
-    assert r.zcard("rated:puzzles") <= members + 4  # those handed out only
+    assert r.zcard("rated:puzzles") <= members + 4  # those handed out only (the same puzzles at each address)
     made = set(r.scan_iter(count=10_000)) - before
     assert len(made) >= 2 * 10_000  # a record and a history each; what they were handed, in rounds
     kept = {k.decode() for k in made if r.ttl(k) == -1}
@@ -430,3 +435,44 @@ def test_the_finishers_rules_are_pure_functions():
     _, it, moved = finish(settled, puzzle, True, PUZZLE_DAILY_BOUND - 5)
     assert moved == pytest.approx(5) and it.value == pytest.approx(puzzle.value - 5)
     assert finish(settled, puzzle, False, PUZZLE_DAILY_BOUND)[1:] == (puzzle, 0.0)
+
+
+def test_an_address_makes_a_bounded_number_of_players_a_day(client, redis_url):
+    """Each new player costs Redis for months: one address makes at most
+    NEW_PLAYERS_A_DAY a day (its players' attempts are judged, not recorded, after
+    that); players it made go on, and an API key has no such limit."""
+    stores = Stores.from_url(redis_url)
+    at = _at("10.58.10.1")
+    made = _random(client, 5, "many-" + uuid.uuid4().hex, solution=False, env=at)
+    body = {"puzzle": {"code": made["code"]}, "moves": []}
+    old = "old" + uuid.uuid4().hex[:8]
+    assert client.post("/v1/verify", json={**body, "player": old}, environ_base=at).json["attempt"]["rated"]
+    for _ in range(NEW_PLAYERS_A_DAY):
+        stores.ratings.new_player("addr:10.58.10.1")
+    newcomer = "late" + uuid.uuid4().hex[:8]
+    late = client.post("/v1/verify", json={**body, "player": newcomer}, environ_base=at).json
+    assert late["solved"] is False and not late["attempt"]["rated"] and "new players" in late["attempt"]["reason"]
+    assert client.get(f"/v1/players/{newcomer}").status_code == 404  # nothing kept of it
+    refused = client.get(f"/v1/puzzles/next?player={newcomer}", environ_base=at)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) <= 86_400, refused.json
+    again = client.post("/v1/verify", json={**body, "moves": _answer(made["code"]), "player": old},
+                        environ_base=at).json["attempt"]
+    assert "not the player's first" in again["reason"]  # recorded: it was made before
+    key, _ = stores.keys.create("many-" + uuid.uuid4().hex[:8])
+    client.get(f"/v1/puzzles/random?length=5&seed={made['seed']}&solution=false", headers={"X-API-Key": key})
+    keyed = client.post("/v1/verify", json={**body, "player": "k" + uuid.uuid4().hex[:8]}, headers={"X-API-Key": key})
+    assert keyed.json["attempt"]["rated"]
+
+
+def test_the_daily_is_served_without_redis_though_rounds_are_not_kept(client):
+    """A day a process served is served again without Redis (its bytes are the
+    process's): opening a round or noting a solution read must not make it 503."""
+    from workers.embedded import free_port
+
+    day = client.get("/v1/daily").json
+    client.get(day["solution_url"])
+    client.get(f"/v1/daily/{day['date']}/hint?level=4")
+    down = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "RATE_LIMITS_ENABLED": False}).test_client()
+    assert down.get("/v1/daily").status_code == 200
+    assert down.get(day["solution_url"]).json["code"] == day["code"]
+    assert down.get(f"/v1/daily/{day['date']}/hint?level=4").status_code == 200

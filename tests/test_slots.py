@@ -66,6 +66,27 @@ def test_one_client_runs_one_export_at_a_time(redis_url):
     assert r.status_code == 200, r.json
 
 
+def test_the_deployment_runs_two_exports_at_once(redis_url):
+    """Each export walks every pool (a CPU, and about 85 MiB more of its web
+    process: docs/operations.md): two at once over every process, whoever asks;
+    a third client is told 503 with Retry-After, even by a process with none."""
+    apps = [*_apps(redis_url), *_apps(redis_url)]
+    running = []
+    try:
+        for app, who in ((apps[0], ANN), (apps[1], BOB)):
+            r = app.get("/v1/puzzles/export?format=csv", buffered=False, environ_base=who)
+            assert r.status_code == 200
+            next(r.response)
+            running.append(r)
+        third = apps[2].get("/v1/puzzles/export?format=csv", environ_base={"REMOTE_ADDR": "10.1.0.3"})
+        assert third.status_code == 503 and int(third.headers["Retry-After"]) >= 1, third.status_code
+        assert "in this deployment" in third.json["detail"]
+    finally:
+        for r in running:
+            r.close()
+    assert apps[2].get("/v1/puzzles/export?format=csv", environ_base={"REMOTE_ADDR": "10.1.0.3"}).status_code == 200
+
+
 def test_a_place_never_given_back_lapses(redis_url):
     """A process that died holding a place: it lapses at its deadline, and the
     client's key goes with its last place."""

@@ -25,7 +25,7 @@ from workers.embedded import EmbeddedRedis
 
 ENV = {"RICOCHET_WEBHOOKS_ALLOW_PRIVATE": "on", "RICOCHET_WEBHOOKS_RETRY": "0.2", "RICOCHET_WEBHOOKS_ATTEMPTS": "5",
        "RICOCHET_WEBHOOKS_TIMEOUT": "3"}
-PACK = {"count": 3, "min_length": 4, "max_length": 5, "seed": "hooks"}
+PACK = {"count": 3, "min_length": 8, "max_length": 10, "seed": "hooks"}  # the starter pools hold them: no search
 
 
 def start_worker(url: str, log: Path, beat: Path | None = None) -> subprocess.Popen:
@@ -284,3 +284,28 @@ def test_a_worker_killed_and_redis_restarted_mid_delivery_lose_nothing(tmp_path)
         receiver.close()
         stop(worker)
         redis.stop()
+
+
+def test_solve_jobs_send_succeeded_and_failed(stack, sample_puzzles, quadrant_test_puzzles):
+    url, _, receiver = stack
+    key = issued_key(url)
+    client = create_app({"REDIS_URL": url, "WEBHOOKS_ALLOW_PRIVATE": True, "SOLVE_TIME_BUDGET": 0.001,
+                         "JOB_TIME_BUDGET": 0.05}).test_client()
+    hook = register(client, key, f"{receiver.base}/ok", ["job.succeeded", "job.failed"])
+    longest = max(sample_puzzles, key=lambda r: r["optimal_length"])
+    hard = quadrant_test_puzzles[0]
+    ends = {}
+    for row in (longest, hard):  # a solve the worker ends in time, and one past its 0.05 s budget
+        puzzle = {k: row[k] for k in ("board", "robots", "target", "rules") if k in row}
+        queued = client.post("/v1/solve", json=puzzle, headers=key)
+        assert queued.status_code == 202, queued.json
+        ends[queued.json["id"]] = wait_for_job(client, queued.headers["Location"], 120)
+    for job_id, job in ends.items():
+        got = wait_until(lambda j=job_id: [g for g in receiver.on("/ok") if j in g["body"]], 30)
+        event = Webhook(hook["secret"]).verify(got[0]["body"], got[0]["headers"])
+        assert event["type"] == f"job.{job['state']}" and event["data"]["kind"] == "solve", event
+        assert event["data"]["status"] == job["result"]["status"]
+        assert event["data"]["optimal_length"] == (job["result"]["length"] if job["state"] == "succeeded" else None)
+    assert sorted(j["state"] for j in ends.values()) == ["failed", "succeeded"]
+    succeeded = next(j for j in ends.values() if j["state"] == "succeeded")
+    assert succeeded["result"]["length"] == longest["optimal_length"]

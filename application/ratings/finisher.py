@@ -14,7 +14,7 @@ from workers.stores.ratings import Decision, Standing
 from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
-from .players import rating_of, scope, solved_daily
+from .players import NEW_PLAYERS_A_DAY, admitted, rating_of, scope, solved_daily
 from .rounds import is_today
 from .themes import puzzle_prior, shown
 
@@ -67,6 +67,9 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
     stores = ctx.required_stores()
     if verdict["optimality"] != "proven" or verdict["optimal_length"] is None:
         return {"rated": False, "reason": "the optimum of this puzzle is not known yet (POST /v1/solve finds it)"}
+    if not admitted(ctx, player_id):
+        return {"rated": False, "reason": f"this address made {NEW_PLAYERS_A_DAY} new players today (UTC): a new "
+                "player's attempt is judged but not recorded until tomorrow (an API key has no such limit)"}
     known = ctx.answers.settled(p)
     robots_moved = len(known.robots_moved) if known is not None and known.status == "optimal" else 1
     won, h, now = bool(verdict["optimal"]), p.content_hash(), time.time()

@@ -13,13 +13,25 @@ from .. import Context
 from ..problems import Problem
 
 PUBLIC = "public"
-__all__ = ["HISTORY_KEPT", "PUBLIC", "history", "next_streak", "player", "rating_of", "scope", "solved_daily",
-           "streak_days"]
+__all__ = ["HISTORY_KEPT", "NEW_PLAYERS_A_DAY", "PUBLIC", "admitted", "history", "next_streak", "player", "rating_of",
+           "scope", "solved_daily", "streak_days"]
 
 
 def scope(ctx: Context) -> str:
     """The players' scope of the caller: its API key's name, else the public one."""
     return ctx.client[len("key:"):] if ctx.client.startswith("key:") else PUBLIC
+
+
+# New players one address may make in a day (UTC): each costs Redis about 0.7 KB for 180 days.
+NEW_PLAYERS_A_DAY = 1000
+
+
+def admitted(ctx: Context, player_id: str) -> bool:
+    """Whether the caller may make `player_id` now: a player it made before, or
+    one more of the NEW_PLAYERS_A_DAY an address makes (an API key: any)."""
+    stores = ctx.required_stores()
+    return (not ctx.client.startswith("addr:") or stores.ratings.is_player(scope(ctx), player_id)
+            or stores.ratings.new_player(ctx.client) <= NEW_PLAYERS_A_DAY)
 
 
 def rating_of(record: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ hand the same puzzle to one player."""
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from solver.search.solution import Solution
 
 from .. import Context
 from ..problems import Problem
-from .players import scope
+from .players import NEW_PLAYERS_A_DAY, admitted, scope
 from .rounds import open_round, reveal
 from .themes import describe
 
@@ -42,6 +43,12 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
     first attempt within it is rated)."""
     stores = ctx.required_stores()
     who = scope(ctx)
+    if not admitted(ctx, player_id):
+        midnight = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).replace(hour=0, minute=0, second=0)
+        wait = int((midnight - dt.datetime.now(dt.UTC)).total_seconds()) + 1
+        raise Problem("rate-limited", f"this address made {NEW_PLAYERS_A_DAY} new players today (UTC); ask for "
+                      "players it made before, or retry tomorrow (an API key has no such limit)",
+                      headers={"Retry-After": str(wait)})
     aim = stores.ratings.player_rating(who, player_id).value + OFFSETS[difficulty]
     record = stores.ratings.player(who, player_id)
     longest = FIRST_STEPS_LONGEST if record is None or record["attempts"] < FIRST_STEPS else None

@@ -5,7 +5,7 @@ the same schemas.  A schema with a COMPONENT is one shared parameter of
 openapi.yaml (components/parameters), referred to by that name.
 
 Here: what several concerns share (the base schemas, a whole number in a path or
-query, true or false in a query, a puzzle code, a hint's level)."""
+query, true or false in a query, how many to list, a puzzle code, a hint's level)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,12 @@ def true_or_false(**kwargs: Any) -> fields.Boolean:
     """A query's `true` or `false`, and nothing else (not 1, yes or on)."""
     return fields.Boolean(truthy={"true"}, falsy={"false"}, error_messages={"invalid": "must be true or false"},
                           **kwargs)
+
+
+def up_to(most: int, default: int = 20) -> fields.Integer:
+    """How many to list: a whole number from 1 to `most`."""
+    return fields.Integer(load_default=default, validate=validate.Range(1, most, error=f"must be from 1 to {most}"),
+                          error_messages={"invalid": "must be a whole number"})
 
 
 def code(description: str = "a puzzle code (URL-safe base64)", pattern: str = CODE_PATTERN) -> fields.String:

@@ -16,7 +16,8 @@ Keys (docs/ratings.md says what lives where and for how long):
   down (votes), the code; `voters:<hash>`: each voter's vote (1 up, -1 down).
   Both expire PUZZLE_IDLE after the puzzle's last rated attempt or vote.
 - `moved:<client>:<day>`: how far each puzzle's rating moved that day from
-  one client (the finisher bounds it); kept two days.
+  one client (the finisher bounds it); `players:<client>:<day>`: how many
+  players the client made that day (application/ratings bounds it); kept two days.
 - `rated:puzzles`: played puzzles' codes by rating, the next puzzle's first
   place to look; at most RATED_KEPT (a random member leaves beyond).
 - `attempts`: a stream of the attempts at puzzles handed out (scope, player,
@@ -120,7 +121,7 @@ class RatingStore:
         attempts at once each see the other's result (the puzzle starts from
         `prior` when nobody played it yet).  Three round trips: watch, read, write."""
         player_key, played_key, history_key = self._keys(scope, player)
-        puzzle_key, moved_key = f"rating:puzzle:{puzzle_hash}", f"moved:{client}:{time.strftime('%Y-%m-%d')}"
+        puzzle_key, moved_key = f"rating:puzzle:{puzzle_hash}", f"moved:{client}:{_today()}"
         with self.redis.pipeline() as pipe:
             while True:
                 try:
@@ -178,6 +179,19 @@ class RatingStore:
 
     def player_rating(self, scope: str, player: str) -> Rating:
         return _rating(self.redis.hgetall(self._keys(scope, player)[0]), Rating())
+
+    def is_player(self, scope: str, player: str) -> bool:
+        """Whether the player has a record or was handed a puzzle."""
+        return bool(self.redis.exists(*self._keys(scope, player)[:2]))
+
+    def new_player(self, client: str) -> int:
+        """Count a player `client` made today (UTC): how many it made so far."""
+        key = f"players:{client}:{_today()}"
+        with self.redis.pipeline() as pipe:
+            pipe.incr(key)
+            pipe.expire(key, MOVED_KEPT)
+            made, _ = pipe.execute()
+        return int(made)
 
     def history(self, scope: str, player: str, count: int) -> list[dict[str, Any]]:
         """The player's last `count` attempts (at most HISTORY_KEPT), newest first."""
@@ -254,6 +268,10 @@ class RatingStore:
             if len(batch) < 1000:
                 return
             last = "(" + batch[-1][0].decode()
+
+
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())  # UTC, as the daily puzzle's days
 
 
 def _write(pipe: Pipeline, decision: Decision, player_key: str, puzzle_key: str, moved_key: str,

@@ -2324,7 +2324,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description a puzzle code */
+                /** @description a puzzle code (URL-safe base64) */
                 code: string;
             };
             cookie?: never;
@@ -2353,7 +2353,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a puzzle code */
+                /** @description a puzzle code (URL-safe base64) */
                 code: string;
             };
             cookie?: never;
