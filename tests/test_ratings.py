@@ -214,6 +214,13 @@ def test_train_starts_a_new_player_at_six_moves_or_fewer(client):
         client.post("/v1/verify", json={"puzzle": {"code": r.json["code"]}, "player": player, "moves": []})
 
 
+def test_a_new_player_asking_for_long_puzzles_gets_one(client):
+    """The first steps' six-move cap yields to a theme the player asked for (it
+    answered "ask again" for ever to a new player asking for long puzzles)."""
+    r = client.get(f"/v1/puzzles/next?player=long{uuid.uuid4().hex[:10]}&theme=long&difficulty=hardest")
+    assert r.status_code == 200 and 12 <= r.json["optimal_length"] <= 17 and "long" in r.json["themes"], r.json
+
+
 def test_next_filters_by_theme(client):
     player = "t" + uuid.uuid4().hex[:10]
     for theme in ("unique", "short"):

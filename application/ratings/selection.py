@@ -31,7 +31,7 @@ NEXT_BUDGET = 9.0  # seconds the search for a player's next puzzle may take (a r
 NEAR = 150  # a played puzzle this close to the aim is handed before a new one is drawn
 NEAR_PAGES = 4  # windows of played puzzles read at most (each TRIES above and TRIES below the aim)
 TRIES = 16
-FIRST_STEPS = 3  # a player's first puzzles (fewer attempts than this) are short whatever the aim
+FIRST_STEPS = 3  # a player's first puzzles (fewer attempts than this) are short whatever the aim (and no theme asked)
 FIRST_STEPS_LONGEST = 6
 
 
@@ -51,7 +51,8 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
                       headers={"Retry-After": str(wait)})
     aim = stores.ratings.player_rating(who, player_id).value + OFFSETS[difficulty]
     record = stores.ratings.player(who, player_id)
-    longest = FIRST_STEPS_LONGEST if record is None or record["attempts"] < FIRST_STEPS else None
+    first_steps = record is None or record["attempts"] < FIRST_STEPS
+    longest = FIRST_STEPS_LONGEST if first_steps and theme is None else None  # a theme asked is the player's choice
     deadline = time.monotonic() + NEXT_BUDGET
     for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest):
         # A candidate found is served even past the deadline (a pool read for the first
@@ -68,8 +69,9 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
                 return _handed(ctx, g, seed, described, aim, solution)
         if time.monotonic() > deadline:
             break
-    raise Problem("no-puzzle-found", "no puzzle the player has not seen was found near their rating in time"
-                  + (f" with the theme {theme}" if theme else "") + "; ask again")
+    raise Problem("no-puzzle-found", f"no puzzle the player has not seen was found near the aim ({aim:.0f}) in time"
+                  + (f" with the theme {theme}; ask again, or with another difficulty (harder and hardest aim 300 "
+                     "and 600 higher: long puzzles rate well above a new player)" if theme else "; ask again"))
 
 
 def _handed(ctx: Context, g: Generated, seed: str, described: dict[str, Any], aim: float,
