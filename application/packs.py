@@ -17,7 +17,7 @@ from solver.production.generate import MAX_LENGTH
 from solver.production.packs import plan_for, variety_key
 from solver.production.pools import Library
 from solver.search.solve import Cancel
-from workers.messages import CHUNK_SILENCE, PACK, PACK_CHUNK
+from workers.messages import CHUNK_SILENCE, PACK, PACK_CHUNK, PACK_QUEUE, PENDING_SILENCE
 from workers.stores import Stores
 from workers.stores.jobs import OPEN, JobState
 
@@ -241,4 +241,32 @@ def recover_chunks(ctx: Context, silence: float = CHUNK_SILENCE) -> list[str]:
         stores.packs.chunk_beat(job_id, key, requeued=True)
         jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
         sent.append(f"{job_id}:{key}")
+    return sent
+
+
+def recover_pending(ctx: Context, silence: float = PENDING_SILENCE) -> list[str]:
+    """The beat's sweep (ricochet.recover_pending): a pack job no worker started,
+    or a started pack's chunk no worker received (no heartbeat), `silence`
+    seconds on while the pack queue is empty, sent again: its message was lost
+    on its way to a worker whose host went (the broker hands a message over
+    before the worker records it as unacknowledged, so neither the queue nor
+    the visibility timeout brings it back).  A pack sent twice runs once (the
+    second finds it started); a chunk done twice writes the same items.
+    Returns what was sent: job, or job:first for a chunk."""
+    stores = ctx.required_stores()
+    if stores.queued(PACK_QUEUE):
+        return []  # what is not heard of may be waiting its turn
+    sent = []
+    for job_id in stores.jobs.pending(silence):
+        job = stores.jobs.get(job_id)
+        again = job is not None and job["state"] == JobState.PENDING
+        stores.jobs.still_pending(job_id, again)
+        if again:
+            jobs.send(ctx, PACK, {"job_id": job_id})
+            sent.append(job_id)
+    for job_id, key, items in stores.packs.unheard_chunks():
+        job = stores.jobs.get(job_id)
+        if job is not None and job["state"] in OPEN and (job["started"] or 0) < time.time() - silence:
+            jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
+            sent.append(f"{job_id}:{key}")
     return sent

@@ -7,7 +7,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+import urllib.request
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,19 @@ def get_json(url: str, timeout: float = 120, body: Any = None) -> Any:
         url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as r:
         return json.load(r)
+
+
+def serve_ready(serve: Any, url: str, said: Callable[[], str], seconds: float = 90) -> None:
+    """Wait until a `ricochet serve` started as `serve` (a Popen) answers 200 at
+    `url`; it exiting first, or `seconds` passing, fails with what it `said`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        assert serve.poll() is None, said()
+        assert time.monotonic() < deadline, f"ricochet serve did not answer {url} within {seconds:g} s: {said()}"
+        time.sleep(0.5)

@@ -135,3 +135,51 @@ def test_a_pack_whose_task_could_not_be_sent_is_sent_on_retry(redis_url):
     assert stores.queued("packs") == 1  # its task is in the queue for a worker
     again = app.test_client().post("/v1/packs", json=body, headers=headers)
     assert again.get_json()["id"] == accepted.get_json()["id"] and stores.queued("packs") == 1
+
+
+def _sweep_pending(redis_url: str, stores: Stores) -> list[str]:
+    """One run of the beat's recover_pending on a Celery app given these stores, 0.5 s of silence."""
+    from workers import tasks  # noqa: F401 - the tasks, on every app the factory makes
+    from workers.app import make_celery
+    from workers.messages import RECOVER_PENDING
+
+    return make_celery(redis_url, stores=stores).tasks[RECOVER_PENDING.name](silence=0.5)
+
+
+def test_a_pack_whose_message_was_lost_is_sent_again(redis_url, celery_worker):
+    """A worker's host goes while the broker hands it the pack's message (before the
+    worker records it as unacknowledged, so the broker will not hand it out again):
+    the job would stay pending for ever; the beat's recover_pending sends it again."""
+    from tests.helpers import pack_request, unpooled_board, wait_for_job
+
+    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})
+    stores = app.extensions["stores"]
+    request = pack_request({"count": 2, "min_length": 6, "max_length": 7, "seed": "lost", "board": unpooled_board()})
+    job = stores.jobs.create("pack", request)  # recorded and answered 202, its message lost on the way
+    time.sleep(0.6)
+    assert job["id"] in _sweep_pending(redis_url, stores)  # as the beat runs it
+    done = wait_for_job(app.test_client(), f"/v1/jobs/{job['id']}", timeout=120)
+    assert done["state"] == "succeeded"
+    time.sleep(0.6)
+    _sweep_pending(redis_url, stores)
+    assert job["id"] not in stores.jobs.pending(0)  # a started job is forgotten
+
+
+def test_a_chunk_whose_message_was_lost_is_sent_again(redis_url, celery_worker):
+    """The same for a pack's chunk: planned and recorded, its message lost on the
+    way (no worker received it, so it has no heartbeat for recover_chunks to miss)."""
+    from solver.production.packs import plan_for
+    from solver.production.pools import Library, packaged
+    from tests.helpers import pack_request, unpooled_board, wait_for_job
+
+    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})
+    stores = app.extensions["stores"]
+    request = pack_request({"count": 2, "min_length": 6, "max_length": 7, "seed": "chunk", "board": unpooled_board()})
+    job = stores.jobs.create("pack", request)
+    assert stores.jobs.start(job["id"])
+    chunk = [[p.index, p.length] for p in plan_for(request, Library([packaged()]))]
+    stores.packs.track_chunks(job["id"], {str(chunk[0][0]): chunk})  # as a pack's plan does; then its send is lost
+    time.sleep(0.6)
+    assert f"{job['id']}:{chunk[0][0]}" in _sweep_pending(redis_url, stores)
+    done = wait_for_job(app.test_client(), f"/v1/jobs/{job['id']}", timeout=120)
+    assert done["state"] == "succeeded" and len(stores.packs.items(done["pack_id"], 2)) == 2

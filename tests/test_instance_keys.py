@@ -8,13 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import serve_ready
 from workers.embedded import RUN_FILE, free_port
 
 RICOCHET = str(Path(sys.executable).parent / "ricochet")
@@ -40,16 +40,7 @@ def test_one_command_issues_a_key_the_running_server_accepts(tmp_path):
                                  stdout=subprocess.DEVNULL, stderr=out, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if _status(base + "/healthz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert serve.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "ricochet serve did not start"
-            time.sleep(0.5)
+        serve_ready(serve, base + "/healthz", log.read_text)
         said = log.read_text()
         assert f"issue an API key for this server with: {RICOCHET} keys create NAME" in said, said
         run_file = tmp_path / "instance" / RUN_FILE

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import serve_ready
 from workers.embedded import free_port
 
 
@@ -177,16 +178,8 @@ def _finished(url: str, job: dict, seconds: float) -> dict:
 
 
 def _ready(serve: subprocess.Popen, base: str) -> None:
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if _get(base + "/readyz")[0] == 200:
-                return
-        except OSError:
-            pass
-        assert serve.poll() is None, serve.stderr.read().decode() if serve.stderr else "ricochet serve exited"
-        assert time.monotonic() < deadline, "ricochet serve did not become ready"
-        time.sleep(0.5)
+    serve_ready(serve, base + "/readyz",
+                lambda: serve.stderr.read().decode() if serve.stderr else "ricochet serve exited")
 
 
 def test_a_full_redis_refuses_writes_as_503_and_evicts_nothing(tmp_path):

@@ -30,6 +30,7 @@ QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
 
 POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
 CHUNK_SILENCE = 60.0  # a started pack chunk silent this long lost its worker: the beat sends it again
+PENDING_SILENCE = 30.0  # a pack (or chunk) unreceived this long, its queue empty: its message was lost
 DEFAULT_DEPTH = 64  # moves deep a queued solve searches unless its payload says otherwise
 MAX_SECONDS = 24 * 3600.0  # the longest a catalogue task is asked to run
 
@@ -93,6 +94,12 @@ class ChunkSweep(_Payload):
     """ricochet.recover_chunks: how long a pack chunk may be silent before it counts as lost."""
 
     silence = _seconds(MAX_SECONDS, default=CHUNK_SILENCE)
+
+
+class PendingSweep(_Payload):
+    """ricochet.recover_pending: how long a pack, or a chunk, may wait unreceived (its queue empty)."""
+
+    silence = _seconds(MAX_SECONDS, default=PENDING_SILENCE)
 
 
 class GrowTask(_Payload):
@@ -170,6 +177,7 @@ POOL_BUILD = TaskSpec("ricochet.pool_build", JobTask, ANALYSIS_QUEUE)  # 4 GiB: 
 PRECOMPUTE_DAILY = TaskSpec("ricochet.precompute_daily", DailyTask, every=3600.0)
 GROW_POOLS = TaskSpec("ricochet.grow_pools", PoolSweep, every=300.0)
 RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, every=20.0)
+RECOVER_PENDING = TaskSpec("ricochet.recover_pending", PendingSweep, every=20.0)
 CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
 CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
 CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
@@ -178,5 +186,5 @@ WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask)
 WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, every=5.0)  # a lost attempt waits about this long
 
 TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
-                                      RECOVER_CHUNKS, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,
+                                      RECOVER_CHUNKS, RECOVER_PENDING, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,
                                       WEBHOOK_DELIVER, WEBHOOK_SWEEP)}

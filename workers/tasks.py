@@ -32,6 +32,7 @@ from .messages import (
     POOL_BUILD,
     PRECOMPUTE_DAILY,
     RECOVER_CHUNKS,
+    RECOVER_PENDING,
     SOLVE,
     WEBHOOK_DELIVER,
     WEBHOOK_SWEEP,
@@ -103,6 +104,11 @@ def pack_chunk(app: Ricochet, job_id: str, items: list[list[int]]) -> int:
 @task(RECOVER_CHUNKS)
 def recover_chunks(app: Ricochet, silence: float) -> list[str]:
     return packs.recover_chunks(context(app), silence)
+
+
+@task(RECOVER_PENDING)
+def recover_pending(app: Ricochet, silence: float) -> list[str]:
+    return packs.recover_pending(context(app), silence)
 
 
 @task(CATALOGUE_GROW, acks_late=True)

@@ -129,8 +129,9 @@ class Network:
             return subprocess.Popen(["ip", "netns", "exec", self.ns(host), *argv], env=env, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True)
 
-    def exec(self, host: str, argv: list[str]) -> subprocess.CompletedProcess:
-        return subprocess.run(["ip", "netns", "exec", self.ns(host), *argv], capture_output=True, text=True)
+    def exec(self, host: str, argv: list[str], input: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(["ip", "netns", "exec", self.ns(host), *argv], capture_output=True, text=True,
+                              input=input)
 
     def cut(self, host: str) -> None:
         """The host's link unplugged at the switch: its packets go nowhere, its connections stay open."""
@@ -146,31 +147,28 @@ class Network:
         kill_all_in(self.ns(host))
 
     def impair(self, host: str, delay_ms: int, loss_percent: float, netem: bool) -> str:
-        """Delay and loss on the host's link, both ways (tc netem on each end); where the
-        kernel has no netem, the loss alone, by nftables on the host (said in the result)."""
+        """Delay and loss on what the host sends (tc netem on its end of the link: a
+        round trip between two hosts takes twice the delay); where the kernel has no
+        netem, the loss alone, by nftables on the host (said in the result)."""
         if netem:
             spec = ["delay", f"{delay_ms}ms", "loss", f"{loss_percent}%"]
-            self.exec(host, ["tc", "qdisc", "replace", "dev", "eth0", "root", "netem", *spec])
-            subprocess.run(["ip", "netns", "exec", self.switch, "tc", "qdisc", "replace", "dev", f"v{host}",
-                            "root", "netem", *spec], check=True, capture_output=True)
-            how = f"netem {delay_ms} ms + {loss_percent}% each way"
+            done = self.exec(host, ["tc", "qdisc", "replace", "dev", "eth0", "root", "netem", *spec])
+            if done.returncode != 0:
+                raise RuntimeError(f"tc refused netem: {done.stderr.strip()}")
+            how = f"netem {delay_ms} ms + {loss_percent}% loss on what each host sends"
         else:
             drop = f"numgen random mod 1000 < {int(loss_percent * 10)} drop"
             rules = (f"table inet chaos {{\n chain out {{\n type filter hook output priority 0;\n"
-                     f" oifname \"eth0\" {drop}\n }}\n chain in {{\n type filter hook input priority 0;\n"
-                     f" iifname \"eth0\" {drop}\n }}\n}}\n")
-            done = subprocess.run(["ip", "netns", "exec", self.ns(host), "nft", "-f", "-"], input=rules, text=True,
-                                  capture_output=True)
+                     f" oifname \"eth0\" {drop}\n }}\n}}\n")
+            done = self.exec(host, ["nft", "-f", "-"], input=rules)
             if done.returncode != 0:
                 raise RuntimeError(f"nft refused the loss rules: {done.stderr.strip()}")
-            how = f"{loss_percent}% loss each way (nftables); no delay: the kernel has no sch_netem"
+            how = f"{loss_percent}% loss on what each host sends (nftables); no delay: the kernel has no sch_netem"
         self.impaired[host] = how
         return how
 
     def unimpair(self, host: str) -> None:
         self.exec(host, ["tc", "qdisc", "del", "dev", "eth0", "root"])
-        subprocess.run(["ip", "netns", "exec", self.switch, "tc", "qdisc", "del", "dev", f"v{host}", "root"],
-                       capture_output=True)
         self.exec(host, ["nft", "delete", "table", "inet", "chaos"])
         self.impaired.pop(host, None)
 

@@ -4,6 +4,7 @@ real processes on each:
     redis   10.60.0.10  redis-server primary :6379, replica :6380, three redis-sentinel :26379-26381
     front   10.60.0.5   nginx (service/front.conf.template) over api1 and api2, :8080
     api1/2  10.60.0.21-22  gunicorn (deploy/gunicorn.conf.py), one web process of 8 threads each
+    api3    10.60.0.23  a spare host: the replacement of a lost API host
     w1..w3  10.60.0.31-33  `ricochet worker --concurrency 1 --queues ricochet,packs`
     beat    10.60.0.40  `ricochet beat`
     client  10.60.0.50  the workload and the checks (threads of the test process, moved into it)
@@ -17,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -30,7 +32,8 @@ from tests.sentinels import Group
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[2]
-HOSTS = {"front": 5, "redis": 10, "api1": 21, "api2": 22, "w1": 31, "w2": 32, "w3": 33, "beat": 40, "client": 50}
+HOSTS = {"front": 5, "redis": 10, "api1": 21, "api2": 22, "api3": 23, "w1": 31, "w2": 32, "w3": 33, "beat": 40,
+         "client": 50}
 FRONT_PORT = 8080
 _CLONE_NEWNET = 0x40000000
 
@@ -112,14 +115,27 @@ class Cluster:
         self.run(host, [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "warning",
                         "--schedule", str(folder / "celerybeat-schedule")])
 
-    def start_front(self) -> None:
-        apis = [f"{self.net.hosts[h]}:8000 max_fails=1 fail_timeout=5s" for h in ("api1", "api2")]
+    def configure_front(self, apis: list[str], reload: bool = False) -> Path:
+        """The front's configuration over `apis` (reloaded when it runs: a host is added
+        once it answers /readyz, since gunicorn listens before it can answer)."""
+        servers = [f"{self.net.hosts[h]}:8000 max_fails=2 fail_timeout=10s" for h in apis]
         config = front.configure(self.folder / "front", f"{self.net.hosts['front']}:{FRONT_PORT}",
-                                 "; server ".join(apis))
+                                 "; server ".join(servers))
         server = config.parent / "server.conf"
-        # A host that is gone does not refuse a connection, it is silent: try the other API after 1 s.
-        server.write_text(server.read_text().replace(
-            "proxy_pass http://ricochet_api;", "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 1s;"))
+        # A host that is gone does not refuse a connection, it is silent: try the other API after 2 s
+        # (a lost SYN is sent again after 1 s, so 5% loss alone does not mark an API down).
+        text = re.sub(r"proxy_connect_timeout \d+s;", "proxy_connect_timeout 2s;", server.read_text())
+        if "proxy_connect_timeout" not in text:
+            text = text.replace("proxy_pass http://ricochet_api;",
+                                "proxy_pass http://ricochet_api;\n        proxy_connect_timeout 2s;")
+        server.write_text(text)
+        if reload:
+            self.net.exec("front", ["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
+                                    "-s", "reload"])
+        return config
+
+    def start_front(self) -> None:
+        config = self.configure_front(["api1", "api2"])
         self.run("front", ["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
                            "-g", "daemon off;"])
 
@@ -161,8 +177,10 @@ class Cluster:
                     return time.monotonic() - start
             except Exception:  # noqa: BLE001 -- not yet
                 pass
-            if time.monotonic() - start > timeout:
-                raise TimeoutError(f"no {what} within {timeout} s; logs under {self.folder}")
+            dead = [name for name, p in self.processes.items() if p.poll() not in (None, -9)]
+            if time.monotonic() - start > timeout or dead:
+                raise TimeoutError(f"no {what} within {timeout} s (exited: {dead or 'none'}); logs under "
+                                   f"{self.folder}")
             time.sleep(0.5)
 
     def api_ready(self, host: str) -> bool:

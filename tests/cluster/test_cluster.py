@@ -35,20 +35,21 @@ def cluster(tmp_path_factory):
 
 
 def _report(verdict: dict) -> str:
-    lines = [f"{f['fault']}: resumed in {f['resumed_s']} s, {f['answered_503']} answered 503, "
+    lines = [f"{f['fault']}: resumed in {f['resumed_s']} s (reads {f['reads_resumed_s']} s), "
+             f"{f['answered_503']} answered 503, "
              f"{f['failed']} failed of {f['requests']}" for f in verdict["faults"]]
     return "\n".join([*verdict["problems"], *lines])
 
 
 def test_hosts_lost_links_cut_and_redis_failed_over(cluster, tmp_path):
-    """Every fault, shortened: the history holds (no acknowledged write lost, each
-    pack complete with each puzzle once, no 5xx but 503s while Redis fails over)."""
+    """Four of the faults, shortened (bench/cluster.py runs all six at length): the
+    history holds (no acknowledged write lost, each pack complete with each puzzle
+    once, no 5xx but 503s while Redis fails over)."""
     from tests.cluster.faults import run
     from tests.helpers import unpooled_board
 
-    plan = [("worker_lost", 5), ("redis_failover", 5), ("api_lost", 8), ("slow_network", 10),
-            ("worker_cut", 10), ("beat_lost", 5)]
-    verdict = run(cluster, plan, tmp_path, unpooled_board(), calm=5, settle_timeout=240)
+    plan = [("worker_lost", 3), ("redis_failover", 2), ("api_lost", 5), ("slow_network", 8)]
+    verdict = run(cluster, plan, tmp_path, unpooled_board(), calm=3, settle_timeout=240)
     print(_report(verdict))
     assert verdict["ok"], _report(verdict)
     assert verdict["acknowledged"]["room"] > 0 and verdict["acknowledged"]["rating"] > 0 and verdict["packs"] > 0

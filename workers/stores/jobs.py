@@ -32,6 +32,7 @@ class JobState(StrEnum):
 OPEN = frozenset({JobState.PENDING, JobState.RUNNING})  # a record's state (a str) is looked up as it is
 JOB_STATES = tuple(s.value for s in JobState)
 IDEMPOTENCY_TTL = 24 * 3600
+PENDING = "jobs:pending"  # pack jobs not yet started, by creation time
 
 
 class JobStore:
@@ -45,7 +46,21 @@ class JobStore:
                "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
                "request": request, "askers": [asker] if asker else [], "wanting": [asker] if asker else []}
         self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
+        if kind == "pack":  # until a worker starts it (application.packs.recover_pending)
+            self.redis.zadd(PENDING, {job["id"]: job["created"]})
         return job
+
+    def pending(self, older_than: float) -> list[str]:
+        """Pack jobs created over `older_than` seconds ago that no worker has started (or
+        has, since: the caller looks), oldest first."""
+        return [i.decode() for i in self.redis.zrangebyscore(PENDING, 0, time.time() - older_than, start=0, num=100)]
+
+    def still_pending(self, job_id: str, again: bool) -> None:
+        """Forget a job no longer pending, or (`again`: sent again now) look again later."""
+        if again:
+            self.redis.zadd(PENDING, {job_id: time.time()})
+        else:
+            self.redis.zrem(PENDING, job_id)
 
     def get(self, job_id: str) -> dict[str, Any] | None:
         raw = self.redis.get(f"job:{job_id}")

@@ -78,6 +78,18 @@ class PackStore:
             pipe.srem("packs:running", pack_id)
             pipe.execute()
 
+    def unheard_chunks(self) -> list[tuple[str, str, list[list[int]]]]:
+        """Chunks out that no worker has received (no heartbeat yet): queued, or lost
+        on the way to a worker whose host went."""
+        out = []
+        for raw in self.redis.smembers("packs:running"):
+            pack_id = raw.decode()
+            beats = set(self.redis.hkeys(f"pack:{pack_id}:beats"))
+            for key, chunk in self.redis.hgetall(f"pack:{pack_id}:chunks").items():
+                if key not in beats:
+                    out.append((pack_id, key.decode(), json.loads(chunk)))
+        return out
+
     def silent_chunks(self, silence: float) -> list[tuple[str, str, list[list[int]]]]:
         """Chunks that started (a heartbeat) and have been silent `silence` seconds."""
         out = []
