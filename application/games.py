@@ -17,7 +17,7 @@ from workers.stores import Stores
 from workers.stores.games import token_hash
 
 from . import Context
-from .problems import BY_STATUS, Problem
+from .problems import BY_STATUS, Problem, echo
 
 MAX_TOKEN = 100
 KEYWORDS = ("random", "beginner", "1999")  # boards drawn by the game's seed: any of 2013, no barriers, 1999
@@ -80,7 +80,7 @@ def change(ctx: Context, gid: str, action: Callable[[Game], Any], now: float) ->
     except GameError as e:
         raise Problem(BY_STATUS.get(e.status, "conflict"), str(e)) from None
     if state is None:
-        raise Problem("not-found", f"no game {gid!r}: games are kept for a week after their last move")
+        raise Problem("not-found", f"no game {echo(gid)!r}: games are kept for a week after their last move")
     return rated(ctx, gid, state), result
 
 
@@ -123,7 +123,7 @@ def follow(ctx: Context, gid: str, seen: int, clock: Callable[[], float], second
     happen (timers settled as the clock runs), for `seconds` or until the game ends."""
     stores = _stores(ctx)
     if stores.games.get(gid) is None:
-        raise Problem("not-found", f"no game {gid!r}")
+        raise Problem("not-found", f"no game {echo(gid)!r}")
     return _events(ctx, stores, gid, seen, clock, time.monotonic() + seconds, poll)
 
 

@@ -9,7 +9,7 @@ from workers.messages import TaskSpec
 from workers.stores.jobs import JobState
 
 from . import Context
-from .problems import Problem
+from .problems import Problem, echo
 
 MAX_ID = 64  # job ids are 32 hex digits; anything much longer is not worth a lookup
 
@@ -54,7 +54,7 @@ def view(job: dict[str, Any]) -> dict[str, Any]:
 def get(ctx: Context, job_id: str) -> dict[str, Any]:
     found = ctx.stores.jobs.get(job_id) if ctx.stores is not None and len(job_id) <= MAX_ID else None
     if found is None:
-        raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
+        raise Problem("not-found", f"no job {echo(job_id)!r}: jobs are kept for a week")
     return found
 
 
@@ -65,7 +65,7 @@ def cancel(ctx: Context, job_id: str) -> dict[str, Any]:
     Another client's job is refused (403): only those who asked may cancel it."""
     found = ctx.required_stores().jobs.withdraw(job_id, ctx.client) if len(job_id) <= MAX_ID else None
     if found is None:
-        raise Problem("not-found", f"no job {job_id!r}: jobs are kept for a week")
+        raise Problem("not-found", f"no job {echo(job_id)!r}: jobs are kept for a week")
     job, asked = found
     if not asked:
         raise Problem("forbidden", "only a client that asked for this job may cancel it (by its API key, "

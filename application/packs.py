@@ -22,7 +22,7 @@ from workers.stores import Stores
 from workers.stores.jobs import OPEN, JobState
 
 from . import Context, jobs, ratings
-from .problems import Problem
+from .problems import Problem, echo
 from .running import watching
 from .solving import Queued
 
@@ -102,7 +102,7 @@ def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, A
     stores = ctx.required_stores()
     job = stores.jobs.get(pack_id) if len(pack_id) <= jobs.MAX_ID else None
     if job is None or job["kind"] != "pack":
-        raise Problem("not-found", f"no pack {pack_id!r}: packs are kept for a week")
+        raise Problem("not-found", f"no pack {echo(pack_id)!r}: packs are kept for a week")
     if finished and job["state"] != JobState.SUCCEEDED or job["state"] in (JobState.FAILED, JobState.CANCELLED):
         raise Problem("not-ready", f"the pack is {job['state']}; follow its job",
                       headers={"Location": f"/v1/jobs/{pack_id}"}, job=f"/v1/jobs/{pack_id}", state=job["state"])

@@ -36,8 +36,9 @@ KINDS: dict[str, tuple[int, str, str]] = {
     "unsolvable": (422, "Unsolvable", "The puzzle has no solution, so there is nothing to rate or hint."),
     "needs-a-job": (422, "Needs a longer search", "The puzzle's optimum takes longer to find than a request may "
                     "search; POST /v1/solve queues that search, and the request works once it is solved."),
-    "address-not-allowed": (422, "Address not allowed", "A webhook URL that resolves to a private, loopback or "
-                            "reserved address (or does not resolve); give a public receiver."),
+    "address-not-allowed": (422, "Address not allowed", "A webhook URL that resolves to a private, loopback, "
+                            "multicast or reserved address (or does not resolve, or no delivery could send it); "
+                            "give a public receiver."),
     "idempotency-key-reused": (422, "Idempotency key reused", "This Idempotency-Key was used with another "
                                "request body; use a new key for a new request."),
     "request-headers-too-large": (431, "Request header fields too large", "The request's headers are over the "
@@ -47,10 +48,20 @@ KINDS: dict[str, tuple[int, str, str]] = {
     "quota-exceeded": (429, "Quota exceeded", "This work is over the client's hourly quota; X-Quota-* headers "
                        "and Retry-After say what is left and when it resets."),
     "server-error": (500, "Internal server error", "The server failed; the error is logged."),
+    "not-implemented": (501, "Not implemented", "The service does not offer what was asked in this form: "
+                        "oEmbed's format=xml (only JSON is offered)."),
     "unavailable": (503, "Service unavailable", "A part the request needs (the store, a worker, a queue with "
                     "room) is not available now; retry after Retry-After seconds."),
 }
 BY_STATUS = {status: kind for kind, (status, _, _) in reversed(KINDS.items())}  # the first kind per status
+
+
+ECHO = 64  # what a detail repeats of a request's id, code or address at most (characters)
+
+
+def echo(text: str, limit: int = ECHO) -> str:
+    """`text` as a problem's detail repeats it: its first `limit` characters, then an ellipsis."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def problem_type(kind: str) -> str:

@@ -13,7 +13,7 @@ from solver.model.board import real_board
 from solver.play.game import MAX_PLAYERS, options_from_json
 
 from . import Context, games
-from .problems import Problem
+from .problems import Problem, echo
 
 
 def _rooms(ctx: Context) -> Any:
@@ -48,7 +48,7 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
 def _state(ctx: Context, rid: str) -> dict[str, Any]:
     state = _rooms(ctx).get(rid)
     if state is None:
-        raise Problem("not-found", f"no room {rid!r}: rooms are kept a day, or a week after their game starts")
+        raise Problem("not-found", f"no room {echo(rid)!r}: rooms are kept a day, or a week after their game starts")
     return state
 
 

@@ -26,7 +26,7 @@ from workers.webhooks import (
 )
 
 from . import Context
-from .problems import Problem
+from .problems import Problem, echo
 
 MAX_PER_KEY = 20
 
@@ -66,7 +66,7 @@ def one(ctx: Context, hook_id: str) -> dict[str, Any]:
     owner = _owner(ctx)
     hook = ctx.required_stores().webhooks.get(hook_id) if len(hook_id) <= 64 else None
     if hook is None or hook["owner"] != owner:
-        raise Problem("not-found", f"this key has no webhook {hook_id!r}")
+        raise Problem("not-found", f"this key has no webhook {echo(hook_id)!r}")
     return hook
 
 

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from flask import Blueprint, Response, request
 
 from application import Problem
+from application.problems import echo
 from solver.errors import InvalidInput
 from solver.model.puzzle import Puzzle
 from solver.play import daily
@@ -57,10 +58,10 @@ def embedded(query: dict[str, Any], code: str | None = None) -> Response:
            description="`url` is a page of this site: `/` (today's puzzle), `/?day=YYYY-MM-DD`, `/p/{code}` or an "
                        "`/embed/...` address. Only JSON: `format=xml` is answered 501, as oEmbed says.",
            replies={200: Reply("The card (application/json, as oEmbed says)", OEmbed),
-                    501: Reply("Not implemented: only JSON")})
+                    501: "Problem"})
 def oembed(query: dict[str, Any]) -> Any:
     if query["format"] != "json":
-        return Response("only format=json is offered", status=501, mimetype="text/plain")
+        raise Problem("not-implemented", "only format=json is offered (oEmbed's JSON; xml is not)", field="format")
     root = request.url_root.rstrip("/")
     src, title, thumbnail = _embedded(query["url"], root)
     width = min(query.get("maxwidth") or WIDTH, WIDTH * 2)
@@ -80,10 +81,14 @@ def _embedded(url: str, root: str) -> tuple[str, str, str]:
     """The embed's address, title and picture for a page of this site."""
     parts = urlsplit(url)
     if not _this_site(parts, urlsplit(root)):
-        raise Problem("not-found", f"{url} is not a page of this site ({root}); only its puzzles can be embedded",
+        raise Problem("not-found", f"{echo(url)} is not a page of this site ({root}); only its puzzles can be embedded",
                       field="url")
     asked = parse_qs(parts.query)
     keep = {k: asked[k][0] for k in ("lang", "theme") if k in asked}
+    wrong = EmbedQuery().validate(keep)
+    if wrong:
+        raise Problem("not-found", f"{echo(url)} asks for no card the embed gives: "
+                      + "; ".join(f"{k} {' '.join(v)}" for k, v in sorted(wrong.items())), field="url")
     path = parts.path.rstrip("/") or "/"
     if path.startswith("/embed/"):
         path = "/" if path == "/embed/daily" else "/p/" + path[len("/embed/"):]
@@ -98,12 +103,12 @@ def _embedded(url: str, root: str) -> tuple[str, str, str]:
         day = _published_day(asked["day"][0])
         code = daily.daily_json(day)["code"]
     if code is None:
-        raise Problem("not-found", f"{url} is not a puzzle page: give /, /?day=YYYY-MM-DD or /p/{{code}}",
+        raise Problem("not-found", f"{echo(url)} is not a puzzle page: give /, /?day=YYYY-MM-DD or /p/{{code}}",
                       field="url")
     try:
         Puzzle.from_code(code)
     except InvalidInput as e:
-        raise Problem("not-found", f"{url} names no puzzle: {e}", field="url") from e
+        raise Problem("not-found", f"{echo(url)} names no puzzle: {e}", field="url") from e
     return f"{root}/embed/{code}{_query(keep)}", "Ricochet Robots puzzle", f"/v1/puzzles/{code}.png"
 
 
@@ -123,9 +128,9 @@ def _published_day(text: str) -> Any:
     try:
         day = dt.date.fromisoformat(text)
     except ValueError:
-        raise Problem("not-found", f"day={text!r} is not a date (YYYY-MM-DD)", field="url") from None
+        raise Problem("not-found", f"day={echo(text)!r} is not a date (YYYY-MM-DD)", field="url") from None
     if not daily.FIRST_DAY <= day <= min(daily.today(), daily.last_day()):
-        raise Problem("not-found", f"no published daily puzzle on {text}", field="url")
+        raise Problem("not-found", f"no published daily puzzle on {echo(text)}", field="url")
     return day
 
 

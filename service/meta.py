@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, request
 
+from application.problems import echo
 from solver.errors import InvalidInput
 from solver.model.puzzle import Puzzle
 from solver.play import daily
@@ -94,7 +95,7 @@ def play_code(code: str, query: dict[str, Any]) -> Response:
 def problem_types(kind: str | None = None) -> Response:
     """What each problem `type` means: the page its URI names."""
     if kind is not None and kind not in KINDS:
-        raise Problem("not-found", f"no problem type {kind!r}; /problems lists them")
+        raise Problem("not-found", f"no problem type {echo(kind)!r}; /problems lists them")
     rows = "".join(
         f"<tr id={k}><td><a href=/problems/{k}><code>/problems/{k}</code></a></td><td>{status}</td>"
         f"<td>{html.escape(title)}</td><td>{html.escape(text)}</td></tr>"
@@ -183,7 +184,7 @@ def _docs_page() -> str:
 def docs_asset(name: str) -> Response:
     """One of Swagger UI's files, from the installed package."""
     if name not in DOCS_ASSETS:
-        raise Problem("not-found", f"no docs asset {name!r}: the page uses {', '.join(DOCS_ASSETS)}")
+        raise Problem("not-found", f"no docs asset {echo(name)!r}: the page uses {', '.join(DOCS_ASSETS)}")
     mimetype = {"js": "text/javascript", "css": "text/css", "png": "image/png"}[name.rsplit(".", 1)[1]]
     return cached(Response(_docs_asset(name), mimetype=mimetype))
 

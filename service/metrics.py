@@ -70,4 +70,4 @@ def metrics() -> Response:
                      f"# TYPE ricochet_queue_depth gauge\nricochet_queue_depth {depth}\n").encode()
         except Exception:  # a scrape never fails because Redis is down
             pass
-    return Response(body, mimetype=CONTENT_TYPE_LATEST)
+    return Response(body, content_type=CONTENT_TYPE_LATEST)  # it names its charset: mimetype= would add a second

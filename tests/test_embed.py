@@ -123,3 +123,18 @@ def test_oembed_answers_oembed_1_0_and_pages_link_to_it(client):
     for path in ("/", f"/p/{code}"):
         page = client.get(path).text
         assert 'type="application/json+oembed"' in page and "/oembed?url=" in page
+
+
+def test_oembed_gives_no_card_whose_frame_the_embed_refuses(client):
+    code = daily.daily_json(daily.today())["code"]
+    for query in ("lang=xx", "theme=neon", "lang=de&theme=sepia"):
+        for page in ("http://localhost/embed/daily", "http://localhost/", f"http://localhost/p/{code}"):
+            r = client.get("/oembed", query_string={"url": f"{page}?{query}"})
+            assert r.status_code == 404 and r.mimetype == "application/problem+json", (page, query, r.json)
+            assert r.json["field"] == "url" and query.split("=")[0] in r.json["detail"], r.json
+    for url in ("http://localhost/embed/daily?lang=de&theme=dark", f"http://localhost/p/{code}?theme=light"):
+        src = html.unescape(client.get("/oembed", query_string={"url": url}).json["html"]).split('src="')[1]
+        assert client.get(src.split('"')[0].removeprefix("http://localhost")).status_code == 200, src
+    xml = client.get("/oembed", query_string={"url": "http://localhost/", "format": "xml"})
+    assert xml.status_code == 501 and xml.mimetype == "application/problem+json"
+    assert xml.json["type"] == "/problems/not-implemented" and "format=json" in xml.json["detail"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from service.app import create_app
+from tests.helpers import issued_key
 
 
 def test_rate_limit_answers_429_problem_with_retry_after():
@@ -79,3 +80,17 @@ def test_only_issued_keys_are_clients(redis_url, tmp_path):
 
     limits._known.clear()  # what KEY_CACHE_SECONDS does in time: the record is looked up again
     assert client.get("/v1/boards", headers={"X-API-Key": key}).status_code == 401
+
+
+def test_a_detail_repeats_at_most_64_characters_of_an_id(redis_url):
+    client = create_app({"TESTING": True, "REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+    long = "x" * 3000
+    for path, key in ((f"/v1/jobs/{long}", {}), (f"/v1/packs/{long}", {}), (f"/v1/rooms/{long}", {}),
+                      (f"/v1/games/{long}", {}), (f"/v1/players/{long}", {}), (f"/problems/{long}", {}),
+                      (f"/v1/webhooks/{long}/deliveries", issued_key(redis_url))):
+        r = client.get(path, headers=key)
+        assert 400 <= r.status_code < 500 and r.mimetype == "application/problem+json", (path[:30], r.status_code)
+        assert "x" * 65 not in r.text and len(r.json["detail"]) < 300, (path[:30], r.json["detail"][:200])
+    r = client.get("/oembed", query_string={"url": f"http://localhost/{long}"})
+    assert r.status_code == 404 and r.json["detail"].startswith("http://localhost/xxx") and "x…" in r.json["detail"]
+    assert len(r.json["detail"]) < 200, r.json["detail"]

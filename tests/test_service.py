@@ -164,3 +164,9 @@ def test_a_search_in_a_request_ends_within_the_requests_budget(client, monkeypat
     monkeypatch.setattr(puzzles, "RANDOM_SEARCH_BUDGET", 0.1)
     r = client.get("/v1/puzzles/random?length=20&robots=5&seed=b")
     assert r.status_code == 422 and "ask for a pack" in r.json["detail"], r.json
+
+
+def test_metrics_name_their_charset_once():
+    r = create_app({"TESTING": True}).test_client().get("/metrics")
+    assert r.status_code == 200 and r.headers["Content-Type"].lower().count("charset") == 1, r.headers["Content-Type"]
+    assert r.mimetype == "text/plain" and r.mimetype_params["charset"] == "utf-8" and "version" in r.mimetype_params

@@ -218,6 +218,33 @@ def test_private_addresses_are_refused_without_the_setting(stack):
     assert client.get("/v1/webhooks", headers=key).json == {"webhooks": []}
 
 
+def test_multicast_and_addresses_embedding_private_ipv4_are_refused(stack):
+    url, _, _ = stack
+    client = create_app({"REDIS_URL": url}).test_client()  # the default: RICOCHET_WEBHOOKS_ALLOW_PRIVATE off
+    key = issued_key(url)
+    for host in ("224.0.0.1", "239.255.255.250", "[ff02::1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
+                 "[::127.0.0.1]", "[::ffff:10.0.0.1]", "[2002:a9fe:a9fe::]"):
+        r = client.post("/v1/webhooks", json={"url": f"http://{host}/hook", "events": ["job.succeeded"]}, headers=key)
+        assert r.status_code == 422 and r.json["type"] == "/problems/address-not-allowed", (host, r.json)
+        assert r.json["field"] == "url" and f"resolves to {host.strip('[]')}," in r.json["detail"], r.json
+    assert client.get("/v1/webhooks", headers=key).json == {"webhooks": []}
+
+
+def test_urls_no_delivery_could_send_are_refused_at_registration(stack):
+    url, client, receiver = stack  # private receivers allowed: these are refused all the same
+    key = issued_key(url)
+    for bad in (f"{receiver.base}/ok\r\nX-Injected: 1", f"{receiver.base}/o k", f"{receiver.base}/ok\x00",
+                f"{receiver.base}/\x7f", f"{receiver.base}/\x85", f"{receiver.base}/caf\u00e9", "http://ex\tample.org/"):
+        r = client.post("/v1/webhooks", json={"url": bad, "events": ["job.succeeded"]}, headers=key)
+        assert r.status_code == 422 and r.json["field"] == "url", (bad, r.json)
+        assert "control characters" in r.json["detail"], (bad, r.json)
+    for port in ("99999", "0", "x"):
+        r = client.post("/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/ok", "events": ["job.succeeded"]},
+                        headers=key)
+        assert r.status_code == 422 and "port is a number from 1 to 65535" in r.json["detail"], (port, r.json)
+    assert client.get("/v1/webhooks", headers=key).json == {"webhooks": []}
+
+
 def test_redirects_are_not_followed_and_a_test_event_is_signed(stack):
     url, client, receiver = stack
     key = issued_key(url)

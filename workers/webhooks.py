@@ -78,29 +78,62 @@ def signature(secret: str, message_id: str, timestamp: int, body: str) -> str:
     return "v1," + base64.b64encode(mac).decode()
 
 
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052's well-known prefix: an IPv4 address in the last 32 bits
+
+
+def embedded(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 one carries (IPv4-mapped, 6to4, NAT64, IPv4-compatible)."""
+    if address.version == 4:
+        return []
+    assert isinstance(address, ipaddress.IPv6Address)
+    found = [address.ipv4_mapped, address.sixtofour]
+    if address in NAT64 or int(address) >> 32 == 0:  # 64:ff9b::a.b.c.d, ::a.b.c.d
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return [ip for ip in found if ip is not None]
+
+
+def public(ip: str) -> bool:
+    """Whether `ip` is a global unicast address, and so is every IPv4 address it embeds."""
+    address = ipaddress.ip_address(ip.split("%")[0])
+    return all(a.is_global and not a.is_multicast for a in (address, *embedded(address)))
+
+
+def _port(url: str) -> int:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        raise AddressRefused("a webhook URL's port is a number from 1 to 65535") from None
+    if port == 0:
+        raise AddressRefused("a webhook URL's port is a number from 1 to 65535")
+    return port or (443 if parts.scheme == "https" else 80)
+
+
 def addresses(url: str, allow_private: bool) -> list[str]:
     """The addresses a receiver's URL resolves to, all public ones (unless
     `allow_private`); AddressRefused says why not."""
     if len(url) > MAX_URL:
         raise AddressRefused(f"a webhook URL is at most {MAX_URL} characters")
+    if any(c <= " " or c >= "\x7f" for c in url):  # http.client refuses them at every delivery
+        raise AddressRefused("a webhook URL is printable ASCII, no spaces or control characters: "
+                             "percent-encode them (and give an internationalised host in punycode)")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise AddressRefused("a webhook URL is http:// or https:// with a host")
     if parts.username or parts.password:
         raise AddressRefused("a webhook URL carries no user or password: authenticate by the signature")
+    port = _port(url)
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
         found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (OSError, ValueError, UnicodeError) as e:
         raise AddressRefused(f"the webhook URL's host {parts.hostname!r} does not resolve ({e})") from None
     ips = list(dict.fromkeys(str(info[4][0]) for info in found))
     if not allow_private:
         for ip in ips:
-            address = ipaddress.ip_address(ip.split("%")[0])
-            mapped = getattr(address, "ipv4_mapped", None)
-            if not (mapped or address).is_global:
-                raise AddressRefused(f"the webhook URL's host resolves to {ip}, a private, loopback or reserved "
-                                     "address: give a public receiver")
+            if not public(ip):
+                raise AddressRefused(f"the webhook URL's host resolves to {ip}, a private, loopback, multicast or "
+                                     "reserved address (or one embedding such an IPv4 address): give a public "
+                                     "receiver")
     return ips
 
 

@@ -10,7 +10,7 @@ from solver.play import daily
 from workers.stores.ratings import HISTORY_KEPT
 
 from .. import Context
-from ..problems import Problem
+from ..problems import Problem, echo
 
 PUBLIC = "public"
 __all__ = ["HISTORY_KEPT", "NEW_PLAYERS_A_DAY", "PUBLIC", "admitted", "history", "next_streak", "player", "rating_of",
@@ -39,7 +39,7 @@ def rating_of(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _unknown(player_id: str) -> Problem:
-    return Problem("not-found", f"no player {player_id!r} has played in this scope yet (or it was idle too "
+    return Problem("not-found", f"no player {echo(player_id)!r} has played in this scope yet (or it was idle too "
                    "long): its first POST /v1/verify with \"player\" makes it")
 
 

@@ -1127,7 +1127,7 @@ export interface components {
              * @description The kind of problem, stable for clients to branch on; the service documents each at this (relative) URI
              * @enum {string}
              */
-            type: "/problems/invalid-input" | "/problems/invalid-json" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/not-yet-published" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/not-ready" | "/problems/gone" | "/problems/too-large" | "/problems/uri-too-long" | "/problems/out-of-range" | "/problems/no-puzzle-found" | "/problems/unsolvable" | "/problems/needs-a-job" | "/problems/address-not-allowed" | "/problems/idempotency-key-reused" | "/problems/request-headers-too-large" | "/problems/rate-limited" | "/problems/quota-exceeded" | "/problems/server-error" | "/problems/unavailable";
+            type: "/problems/invalid-input" | "/problems/invalid-json" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/not-yet-published" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/not-ready" | "/problems/gone" | "/problems/too-large" | "/problems/uri-too-long" | "/problems/out-of-range" | "/problems/no-puzzle-found" | "/problems/unsolvable" | "/problems/needs-a-job" | "/problems/address-not-allowed" | "/problems/idempotency-key-reused" | "/problems/request-headers-too-large" | "/problems/rate-limited" | "/problems/quota-exceeded" | "/problems/server-error" | "/problems/not-implemented" | "/problems/unavailable";
             title: string;
             status: number;
             detail: string;
@@ -3327,13 +3327,7 @@ export interface operations {
             404: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
             431: components["responses"]["Problem"];
-            /** @description Not implemented: only JSON */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            501: components["responses"]["Problem"];
         };
     };
     listWebhooks: {
