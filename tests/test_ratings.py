@@ -561,3 +561,22 @@ def test_an_answer_shown_to_the_address_spoils_its_keys_round(client, redis_url)
         assert client.get(f"/v1/puzzles/{code}/solutions", environ_base=at, headers=shown).status_code == 200
         attempt = _try(client, code, _answer(code), "s" + uuid.uuid4().hex[:8], at, played)["attempt"]
         assert not attempt["rated"] and "shown the puzzle's answer" in attempt["reason"], (k, attempt)
+
+
+def test_answers_shown_are_kept_bounded_per_client(redis_url):
+    """Every answer shown is now kept (not only in a round): one sorted set a
+    client, its newest SHOWN_KEPT, gone SHOWN_SECONDS after the last."""
+    import redis
+
+    from workers.stores.rounds import SHOWN_KEPT, SHOWN_SECONDS
+
+    rounds, who = Stores.from_url(redis_url).rounds, ("key:bounded-" + uuid.uuid4().hex[:8], "addr:10.58.15.1")
+    for k in range(SHOWN_KEPT + 5):
+        rounds.show(who, f"h{k}")
+    r = redis.Redis.from_url(redis_url)
+    assert [r.zcard(f"shown:{c}") for c in who] == [SHOWN_KEPT] * 2
+    assert all(0 < r.ttl(f"shown:{c}") <= SHOWN_SECONDS for c in who)
+    rounds.open(who[1:], "h0")  # dropped, the oldest: not spoiled
+    rounds.open(who[1:], f"h{SHOWN_KEPT}")
+    assert rounds.attempt(who[1:], "h0", "") == (True, False)
+    assert rounds.attempt(who[1:], f"h{SHOWN_KEPT}", "") == (True, True)

@@ -7,40 +7,51 @@ Keys:
   /v1/puzzles/random?solution=false, /next, the daily).  Its value is `1`
   (open), `p:<player>` (the player whose attempt was the round's first) or
   `spoiled` (an answer was shown or checked: no attempt in it is rated);
-- `shown:<client>:<hash>` (expiring SHOWN_SECONDS after it was set): the
-  client was shown the puzzle's answer (its solution, every solution, the last
-  hint, a solve, a picture with the solution, a verify outside a round's first
-  attempt), whether or not a round was open: a round opened while it is kept
-  is spoiled from the start.  One key a puzzle a client asks an answer of (two
-  when it sends a key: the key's and the address's), each request bounded by
-  the rate limits, each key gone after SHOWN_SECONDS.
+- `shown:<client>` (a sorted set of puzzle hashes by time, the newest
+  SHOWN_KEPT kept, expiring SHOWN_SECONDS after the last): the client was
+  shown the puzzle's answer (its solution, every solution, the last hint, a
+  solve, a picture with the solution, a verify outside a round's first
+  attempt), whether or not a round was open: a round opened within
+  SHOWN_SECONDS after is spoiled from the start.  One key a client (two when
+  it sends a key: the key's and the address's), bounded.
 A client is an API key's name or an address (service/limits.py); an answer
 shown is kept under both, and a round is spoiled by either's.
 """
 
 from __future__ import annotations
 
+import time
+
 from .base import Client
 
 ROUND_SECONDS = 24 * 3600  # a round stays open this long after the puzzle was last handed
 SHOWN_SECONDS = 2 * ROUND_SECONDS  # an answer shown is remembered this long (a round opened meanwhile is spoiled)
-# KEYS: the round, then the clients' shown keys; ARGV[2]: the player it is handed
-# to (/next), claiming it if unclaimed.  A round handed again keeps its state (a
-# claim, a spoil); one handed after an answer was shown is spoiled.
-_OPEN = """local state = redis.call('get', KEYS[1])
-if (not state or state == '1') and ARGV[2] ~= '' then state = 'p:' .. ARGV[2] end
-state = state or '1'
-for i = 2, #KEYS do if redis.call('exists', KEYS[i]) == 1 then state = 'spoiled' end end
-redis.call('set', KEYS[1], state, 'EX', ARGV[1])"""
-# KEYS: the round, then the clients' shown keys; ARGV[1]: the player ('' only reads).
-# Returns {open, spoiled}.  The round's first attempt claims it for its player;
-# another player's attempt in it spoils it (as a verify without a player does).
-_ATTEMPT = """local state = redis.call('get', KEYS[1])
-local spoiled = state == 'spoiled'
-for i = 2, #KEYS do if redis.call('exists', KEYS[i]) == 1 then spoiled = true end end
-if state and not spoiled and ARGV[1] ~= '' then
-  if state == '1' then redis.call('set', KEYS[1], 'p:' .. ARGV[1], 'KEEPTTL')
-  elseif state ~= 'p:' .. ARGV[1] then redis.call('set', KEYS[1], 'spoiled', 'KEEPTTL'); spoiled = true end
+SHOWN_KEPT = 10_000  # answers shown remembered per client at most (the oldest dropped)
+_SHOWN = """local function shown(first)
+  for i = first, #KEYS do
+    local t = redis.call('zscore', KEYS[i], ARGV[1])
+    if t and tonumber(t) > tonumber(ARGV[2]) then return true end
+  end
+  return false
+end
+"""
+# KEYS: the round, then the clients' shown sets; ARGV: the puzzle's hash, the
+# oldest time an answer shown counts, the round's life, the player it is handed
+# to (/next: it claims an unclaimed round).  A round handed again keeps its
+# state (a claim, a spoil); one handed after an answer was shown is spoiled.
+_OPEN = _SHOWN + """local state = redis.call('get', KEYS[1])
+if (not state or state == '1') and ARGV[4] ~= '' then state = 'p:' .. ARGV[4] end
+if shown(2) then state = 'spoiled' end
+redis.call('set', KEYS[1], state or '1', 'EX', ARGV[3])"""
+# KEYS: the round, then the clients' shown sets; ARGV: the puzzle's hash, the
+# oldest time an answer shown counts, the player ('' only reads).  Returns
+# {open, spoiled}.  The round's first attempt claims it for its player; another
+# player's attempt in it spoils it (as a verify without a player does).
+_ATTEMPT = _SHOWN + """local state = redis.call('get', KEYS[1])
+local spoiled = state == 'spoiled' or shown(2)
+if state and not spoiled and ARGV[3] ~= '' then
+  if state == '1' then redis.call('set', KEYS[1], 'p:' .. ARGV[3], 'KEEPTTL')
+  elseif state ~= 'p:' .. ARGV[3] then redis.call('set', KEYS[1], 'spoiled', 'KEEPTTL'); spoiled = true end
 end
 return {state and 1 or 0, spoiled and 1 or 0}"""
 
@@ -53,14 +64,16 @@ class RoundStore:
         """The puzzle was handed to `clients[0]` without its answer (to `player`
         by /next: the round is its); spoiled from the start if any of `clients`
         was shown its answer within SHOWN_SECONDS."""
-        keys = [f"round:{clients[0]}:{puzzle_hash}", *(f"shown:{c}:{puzzle_hash}" for c in clients)]
-        self.redis.eval(_OPEN, len(keys), *keys, ROUND_SECONDS, player)
+        keys = [f"round:{clients[0]}:{puzzle_hash}", *(f"shown:{c}" for c in clients)]
+        self.redis.eval(_OPEN, len(keys), *keys, puzzle_hash, time.time() - SHOWN_SECONDS, ROUND_SECONDS, player)
 
     def show(self, clients: tuple[str, ...], puzzle_hash: str) -> None:
         """`clients` (a key and its address, or an address) were shown the puzzle's answer."""
         with self.redis.pipeline(transaction=False) as pipe:
             for c in clients:
-                pipe.set(f"shown:{c}:{puzzle_hash}", 1, ex=SHOWN_SECONDS)
+                pipe.zadd(f"shown:{c}", {puzzle_hash: time.time()})
+                pipe.zremrangebyrank(f"shown:{c}", 0, -SHOWN_KEPT - 1)
+                pipe.expire(f"shown:{c}", SHOWN_SECONDS)
             pipe.execute()
 
     def attempt(self, clients: tuple[str, ...], puzzle_hash: str, player: str) -> tuple[bool, bool]:
@@ -68,9 +81,9 @@ class RoundStore:
         spoiled (an answer shown to any of `clients`, or checked in the round);
         `player`'s attempt claims an unclaimed round, or spoils one another player
         claimed (`player` '': only read)."""
-        keys = [f"round:{clients[0]}:{puzzle_hash}", *(f"shown:{c}:{puzzle_hash}" for c in clients)]
-        opened, spoiled = self.redis.eval(_ATTEMPT, len(keys), *keys, player)
+        keys = [f"round:{clients[0]}:{puzzle_hash}", *(f"shown:{c}" for c in clients)]
+        opened, spoiled = self.redis.eval(_ATTEMPT, len(keys), *keys, puzzle_hash, time.time() - SHOWN_SECONDS, player)
         return bool(opened), bool(spoiled)
 
 
-__all__ = ["ROUND_SECONDS", "SHOWN_SECONDS", "RoundStore"]
+__all__ = ["ROUND_SECONDS", "SHOWN_KEPT", "SHOWN_SECONDS", "RoundStore"]
