@@ -580,3 +580,15 @@ def test_answers_shown_are_kept_bounded_per_client(redis_url):
     rounds.open(who[1:], f"h{SHOWN_KEPT}")
     assert rounds.attempt(who[1:], "h0", "") == (True, False)
     assert rounds.attempt(who[1:], f"h{SHOWN_KEPT}", "") == (True, True)
+
+
+def test_a_round_handed_by_next_is_its_players_and_another_player_spoils_it(redis_url):
+    """/next hands a round to a player: a second player handed the same puzzle
+    does not spoil it; a player it was not handed to does (workers/stores/rounds.py)."""
+    rounds, who, h = Stores.from_url(redis_url).rounds, ("key:next-" + uuid.uuid4().hex[:8],), uuid.uuid4().hex
+    rounds.open(who, h, "ada")
+    rounds.open(who, h, "bo")
+    assert rounds.attempt(who, h, "") == (True, False)  # ada's and bo's own attempts only read it
+    assert rounds.attempt(who, h, "ada") == (True, False)
+    assert rounds.attempt(who, h, "mallory") == (True, True)
+    assert rounds.attempt(who, h, "") == (True, True)
