@@ -547,6 +547,22 @@ def test_a_verify_without_the_rounds_player_spoils_it(client):
     assert not attempt["rated"] and "checked it" in attempt["reason"], attempt
 
 
+def test_an_apps_key_rates_each_of_its_players_in_the_daily_round(client, redis_url):
+    """An app fetches the daily under its API key and verifies its players'
+    answers: each player's first attempt is rated, and the app checking a guest's
+    answer without a player spoils nothing (an address's round is the first
+    player's: test_a_verify_without_the_rounds_player_spoils_it)."""
+    key, _ = Stores.from_url(redis_url).keys.create("app-" + uuid.uuid4().hex[:8])
+    app, at = {"X-API-Key": key}, _at("10.58.14.1")
+    day = client.get("/v1/daily", environ_base=at, headers=app)
+    assert day.status_code == 200
+    code = day.json["code"]
+    assert _try(client, code, _answer(code), None, at, app)["optimal"] is True  # a guest's answer checked
+    for n in range(3):
+        attempt = _try(client, code, _answer(code), f"p{n}" + uuid.uuid4().hex[:8], at, app)["attempt"]
+        assert attempt["rated"] and attempt["won"], (n, attempt)
+
+
 def test_an_answer_shown_to_the_address_spoils_its_keys_round(client, redis_url):
     """Reviewer of issue 57: a client is its key, else its address, so the same
     machine fetched the answer without its key while the key's round stayed

@@ -15,7 +15,7 @@ from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
 from .players import NEW_PLAYERS_A_DAY, admitted, rating_of, scope, solved_daily
-from .rounds import clients, is_today, reveal
+from .rounds import answers_for_its_players, clients, is_today, reveal
 from .themes import puzzle_prior, shown
 
 # A player whose rating deviation is at most this (about 13 rated attempts from a
@@ -77,7 +77,8 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
     won, h, now = bool(verdict["optimal"]), p.content_hash(), time.time()
     played = stores.ratings.played(scope(ctx), player_id, [h])[0]
     own = played is not None and played.startswith("open:")  # handed to this player by /next: its own round
-    opened, was_shown = stores.rounds.attempt(clients(ctx), h, "" if own else player_id)
+    claim = "" if own or answers_for_its_players(ctx) else player_id  # who claims the round, if anyone
+    opened, was_shown = stores.rounds.attempt(clients(ctx), h, claim)
     line = {"code": p.code(), "won": won, "length": verdict["length"], "optimal_length": verdict["optimal_length"],
             "t": round(now, 3)}
 

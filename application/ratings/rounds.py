@@ -33,6 +33,23 @@ def reveal(ctx: Context, p: Puzzle) -> None:
         ctx.stores.rounds.show(clients(ctx), p.content_hash())
 
 
+def answers_for_its_players(ctx: Context) -> bool:
+    """An API key answers for its players (the operator issued it to an app, and
+    a key moves a puzzle by a bounded amount a day): in its rounds each player's
+    first attempt counts, and its verifies without a player are the app checking
+    a guest's answer, not a check that spoils a round.  An address (anyone, who
+    can make up players for free) gets neither: the first player to answer a
+    round it opened claims it."""
+    return ctx.client.startswith("key:")
+
+
+def checked(ctx: Context, p: Puzzle) -> None:
+    """An answer to `p` checked without a player (POST /v1/verify): from an address,
+    the answer is as good as shown; from an API key, an app's guest."""
+    if not answers_for_its_players(ctx):
+        reveal(ctx, p)
+
+
 def is_today(ctx: Context, p: Puzzle) -> bool:
     """Whether `p` is today's daily puzzle (UTC): solving it keeps a streak.
     The day's record as this deployment published it, else the calendar's."""
