@@ -42,13 +42,15 @@ class Context:
     """What a use case may use.  `stores` is None without Redis (solving and
     verifying still work, queued work is refused).  `send(task, payload)` queues
     a task (a workers.messages.TaskSpec) with its payload, checked first;
-    `client` names the caller for quotas and Idempotency-Keys."""
+    `client` names the caller for quotas and Idempotency-Keys (its API key, else
+    its `address`)."""
 
     stores: Stores | None
     pools: Library
     answers: Answers
     send: Callable[[TaskSpec, dict[str, Any]], None] | None = None
     client: str = "local"
+    address: str = ""  # the caller's address ("addr:..."), also when `client` is its API key
     job_budget: float = 300.0
     quotas: Mapping[str, int] = field(default_factory=dict)  # empty: no quotas
     max_queued: Mapping[str, int] = field(default_factory=dict)

@@ -16,7 +16,7 @@ from solver.production.pools import Library, shipped
 from workers.answers import Answers
 
 from .declare import Body
-from .limits import client_id, key_quotas
+from .limits import client_address, client_id, key_quotas
 from .metrics import SOLVE_SECONDS
 
 SVG = "image/svg+xml"
@@ -78,7 +78,7 @@ def context() -> Context:
     celery = current_app.extensions.get("celery")
     return Context(stores=app_stores(), pools=pools(), answers=answers(),
                    send=celery.send if celery is not None else None,
-                   client=client_id(), job_budget=config["JOB_TIME_BUDGET"],
+                   client=client_id(), address=client_address(), job_budget=config["JOB_TIME_BUDGET"],
                    quotas={**config["QUOTAS"], **key_quotas()} if config["RATE_LIMITS_ENABLED"] else {},
                    max_queued=config["MAX_QUEUED"], rating_prior=config["RATING_PRIOR"])
 

@@ -76,6 +76,11 @@ def client_id() -> str:
     record = g.get("api_key")
     if record is not None:
         return "key:" + record["name"]
+    return client_address()
+
+
+def client_address() -> str:
+    """The client's address, whether or not it sent a key."""
     return "addr:" + (get_remote_address() or "unknown")
 
 

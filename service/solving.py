@@ -48,4 +48,6 @@ def verify(body: dict[str, Any]) -> Any:
     verdict = solving.verify(ctx, p, moves_from_json(body["moves"]))
     if "player" in body:
         verdict["attempt"] = ratings.attempt(ctx, p, verdict, body["player"])
+    else:  # an answer checked without a player (from an address: its attempts at it are not rated)
+        ratings.checked(ctx, p)
     return verdict

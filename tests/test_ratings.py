@@ -3,6 +3,7 @@ every optimal solution through the API, against a real Redis."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -66,7 +67,9 @@ def test_a_first_attempt_in_a_round_rates_the_player_and_later_ones_do_not(clien
     shown = client.get(f"/v1/players/{player}").json
     assert shown["attempts"] == 2 and shown["rated"] == 1 and shown["wins"] == 1 and shown["scope"] == "public"
     assert shown["rating"]["value"] == first["player"]["value"]
-    loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}, environ_base=at).json
+    other = _at("10.58.0.3")  # another player's attempt in this round would spoil it: the loser plays its own
+    assert _random(client, 8, made["seed"], solution=False, env=other)["code"] == made["code"]
+    loser = client.post("/v1/verify", json={**body, "moves": [], "player": player + "x"}, environ_base=other).json
     assert loser["attempt"]["rated"] and not loser["attempt"]["won"] and loser["attempt"]["player"]["change"] < 0
     assert loser["attempt"]["puzzle"]["plays"] == 2
     history = client.get(f"/v1/players/{player}/attempts").json
@@ -147,7 +150,7 @@ def _establish(client, player: str, at: dict) -> None:
     raise AssertionError(f"{player} never got an established rating")
 
 
-def test_made_up_players_move_a_puzzle_by_at_most_the_daily_bound(client):
+def test_made_up_players_move_a_puzzle_by_at_most_the_daily_bound(client, redis_url):
     """Issue 57: 100 made-up players pushed a 7-move puzzle from 1360 to 2475.  Now
     only established players move a puzzle, and one address by at most
     PUZZLE_DAILY_BOUND a day."""
@@ -155,15 +158,21 @@ def test_made_up_players_move_a_puzzle_by_at_most_the_daily_bound(client):
     made = _random(client, 7, "bound-" + uuid.uuid4().hex, solution=False, env=at)
     start = made["rating"]["value"]
     body = {"puzzle": {"code": made["code"]}, "moves": []}
+    stores, h = Stores.from_url(redis_url), Puzzle.from_code(made["code"]).content_hash()
+
+    def handed(player: str) -> str:  # as /next hands it (a round of the player's own): can't be steered by HTTP
+        assert stores.ratings.hand("public", player, h, f"open:{time.time():.3f}")
+        return player
+
     for i in range(100):
-        attempt = client.post("/v1/verify", json={**body, "player": f"fake{i}-{made['seed'][-6:]}"},
+        attempt = client.post("/v1/verify", json={**body, "player": handed(f"fake{i}-{made['seed'][-6:]}")},
                               environ_base=at).json["attempt"]
         assert attempt["rated"]
     assert attempt["puzzle"]["value"] == start and attempt["puzzle"]["plays"] == 100  # nobody established
     for k in range(3):
         player = f"est{k}-{made['seed'][-6:]}"
         _establish(client, player, at)
-        attempt = client.post("/v1/verify", json={**body, "player": player}, environ_base=at).json["attempt"]
+        attempt = client.post("/v1/verify", json={**body, "player": handed(player)}, environ_base=at).json["attempt"]
         assert attempt["rated"] and attempt["puzzle"]["value"] > start
         assert attempt["puzzle"]["value"] - start <= PUZZLE_DAILY_BOUND + 1e-6, attempt
     assert attempt["puzzle"]["value"] - start == pytest.approx(PUZZLE_DAILY_BOUND)  # three used it up
@@ -304,8 +313,11 @@ def test_the_grade_follows_the_rating_once_enough_players_tried(client):
     made = _random(client, 12, "graded-" + uuid.uuid4().hex, solution=False)
     assert "graded_by" not in made["difficulty"]
     body = {"puzzle": {"code": made["code"]}, "moves": _answer(made["code"])}
-    for i in range(8):  # everyone solves it in a round
-        attempt = client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"}).json["attempt"]
+    for i in range(8):  # everyone solves it in a round (each its own: another player's verify spoils a round)
+        at = _at(f"10.58.14.{i + 1}")
+        assert _random(client, 12, made["seed"], solution=False, env=at)["code"] == made["code"]
+        attempt = client.post("/v1/verify", json={**body, "player": f"g{i}-{made['seed'][-8:]}"},
+                              environ_base=at).json["attempt"]
         assert attempt["won"] and attempt["rated"]
     again = _random(client, 12, made["seed"])
     assert again["code"] == made["code"] and again["rating"]["plays"] == 8
@@ -397,19 +409,24 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
               for c, s in (("red", "circle"), ("green", "triangle"))]
     members = r.zcard("rated:puzzles")
 
+    rated = []
+
     def verifies(first: int) -> None:  # four clients at once: Redis's round trips overlap
         mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
         for i in range(first, 10_000, 4):
             puzzle = {"code": handed[i % 4]} if i % 5 else custom[i % 2]
             verdict = mine.post("/v1/verify", json={"puzzle": puzzle, "moves": [], "player": f"anon{i}-{tag}"},
                                 environ_base=addresses[i % 12])
-            assert verdict.status_code == 200 and verdict.json["attempt"]["rated"] == (i % 5 != 0), verdict.json
+            assert verdict.status_code == 200, verdict.json
+            assert i % 5 or "not handed" in verdict.json["attempt"]["reason"], verdict.json
+            rated.extend([i % 12] if verdict.json["attempt"]["rated"] else [])
             if i % 1000 == 0:
                 mine.post(f"/v1/puzzles/{handed[0]}/vote", json={"player": f"anon{i}-{tag}", "up": True},
                           environ_base=addresses[i % 12])
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(verifies, range(4)))
+    assert sorted(rated) == list(range(12))  # one round each address used: its first player's attempt, at once
     assert r.zcard("rated:puzzles") <= members + 4  # those handed out only (the same puzzles at each address)
     made = set(r.scan_iter(count=10_000)) - before
     assert len(made) >= 2 * 10_000  # a record and a history each; what they were handed, in rounds
@@ -488,3 +505,118 @@ def test_the_daily_is_served_without_redis_though_rounds_are_not_kept(client):
     assert down.get("/v1/daily").status_code == 200
     assert down.get(day["solution_url"]).json["code"] == day["code"]
     assert down.get(f"/v1/daily/{day['date']}/hint?level=4").status_code == 200
+
+
+def _try(client, code: str, moves: list, player: str | None, env: dict | None = None,
+         headers: dict | None = None) -> dict:
+    body = {"puzzle": {"code": code}, "moves": moves, **({"player": player} if player else {})}
+    r = client.post("/v1/verify", json=body, environ_base=env or {}, headers=headers or {})
+    assert r.status_code == 200, r.json
+    return r.json
+
+
+def test_an_answer_shown_before_the_round_opens_spoils_it(client):
+    """Reviewer of issue 57: an answer shown before the round opened was never
+    counted (random with its solution, then the same seed without: +271).  Now
+    every answer shown is kept SHOWN_SECONDS, and a round opened meanwhile is spoiled."""
+    seed = "before-" + uuid.uuid4().hex
+    code = _random(client, 6, seed, solution=False, env=_at("10.58.11.99"))["code"]  # a control: rated there
+    assert _try(client, code, _answer(code), "c" + uuid.uuid4().hex[:8], _at("10.58.11.99"))["attempt"]["rated"]
+    spoils = (lambda at: _random(client, 6, seed, env=at),
+              lambda at: client.get(f"/v1/puzzles/{code}/solutions", environ_base=at),
+              lambda at: client.post("/v1/solve", json={"code": code}, environ_base=at),
+              lambda at: client.get(f"/v1/puzzles/{code}/hint?level=4", environ_base=at),
+              lambda at: client.get(f"/v1/puzzles/{code}.svg?solution=true", environ_base=at))
+    for k, spoil in enumerate(spoils):
+        at = _at(f"10.58.11.{k + 1}")
+        spoil(at)
+        assert _random(client, 6, seed, solution=False, env=at)["code"] == code  # the round opens after
+        attempt = _try(client, code, _answer(code), "b" + uuid.uuid4().hex[:8], at)["attempt"]
+        assert not attempt["rated"] and "shown the puzzle's answer" in attempt["reason"], (k, attempt)
+    day = client.get("/v1/daily", environ_base=_at("10.58.11.98")).json
+    moves = client.get(day["solution_url"], environ_base=_at("10.58.11.98")).json["moves"]
+    for k, read in enumerate((day["solution_url"], f"/v1/daily/{day['date']}/hint?level=4")):
+        at = _at(f"10.58.11.{k + 20}")
+        assert client.get(read, environ_base=at).status_code == 200
+        assert client.get(f"/v1/daily/{day['date']}", environ_base=at).json["code"] == day["code"]
+        attempt = _try(client, day["code"], moves, "d" + uuid.uuid4().hex[:8], at)["attempt"]
+        assert not attempt["rated"] and "shown the puzzle's answer" in attempt["reason"], (k, attempt)
+
+
+def test_a_verify_without_the_rounds_player_spoils_it(client):
+    """Reviewer of issue 57: a verify without a player (or with a throwaway one)
+    was a free answer oracle in an open round.  Now only the round's first
+    player's attempt is rated there: any other verify checks the answer."""
+    at = _at("10.58.12.1")
+    code = _random(client, 6, "oracle-" + uuid.uuid4().hex, solution=False, env=at)["code"]
+    assert _try(client, code, _answer(code), None, at)["optimal"] is True  # the oracle answers...
+    attempt = _try(client, code, _answer(code), "o" + uuid.uuid4().hex[:8], at)["attempt"]
+    assert not attempt["rated"] and "checked it" in attempt["reason"], attempt  # ...and spoils the round
+    at = _at("10.58.12.2")
+    code = _random(client, 6, "throwaway-" + uuid.uuid4().hex, solution=False, env=at)["code"]
+    assert _try(client, code, _answer(code), "t" + uuid.uuid4().hex[:8], at)["attempt"]["rated"]  # the first
+    attempt = _try(client, code, _answer(code), "o" + uuid.uuid4().hex[:8], at)["attempt"]
+    assert not attempt["rated"] and "checked it" in attempt["reason"], attempt
+
+
+def test_an_apps_key_rates_each_of_its_players_in_the_daily_round(client, redis_url):
+    """An app fetches the daily under its API key and verifies its players'
+    answers: each player's first attempt is rated, and the app checking a guest's
+    answer without a player spoils nothing (an address's round is the first
+    player's: test_a_verify_without_the_rounds_player_spoils_it)."""
+    key, _ = Stores.from_url(redis_url).keys.create("app-" + uuid.uuid4().hex[:8])
+    app, at = {"X-API-Key": key}, _at("10.58.14.1")
+    day = client.get("/v1/daily", environ_base=at, headers=app)
+    assert day.status_code == 200
+    code = day.json["code"]
+    assert _try(client, code, _answer(code), None, at, app)["optimal"] is True  # a guest's answer checked
+    for n in range(3):
+        attempt = _try(client, code, _answer(code), f"p{n}" + uuid.uuid4().hex[:8], at, app)["attempt"]
+        assert attempt["rated"] and attempt["won"], (n, attempt)
+
+
+def test_an_answer_shown_to_the_address_spoils_its_keys_round(client, redis_url):
+    """Reviewer of issue 57: a client is its key, else its address, so the same
+    machine fetched the answer without its key while the key's round stayed
+    clean.  Now an answer shown is kept under both, and either spoils a round."""
+    key, _ = Stores.from_url(redis_url).keys.create("same-" + uuid.uuid4().hex[:8])
+    keyed, at = {"X-API-Key": key}, _at("10.58.13.1")
+    for k, (shown, played) in enumerate((({}, keyed), (keyed, {}))):
+        seed = f"twice-{k}-" + uuid.uuid4().hex
+        code = _random(client, 6, seed, solution=False, env=_at("10.58.13.99"))["code"]
+        assert client.get(f"/v1/puzzles/random?length=6&seed={seed}&solution=false", environ_base=at,
+                          headers=played).status_code == 200  # the round
+        assert client.get(f"/v1/puzzles/{code}/solutions", environ_base=at, headers=shown).status_code == 200
+        attempt = _try(client, code, _answer(code), "s" + uuid.uuid4().hex[:8], at, played)["attempt"]
+        assert not attempt["rated"] and "shown the puzzle's answer" in attempt["reason"], (k, attempt)
+
+
+def test_answers_shown_are_kept_bounded_per_client(redis_url):
+    """Every answer shown is now kept (not only in a round): one sorted set a
+    client, its newest SHOWN_KEPT, gone SHOWN_SECONDS after the last."""
+    import redis
+
+    from workers.stores.rounds import SHOWN_KEPT, SHOWN_SECONDS
+
+    rounds, who = Stores.from_url(redis_url).rounds, ("key:bounded-" + uuid.uuid4().hex[:8], "addr:10.58.15.1")
+    for k in range(SHOWN_KEPT + 5):
+        rounds.show(who, f"h{k}")
+    r = redis.Redis.from_url(redis_url)
+    assert [r.zcard(f"shown:{c}") for c in who] == [SHOWN_KEPT] * 2
+    assert all(0 < r.ttl(f"shown:{c}") <= SHOWN_SECONDS for c in who)
+    rounds.open(who[1:], "h0")  # dropped, the oldest: not spoiled
+    rounds.open(who[1:], f"h{SHOWN_KEPT}")
+    assert rounds.attempt(who[1:], "h0", "") == (True, False)
+    assert rounds.attempt(who[1:], f"h{SHOWN_KEPT}", "") == (True, True)
+
+
+def test_a_round_handed_by_next_is_its_players_and_another_player_spoils_it(redis_url):
+    """/next hands a round to a player: a second player handed the same puzzle
+    does not spoil it; a player it was not handed to does (workers/stores/rounds.py)."""
+    rounds, who, h = Stores.from_url(redis_url).rounds, ("key:next-" + uuid.uuid4().hex[:8],), uuid.uuid4().hex
+    rounds.open(who, h, "ada")
+    rounds.open(who, h, "bo")
+    assert rounds.attempt(who, h, "") == (True, False)  # ada's and bo's own attempts only read it
+    assert rounds.attempt(who, h, "ada") == (True, False)
+    assert rounds.attempt(who, h, "mallory") == (True, True)
+    assert rounds.attempt(who, h, "") == (True, True)

@@ -15,7 +15,7 @@ from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
 from .players import NEW_PLAYERS_A_DAY, admitted, rating_of, scope, solved_daily
-from .rounds import is_today
+from .rounds import answers_for_its_players, clients, is_today, reveal
 from .themes import puzzle_prior, shown
 
 # A player whose rating deviation is at most this (about 13 rated attempts from a
@@ -26,7 +26,8 @@ PUZZLE_DAILY_BOUND = 50.0
 
 NOT_FIRST = "not the player's first attempt at this puzzle"
 SHOWN = ("this client was shown the puzzle's answer (a solution, every solution, the last hint, a solve, or a "
-         "picture with the solution)")
+         "picture with the solution, its API key's or its address's, within 48 hours before or during the round) or "
+         "checked it (a verify without a player, or of another player than the round's first)")
 LATE = f"answered after the round closed ({ROUND_SECONDS // 3600} hours after the puzzle was handed)"
 NOT_HANDED = ("the puzzle was not handed to this client without its answer within the last "
               f"{ROUND_SECONDS // 3600} hours: attempts are rated at puzzles from GET /v1/puzzles/next?solution=false, "
@@ -67,13 +68,17 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
     stores = ctx.required_stores()
     if verdict["optimality"] != "proven" or verdict["optimal_length"] is None:
         return {"rated": False, "reason": "the optimum of this puzzle is not known yet (POST /v1/solve finds it)"}
-    if not admitted(ctx, player_id):
+    if not admitted(ctx, player_id):  # judged all the same: the answer checked
+        reveal(ctx, p)
         return {"rated": False, "reason": f"this address made {NEW_PLAYERS_A_DAY} new players today (UTC): a new "
                 "player's attempt is judged but not recorded until tomorrow (an API key has no such limit)"}
     known = ctx.answers.settled(p)
     robots_moved = len(known.robots_moved) if known is not None and known.status == "optimal" else 1
     won, h, now = bool(verdict["optimal"]), p.content_hash(), time.time()
-    opened, was_shown = stores.rounds.of(ctx.client, h)
+    played = stores.ratings.played(scope(ctx), player_id, [h])[0]
+    own = played is not None and played.startswith("open:")  # handed to this player by /next: its own round
+    claim = "" if own or answers_for_its_players(ctx) else player_id  # who claims the round, if anyone
+    opened, was_shown = stores.rounds.attempt(clients(ctx), h, claim)
     line = {"code": p.code(), "won": won, "length": verdict["length"], "optimal_length": verdict["optimal_length"],
             "t": round(now, 3)}
 

@@ -1,6 +1,8 @@
 """Rounds: a puzzle handed to a client without its answer opens a round, and
-an answer shown to that client while it is open spoils it.  Only an attempt in
-an unspoiled round moves ratings (docs/ratings.md)."""
+an answer shown to that client (its key or its address) within SHOWN_SECONDS
+before or while it is open spoils it, as does a verify in it that is not its
+first player's attempt.  Only an attempt in an unspoiled round moves ratings
+(docs/ratings.md)."""
 
 from __future__ import annotations
 
@@ -10,17 +12,42 @@ from solver.play import daily
 from .. import Context
 
 
-def open_round(ctx: Context, p: Puzzle) -> None:
-    """`p` was handed to the client without its answer (GET /v1/puzzles/next or
-    /v1/puzzles/random with solution=false, a daily puzzle)."""
+def clients(ctx: Context) -> tuple[str, ...]:
+    """Who an answer shown is kept under: the client (its key, else its address),
+    then its address when it sent a key (the same machine without the key)."""
+    return (ctx.client,) + ((ctx.address,) if ctx.address and ctx.address != ctx.client else ())
+
+
+def open_round(ctx: Context, p: Puzzle, player: str = "") -> None:
+    """`p` was handed to the client without its answer (GET /v1/puzzles/next to
+    `player`, /v1/puzzles/random with solution=false, a daily puzzle): spoiled
+    from the start if the client was shown its answer lately."""
     if ctx.stores is not None:
-        ctx.stores.rounds.open(ctx.client, p.content_hash())
+        ctx.stores.rounds.open(clients(ctx), p.content_hash(), player)
 
 
 def reveal(ctx: Context, p: Puzzle) -> None:
-    """The client is shown `p`'s answer: its players' attempts at `p` are not rated."""
+    """The client is shown (or checked) `p`'s answer: its players' attempts at
+    `p` are not rated, in a round open now or opened within SHOWN_SECONDS."""
     if ctx.stores is not None:
-        ctx.stores.rounds.show(ctx.client, p.content_hash())
+        ctx.stores.rounds.show(clients(ctx), p.content_hash())
+
+
+def answers_for_its_players(ctx: Context) -> bool:
+    """An API key answers for its players (the operator issued it to an app, and
+    a key moves a puzzle by a bounded amount a day): in its rounds each player's
+    first attempt counts, and its verifies without a player are the app checking
+    a guest's answer, not a check that spoils a round.  An address (anyone, who
+    can make up players for free) gets neither: the first player to answer a
+    round it opened claims it."""
+    return ctx.client.startswith("key:")
+
+
+def checked(ctx: Context, p: Puzzle) -> None:
+    """An answer to `p` checked without a player (POST /v1/verify): from an address,
+    the answer is as good as shown; from an API key, an app's guest."""
+    if not answers_for_its_players(ctx):
+        reveal(ctx, p)
 
 
 def is_today(ctx: Context, p: Puzzle) -> bool:

@@ -66,7 +66,7 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
             how = "shown" if solution else f"open:{time.time():.3f}"
             if (theme is None or theme in described["themes"]) and stores.ratings.hand(
                     who, player_id, g.puzzle.content_hash(), how):  # else another request handed it just now
-                return _handed(ctx, g, seed, described, aim, solution)
+                return _handed(ctx, g, seed, described, aim, solution, player_id)
         if time.monotonic() > deadline:
             break
     raise Problem("no-puzzle-found", f"no puzzle the player has not seen was found near the aim ({aim:.0f}) in time"
@@ -75,12 +75,12 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
 
 
 def _handed(ctx: Context, g: Generated, seed: str, described: dict[str, Any], aim: float,
-            solution: bool) -> dict[str, Any]:
+            solution: bool, player_id: str) -> dict[str, Any]:
     out = {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1)}
     if solution:
         reveal(ctx, g.puzzle)
     else:  # a round for the client too: an answer shown to it later spoils the round
-        open_round(ctx, g.puzzle)
+        open_round(ctx, g.puzzle, player_id)
         del out["solution"]
     return out
 

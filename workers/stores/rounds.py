@@ -1,43 +1,89 @@
 """Rounds: what a client was handed without its answer, and what answers it
 was shown (application/ratings/rounds.py decides what they mean for ratings).
 
-Keys, both expiring ROUND_SECONDS after they were set:
-- `round:<client>:<hash>`: the puzzle was handed to the client without its
-  answer (GET /v1/puzzles/random?solution=false);
-- `shown:<client>:<hash>`: the client was shown the puzzle's answer (its
-  solution, every solution, the last hint, a solve, a picture with the
-  solution) while a round was open: set only then, so that the answers clients
-  are shown every day cost nothing here.
-A client is an API key's name or an address (service/limits.py).
+Keys:
+- `round:<client>:<hash>` (expiring ROUND_SECONDS after it was last handed):
+  the puzzle was handed to the client without its answer (GET
+  /v1/puzzles/random?solution=false, /next, the daily).  Its value is `1`
+  (open), `p:<player>` (the player whose attempt was the round's first) or
+  `spoiled` (an answer was shown or checked: no attempt in it is rated);
+- `shown:<client>` (a sorted set of puzzle hashes by time, the newest
+  SHOWN_KEPT kept, expiring SHOWN_SECONDS after the last): the client was
+  shown the puzzle's answer (its solution, every solution, the last hint, a
+  solve, a picture with the solution, a verify outside a round's first
+  attempt), whether or not a round was open: a round opened within
+  SHOWN_SECONDS after is spoiled from the start.  One key a client (two when
+  it sends a key: the key's and the address's), bounded.
+A client is an API key's name or an address (service/limits.py); an answer
+shown is kept under both, and a round is spoiled by either's.
 """
 
 from __future__ import annotations
 
+import time
+
 from .base import Client
 
-ROUND_SECONDS = 24 * 3600  # a round stays open (and an answer shown is remembered) this long
-_SHOW = """if redis.call('exists', KEYS[1]) == 1 then redis.call('set', KEYS[2], 1, 'EX', ARGV[1]) end"""
+ROUND_SECONDS = 24 * 3600  # a round stays open this long after the puzzle was last handed
+SHOWN_SECONDS = 2 * ROUND_SECONDS  # an answer shown is remembered this long (a round opened meanwhile is spoiled)
+SHOWN_KEPT = 10_000  # answers shown remembered per client at most (the oldest dropped)
+_SHOWN = """local function shown(first)
+  for i = first, #KEYS do
+    local t = redis.call('zscore', KEYS[i], ARGV[1])
+    if t and tonumber(t) > tonumber(ARGV[2]) then return true end
+  end
+  return false
+end
+"""
+# KEYS: the round, then the clients' shown sets; ARGV: the puzzle's hash, the
+# oldest time an answer shown counts, the round's life, the player it is handed
+# to (/next: it claims an unclaimed round).  A round handed again keeps its
+# state (a claim, a spoil); one handed after an answer was shown is spoiled.
+_OPEN = _SHOWN + """local state = redis.call('get', KEYS[1])
+if (not state or state == '1') and ARGV[4] ~= '' then state = 'p:' .. ARGV[4] end
+if shown(2) then state = 'spoiled' end
+redis.call('set', KEYS[1], state or '1', 'EX', ARGV[3])"""
+# KEYS: the round, then the clients' shown sets; ARGV: the puzzle's hash, the
+# oldest time an answer shown counts, the player ('' only reads).  Returns
+# {open, spoiled}.  The round's first attempt claims it for its player; another
+# player's attempt in it spoils it (as a verify without a player does).
+_ATTEMPT = _SHOWN + """local state = redis.call('get', KEYS[1])
+local spoiled = state == 'spoiled' or shown(2)
+if state and not spoiled and ARGV[3] ~= '' then
+  if state == '1' then redis.call('set', KEYS[1], 'p:' .. ARGV[3], 'KEEPTTL')
+  elseif state ~= 'p:' .. ARGV[3] then redis.call('set', KEYS[1], 'spoiled', 'KEEPTTL'); spoiled = true end
+end
+return {state and 1 or 0, spoiled and 1 or 0}"""
 
 
 class RoundStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def open(self, client: str, puzzle_hash: str) -> None:
-        """The puzzle was handed to `client` without its answer."""
-        self.redis.set(f"round:{client}:{puzzle_hash}", 1, ex=ROUND_SECONDS)
+    def open(self, clients: tuple[str, ...], puzzle_hash: str, player: str = "") -> None:
+        """The puzzle was handed to `clients[0]` without its answer (to `player`
+        by /next: the round is its); spoiled from the start if any of `clients`
+        was shown its answer within SHOWN_SECONDS."""
+        keys = [f"round:{clients[0]}:{puzzle_hash}", *(f"shown:{c}" for c in clients)]
+        self.redis.eval(_OPEN, len(keys), *keys, puzzle_hash, time.time() - SHOWN_SECONDS, ROUND_SECONDS, player)
 
-    def show(self, client: str, puzzle_hash: str) -> None:
-        """`client` was shown the puzzle's answer: remembered while it has a round open on it."""
-        self.redis.eval(_SHOW, 2, f"round:{client}:{puzzle_hash}", f"shown:{client}:{puzzle_hash}", ROUND_SECONDS)
-
-    def of(self, client: str, puzzle_hash: str) -> tuple[bool, bool]:
-        """Whether a round is open for `client` on the puzzle, and whether it was shown its answer."""
+    def show(self, clients: tuple[str, ...], puzzle_hash: str) -> None:
+        """`clients` (a key and its address, or an address) were shown the puzzle's answer."""
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.exists(f"round:{client}:{puzzle_hash}")
-            pipe.exists(f"shown:{client}:{puzzle_hash}")
-            opened, shown = pipe.execute()
-        return bool(opened), bool(shown)
+            for c in clients:
+                pipe.zadd(f"shown:{c}", {puzzle_hash: time.time()})
+                pipe.zremrangebyrank(f"shown:{c}", 0, -SHOWN_KEPT - 1)
+                pipe.expire(f"shown:{c}", SHOWN_SECONDS)
+            pipe.execute()
+
+    def attempt(self, clients: tuple[str, ...], puzzle_hash: str, player: str) -> tuple[bool, bool]:
+        """Whether a round is open for `clients[0]` on the puzzle, and whether it is
+        spoiled (an answer shown to any of `clients`, or checked in the round);
+        `player`'s attempt claims an unclaimed round, or spoils one another player
+        claimed (`player` '': only read)."""
+        keys = [f"round:{clients[0]}:{puzzle_hash}", *(f"shown:{c}" for c in clients)]
+        opened, spoiled = self.redis.eval(_ATTEMPT, len(keys), *keys, puzzle_hash, time.time() - SHOWN_SECONDS, player)
+        return bool(opened), bool(spoiled)
 
 
-__all__ = ["ROUND_SECONDS", "RoundStore"]
+__all__ = ["ROUND_SECONDS", "SHOWN_KEPT", "SHOWN_SECONDS", "RoundStore"]
