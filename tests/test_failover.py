@@ -14,6 +14,7 @@ import pytest
 from service.app import create_app
 from tests.sentinels import Group, redis_binary
 from workers import failover
+from workers.embedded import EmbeddedRedis
 from workers.settings import Settings, SettingsError
 from workers.stores import Stores, Unavailable
 
@@ -112,29 +113,31 @@ def test_a_change_is_acknowledged_only_once_a_replica_holds_it(group):
     assert client.get(f"/v1/rooms/{room}").get_json()["room"]["id"] == room
 
 
-def test_a_pack_whose_task_could_not_be_sent_is_sent_on_retry(redis_url):
+def test_a_pack_whose_task_could_not_be_sent_is_sent_on_retry(tmp_path):
     """Redis (the broker) goes between the job's record and its task: the client is
     answered 503, and its retry with the same Idempotency-Key queues the pack,
     rather than replaying a job that was never sent (it would wait for ever)."""
-    from tests.helpers import unpooled_board
-    from workers.app import make_celery
+    with EmbeddedRedis(tmp_path) as private:  # no worker of the session drains its queue
+        redis_url = private.url
+        from tests.helpers import unpooled_board
+        from workers.app import make_celery
 
-    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})
-    stores, celery = app.extensions["stores"], app.extensions["celery"]
-    stores.redis.delete("packs")
-    body = {"count": 2, "min_length": 6, "max_length": 7, "seed": "sent", "board": unpooled_board()}
-    headers = {"Idempotency-Key": f"sent-{time.time()}"}
-    app.extensions["celery"] = make_celery("redis://127.0.0.1:9/0")  # a broker nobody answers at
-    app.extensions["celery"].conf.update(result_backend=None, broker_connection_max_retries=0,
-                                         broker_transport_options={"max_retries": 0})
-    refused = app.test_client().post("/v1/packs", json=body, headers=headers)
-    assert refused.status_code == 503
-    app.extensions["celery"] = celery
-    accepted = app.test_client().post("/v1/packs", json=body, headers=headers)
-    assert accepted.status_code == 202
-    assert stores.queued("packs") == 1  # its task is in the queue for a worker
-    again = app.test_client().post("/v1/packs", json=body, headers=headers)
-    assert again.get_json()["id"] == accepted.get_json()["id"] and stores.queued("packs") == 1
+        app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False})
+        stores, celery = app.extensions["stores"], app.extensions["celery"]
+        stores.redis.delete("packs")
+        body = {"count": 2, "min_length": 6, "max_length": 7, "seed": "sent", "board": unpooled_board()}
+        headers = {"Idempotency-Key": f"sent-{time.time()}"}
+        app.extensions["celery"] = make_celery("redis://127.0.0.1:9/0")  # a broker nobody answers at
+        app.extensions["celery"].conf.update(result_backend=None, broker_connection_max_retries=0,
+                                             broker_transport_options={"max_retries": 0})
+        refused = app.test_client().post("/v1/packs", json=body, headers=headers)
+        assert refused.status_code == 503
+        app.extensions["celery"] = celery
+        accepted = app.test_client().post("/v1/packs", json=body, headers=headers)
+        assert accepted.status_code == 202
+        assert stores.queued("packs") == 1  # its task is in the queue for a worker
+        again = app.test_client().post("/v1/packs", json=body, headers=headers)
+        assert again.get_json()["id"] == accepted.get_json()["id"] and stores.queued("packs") == 1
 
 
 def _sweep_pending(redis_url: str, stores: Stores) -> list[str]:

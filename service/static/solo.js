@@ -158,12 +158,12 @@ export class Solo {
     this.moves.push({ robot: colour, direction: NAMES[direction] });
     this.cells = { ...this.cells, [colour]: path[path.length - 1] };
     this.say("");
+    this.onMove(this.moves.slice());  // kept at once: a reload during the slide keeps the move
     for (const cell of path) {  // cell by cell: a bounce off a barrier shows as a turn
       this.view.place(colour, cell);
       await pause(26);
     }
     this.describe();
-    this.onMove(this.moves.slice());
     const [gx, gy] = this.goal, [x, y] = path[path.length - 1];
     const target = this.puzzle.target.colour;
     if (x === gx && y === gy && (!target || target === colour) && !this.revealing) await this.reached();
