@@ -59,7 +59,7 @@ class History:
 class Workload:
     """Threads of the client host: writes (rooms, rated attempts), reads, and packs one after another."""
 
-    def __init__(self, base: str, history: History, board: str, pack_count: int = 6) -> None:
+    def __init__(self, base: str, history: History, board: str, pack_count: int = 9) -> None:
         self.base, self.history, self.board, self.pack_count = base, history, board, pack_count
         self.stopping = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
@@ -116,7 +116,9 @@ class Workload:
 
     def submit_pack(self, seed: str) -> str | None:
         """POST /v1/packs until it is acknowledged (the same Idempotency-Key each time)."""
-        body = {"count": self.pack_count, "min_length": 6, "max_length": 8, "seed": seed, "board": self.board}
+        # 12 to 14 moves: searched for, one puzzle a chunk, a pack takes seconds (6 to 8 took under a
+        # second on a quiet machine: a fault waiting for one mid-search never saw it)
+        body = {"count": self.pack_count, "min_length": 12, "max_length": 14, "seed": seed, "board": self.board}
         key = f"cl-{seed}"
         while not self.stopping.is_set():
             status, answer, _ = self.call("pack", "POST", "/v1/packs", body, {"Idempotency-Key": key})

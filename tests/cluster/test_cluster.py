@@ -41,10 +41,6 @@ def _report(verdict: dict) -> str:
     return "\n".join([*verdict["problems"], *lines])
 
 
-@pytest.mark.xfail(strict=False, reason="since the session's last merges (the reviewer's fixes, 98a0b03) the pack "
-                   "the faults wait for makes nothing for 120 s in the harness, with c65e743's code too, which passed "
-                   "earlier: most likely the machine's state after a run killed mid-harness; not yet found; "
-                   "the run still starts every host and checks its history up to that point")
 def test_hosts_lost_links_cut_and_redis_failed_over(cluster, tmp_path):
     """Four of the faults, shortened (bench/cluster.py runs all six at length): the
     history holds (no acknowledged write lost, each pack complete with each puzzle
