@@ -72,7 +72,9 @@ def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
         page.goto(f"{base_url}/?lang={lang}")
         page.wait_for_selector("#how[open]")
         assert TEXT["how"][lang] in page.text_content("#how")
-        assert page.locator("#how img").evaluate("img => img.complete && img.naturalWidth > 0")
+        # The picture loads (a broken one never does: this waits, then fails).
+        page.wait_for_function("() => { const img = document.querySelector('#how img');"
+                               " return img && img.complete && img.naturalWidth > 0; }", timeout=10_000)
         tour.state("how-to-play")
         page.click("#how button")
         page.wait_for_selector(".robot")
