@@ -342,19 +342,24 @@ def test_next_hands_a_puzzle_once_per_player_under_concurrent_requests(client, r
         stores.redis.zadd("rated:puzzles", {made["code"]: 1500 + k * 0.01})
     for _ in range(2):
         player = "race" + uuid.uuid4().hex[:10]
-        start, got = threading.Barrier(8), []
+        start, got = threading.Barrier(8, timeout=30), []
+        # The apps made here, not on the threads: Python 3.11's compile() (Flask's routes) is not thread-safe.
+        apps = [create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client() for _ in range(8)]
 
-        def ask(player: str = player, start: threading.Barrier = start, got: list = got) -> None:
-            mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
-            start.wait()
-            r = mine.get(f"/v1/puzzles/next?player={player}")
-            got.append(r.json["code"] if r.status_code == 200 else r.json)
+        def ask(mine, player: str = player, start: threading.Barrier = start, got: list = got) -> None:
+            try:
+                start.wait()
+                r = mine.get(f"/v1/puzzles/next?player={player}")
+                got.append(r.json["code"] if r.status_code == 200 else r.json)
+            except Exception as e:  # noqa: BLE001 -- the test fails with it, not hangs
+                got.append(repr(e))
+                start.abort()
 
-        threads = [threading.Thread(target=ask) for _ in range(8)]
+        threads = [threading.Thread(target=ask, args=(app,)) for app in apps]
         for t in threads:
             t.start()
         for t in threads:
-            t.join()
+            t.join(60)
         assert len(got) == 8 and len(set(got)) == 8, got
 
 
@@ -411,8 +416,12 @@ def test_anonymous_verifies_leave_only_keys_that_expire(client, redis_url):
 
     rated = []
 
-    def verifies(first: int) -> None:  # four clients at once: Redis's round trips overlap
-        mine = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+    # Four clients at once (Redis's round trips overlap), their apps made here: Python 3.11's
+    # compile() is not thread-safe, and Flask compiles each route as an app is made.
+    apps = [create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client() for _ in range(4)]
+
+    def verifies(first: int) -> None:
+        mine = apps[first]
         for i in range(first, 10_000, 4):
             puzzle = {"code": handed[i % 4]} if i % 5 else custom[i % 2]
             verdict = mine.post("/v1/verify", json={"puzzle": puzzle, "moves": [], "player": f"anon{i}-{tag}"},
