@@ -140,6 +140,13 @@ def wait_for_job(client: Any, location: str, timeout: float = 180) -> dict:
         time.sleep(0.1)
 
 
+def made_pack(client: Any, asked: dict, timeout: float = 180) -> tuple[dict, dict]:
+    """A pack asked for (POST /v1/packs), waited for until it succeeded, and read: its job and the pack."""
+    job = wait_for_job(client, client.post("/v1/packs", json=asked).headers["Location"], timeout)
+    assert job["state"] == "succeeded", job
+    return job, client.get(f"/v1/packs/{job['pack_id']}").json
+
+
 def unpooled_board() -> str:
     """A real board no shipped pool is of: packs on it are searched for, not drawn."""
     from solver.production.pools import Entry, packaged

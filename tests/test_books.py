@@ -14,7 +14,7 @@ from pypdf import PdfReader
 
 from service.app import create_app
 from solver.formats.pdf import SOLUTIONS_PER_PAGE
-from tests.helpers import wait_for_job
+from tests.helpers import made_pack
 
 
 def fonts_and_images(reader: PdfReader) -> tuple[dict[str, bool], int]:
@@ -35,10 +35,8 @@ def fonts_and_images(reader: PdfReader) -> tuple[dict[str, bool], int]:
 
 def test_a_100_puzzle_pack_as_a_book(redis_url, celery_worker):
     client = create_app({"REDIS_URL": redis_url}).test_client()
-    queued = client.post("/v1/packs", json={"count": 100, "min_length": 8, "max_length": 12, "seed": "book"})
-    job = wait_for_job(client, queued.headers["Location"], timeout=300)
-    assert job["state"] == "succeeded", job
-    pack = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
+    job, made = made_pack(client, {"count": 100, "min_length": 8, "max_length": 12, "seed": "book"}, timeout=300)
+    pack = made["puzzles"]
     assert len(pack) == 100
 
     r = client.get(f"/v1/packs/{job['pack_id']}.pdf?per_page=4")

@@ -7,25 +7,20 @@ from __future__ import annotations
 from service.app import create_app
 from solver.production.packs import plan_for
 from solver.production.pools import Library, shipped
-from tests.helpers import pack_request, wait_for_job
+from tests.helpers import made_pack, pack_request
 
 
 def test_a_pack_by_rating_band_and_theme(redis_url, celery_worker):
     client = create_app({"REDIS_URL": redis_url}).test_client()
     asked = {"count": 10, "min_length": 4, "max_length": 12, "seed": "band", "min_rating": 1700, "max_rating": 1900,
              "theme": "solo"}
-    job = wait_for_job(client, client.post("/v1/packs", json=asked).headers["Location"], timeout=300)
-    assert job["state"] == "succeeded", job
-    pack = client.get(f"/v1/packs/{job['pack_id']}").json
+    pack = made_pack(client, asked, timeout=300)[1]
     assert pack["count"] == 10 and pack["request"]["theme"] == "solo"
     for item in pack["puzzles"]:
         assert 1700 <= item["rating"]["value"] <= 1900 and "solo" in item["themes"], item
         assert 7 <= item["optimal_length"] <= 9  # the lengths that can start in the band
-    vortex = wait_for_job(client, client.post("/v1/packs", json={"count": 2, "min_length": 5, "max_length": 6,
-                                                                 "seed": "v", "theme": "vortex"}).headers["Location"])
-    assert vortex["state"] == "succeeded", vortex
-    assert all(p["target"].get("colour") is None and "vortex" in p["themes"]
-               for p in client.get(f"/v1/packs/{vortex['pack_id']}").json["puzzles"])
+    vortex = made_pack(client, {"count": 2, "min_length": 5, "max_length": 6, "seed": "v", "theme": "vortex"})[1]
+    assert all(p["target"].get("colour") is None and "vortex" in p["themes"] for p in vortex["puzzles"])
 
 
 def test_bands_and_themes_are_checked_and_change_nothing_else():

@@ -19,7 +19,7 @@ from service.app import create_app
 from solver.model.puzzle import Puzzle
 from solver.production.themes import THEMES
 from solver.search.solve import solve
-from tests.helpers import issued_key, pack_request, start_worker, unpooled_board, wait_for_job
+from tests.helpers import issued_key, made_pack, pack_request, start_worker, unpooled_board, wait_for_job
 from workers.app import make_celery
 from workers.embedded import EmbeddedRedis
 
@@ -130,10 +130,7 @@ def test_long_packs_come_from_pools_at_once_and_spread_over_them(redis_url, cele
     from solver.production.packs import variety_key
 
     client = create_app({"REDIS_URL": redis_url}).test_client()
-    r = client.post("/v1/packs", json={"count": 60, "min_length": 18, "max_length": 23, "seed": "long"})
-    job = wait_for_job(client, r.headers["Location"], timeout=60)
-    assert job["state"] == "succeeded", job
-    puzzles = client.get(f"/v1/packs/{job['pack_id']}").json["puzzles"]
+    puzzles = made_pack(client, {"count": 60, "min_length": 18, "max_length": 23, "seed": "long"}, 60)[1]["puzzles"]
     assert len(puzzles) == 60 and {p["optimal_length"] for p in puzzles} == set(range(18, 24))
     assert len({variety_key(p) for p in puzzles}) == 60
     for p in puzzles[:3]:

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,26 +60,12 @@ def _slow_and_oversized_clients_get_nowhere(port: int) -> None:
 
 @pytest.mark.slow
 def test_ricochet_serve_runs_gunicorn_redis_and_a_worker(tmp_path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env["RICOCHET_WEB_WORKERS"] = "2"
-    ricochet = str(Path(sys.executable).parent / "ricochet")
-    serve = subprocess.Popen([ricochet, "serve", "--port", str(port), "--instance", str(tmp_path)], cwd=tmp_path,
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _ready(serve, base)
+    with _serving(tmp_path, None, RICOCHET_WEB_WORKERS="2") as (serve, base):
         status, headers, daily = _get(base + "/v1/daily")
         assert status == 200 and headers["Server"] == "nginx" and daily["optimal_length"] >= 5  # the front
-        _slow_and_oversized_clients_get_nowhere(port)
-        status, headers, job = _get(base + "/v1/packs", {"count": 30, "min_length": 20, "max_length": 22,
-                                                          "seed": "serve"})
-        assert status == 202
-        job = _finished(base + headers["Location"], job, 60)
+        _slow_and_oversized_clients_get_nowhere(int(base.rsplit(":", 1)[1]))
+        job = _job_done(base, "/v1/packs", {"count": 30, "min_length": 20, "max_length": 22, "seed": "serve"}, 60)
         assert job["state"] == "succeeded" and job["result"]["made"] == 30
-    finally:
-        os.kill(serve.pid, signal.SIGTERM)
-        serve.wait(timeout=60)
     deadline = time.monotonic() + 20
     while left := subprocess.run(["pgrep", "-s", str(serve.pid)], capture_output=True, text=True).stdout.split():
         assert time.monotonic() < deadline, f"processes of the stack still running: {left}"
@@ -145,35 +133,45 @@ def test_ricochet_serve_starts_again_a_worker_beat_or_front_that_dies(tmp_path):
     each comes back, the log says so, and a solve queued as a job completes."""
     from tests.test_jobs import HARD
 
-    port, log = free_port(), tmp_path / "serve.log"
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(RICOCHET_WEB_WORKERS="1", RICOCHET_SOLVE_TIME_BUDGET="0.01")  # the solve below is a job
-    ricochet = str(Path(sys.executable).parent / "ricochet")
-    with log.open("wb") as out:
-        serve = subprocess.Popen([ricochet, "serve", "--port", str(port), "--instance", str(tmp_path)],
-                                 cwd=tmp_path, env=env, stdout=out, stderr=out, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _ready(serve, base)
+    log = tmp_path / "serve.log"
+    # the solve below is a job
+    with _serving(tmp_path, log, RICOCHET_WEB_WORKERS="1", RICOCHET_SOLVE_TIME_BUDGET="0.01") as (serve, base):
         _killed_and_back(serve, log, "worker", b"worker\x00--loglevel")
         _killed_and_back(serve, log, "beat", b"beat\x00--loglevel")
         _killed_and_back(serve, log, "front (nginx)", b"nginx")
         _ready(serve, base)
-        status, headers, job = _get(base + "/v1/solve", HARD)
-        assert status == 202
-        job = _finished(base + headers["Location"], job, 180)
+        job = _job_done(base, "/v1/solve", HARD, 180)
         assert job["state"] == "succeeded" and job["result"]["length"] == 24
+
+
+@contextmanager
+def _serving(tmp_path: Path, log: Path | None, **settings: str) -> Iterator[tuple[subprocess.Popen, str]]:
+    """`ricochet serve` on a free port (its own Redis, REDIS_URL unset), ready; stopped with SIGTERM after.
+    Its output goes to `log`, or its standard error is kept for the reason it did not start."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | settings
+    argv = [str(Path(sys.executable).parent / "ricochet"), "serve", "--port", str(port), "--instance", str(tmp_path)]
+    with log.open("wb") if log else open(os.devnull, "wb") as out:
+        serve = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=out, stderr=out if log else subprocess.PIPE,
+                                 start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _ready(serve, base)
+        yield serve, base
     finally:
         os.kill(serve.pid, signal.SIGTERM)
         serve.wait(timeout=60)
 
 
-def _finished(url: str, job: dict, seconds: float) -> dict:
+def _job_done(base: str, path: str, body: dict, seconds: float) -> dict:
+    """POST a job (202), then its state until it ends."""
+    status, headers, job = _get(base + path, body)
+    assert status == 202, job
     deadline = time.monotonic() + seconds
     while job["state"] in ("pending", "running"):
         assert time.monotonic() < deadline, job
         time.sleep(0.2)
-        job = _get(url)[2]
+        job = _get(base + headers["Location"])[2]
     return job
 
 
