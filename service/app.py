@@ -103,6 +103,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         GAME_STREAMS=settings.game_streams,
         **limits.PLACES,
         TRUSTED_PROXIES=settings.trusted_proxies,
+        PUBLIC_URL=settings.public_url,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
         WEBHOOKS_ALLOW_PRIVATE=settings.webhooks_allow_private == "on",

@@ -43,6 +43,18 @@ def puzzle_from(body: Any) -> Puzzle:
 PUZZLE = Body(parse=puzzle_from, doc={"$ref": "#/components/schemas/PuzzleRef"})
 
 
+def public_root() -> str:
+    """Where absolute links point, without a trailing slash: RICOCHET_PUBLIC_URL when set,
+    else the request's own scheme and host."""
+    return current_app.config.get("PUBLIC_URL") or request.url_root.rstrip("/")
+
+
+def public_url() -> str:
+    """The request's own address (path and query) under public_root()."""
+    full = request.full_path if request.query_string else request.path
+    return public_root() + full
+
+
 def bearer_token() -> str:
     """The token of `Authorization: Bearer <token>`, or "" when none was sent."""
     header = request.headers.get("Authorization", "")

@@ -19,7 +19,7 @@ from solver.formats.svg import captioned_svg
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 
-from .common import context
+from .common import context, public_root
 from .declare import Reply, Shape, dumped, operation
 from .errors import Problem, count_in
 from .pictures import PNG, picture
@@ -156,6 +156,6 @@ def archive(query: dict[str, Any]) -> Any:
         links["next"] = start + dt.timedelta(days=limit)
     links["last"] = start + dt.timedelta(days=max(0, total - 1) // limit * limit)
     pages = {rel: urlencode({"from": s.isoformat(), "to": end.isoformat(), "limit": limit}) for rel, s in links.items()}
-    link = ", ".join(f'<{request.base_url}?{page}>; rel="{rel}"' for rel, page in pages.items())
+    link = ", ".join(f'<{public_root()}{request.path}?{page}>; rel="{rel}"' for rel, page in pages.items())
     return {"items": items, "total": total, "limit": limit}, 200, {
         "Link": link, "X-Total-Count": str(total), "Cache-Control": "public, max-age=300"}

@@ -20,6 +20,7 @@ from solver.model.puzzle import Puzzle
 from solver.play import daily
 
 from . import i18n
+from .common import public_root
 from .declare import Reply, operation
 from .meta import HTML
 from .requests.embed import EmbedPath, EmbedQuery, OEmbedQuery
@@ -62,7 +63,7 @@ def embedded(query: dict[str, Any], code: str | None = None) -> Response:
 def oembed(query: dict[str, Any]) -> Any:
     if query["format"] != "json":
         raise Problem("not-implemented", "only format=json is offered (oEmbed's JSON; xml is not)", field="format")
-    root = request.url_root.rstrip("/")
+    root = public_root()
     src, title, thumbnail = _embedded(query["url"], root)
     width = min(query.get("maxwidth") or WIDTH, WIDTH * 2)
     height = width + CONTROLS

@@ -19,7 +19,7 @@ from solver.play import daily
 
 from . import i18n, security
 from .caching import cached
-from .common import app_stores
+from .common import app_stores, public_root, public_url
 from .declare import Reply, operation
 from .errors import KINDS, Problem, problem_response
 from .requests.pages import DOCS_ASSETS, AssetPath, PageQuery, PlayQuery, ProblemPath, RoomPage
@@ -40,13 +40,13 @@ DOCS_STYLE = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em a
 
 def _page(title: str, image: str, description: str) -> Response:
     """The play page with Open Graph tags, so that a shared link unfurls with the board."""
-    root = request.url_root.rstrip("/")
+    root = public_root()
     tags = "\n  ".join(
         f'<meta property="{p}" content="{html.escape(v, quote=True)}">'
         for p, v in (("og:type", "website"), ("og:site_name", "Ricochet Robots"), ("og:title", title),
-                     ("og:description", description), ("og:image", root + image), ("og:url", request.base_url)))
+                     ("og:description", description), ("og:image", root + image), ("og:url", root + request.path)))
     tags += '\n  <meta name="twitter:card" content="summary_large_image">'
-    oembed = f"{root}/oembed?{urlencode({'url': request.url})}"
+    oembed = f"{root}/oembed?{urlencode({'url': public_url()})}"
     tags += (f'\n  <link rel="alternate" type="application/json+oembed" href="{html.escape(oembed, quote=True)}" '
              f'title="{html.escape(title, quote=True)}">')
     return i18n.page(request, PAGE, tags)

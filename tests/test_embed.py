@@ -7,6 +7,7 @@ site.  Screenshots of the embed's states go to build/screenshots/."""
 from __future__ import annotations
 
 import html
+import json
 
 import pytest
 from flask import Flask
@@ -138,3 +139,28 @@ def test_oembed_gives_no_card_whose_frame_the_embed_refuses(client):
     xml = client.get("/oembed", query_string={"url": "http://localhost/", "format": "xml"})
     assert xml.status_code == 501 and xml.mimetype == "application/problem+json"
     assert xml.json["type"] == "/problems/not-implemented" and "format=json" in xml.json["detail"]
+
+
+def test_absolute_links_name_the_public_address_not_the_requests_host(redis_url):
+    """A request's Host header is the client's to write: with RICOCHET_PUBLIC_URL set,
+    Open Graph tags, oEmbed cards and Link headers name the site's own address."""
+    from workers.settings import Settings, SettingsError
+
+    site = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False,
+                       "PUBLIC_URL": "https://puzzles.example.org"}).test_client()
+    forged = {"Host": "evil.example"}
+    page = site.get("/", headers=forged).get_data(as_text=True)
+    assert 'property="og:url" content="https://puzzles.example.org/"' in page and "evil.example" not in page
+    card = site.get("/oembed?url=https://puzzles.example.org/", headers=forged).json
+    assert card["provider_url"] == "https://puzzles.example.org/" and "evil.example" not in json.dumps(card)
+    assert site.get("/oembed?url=http://evil.example/", headers=forged).status_code == 404
+    links = site.get("/v1/daily/archive?from=2026-01-01&to=2026-03-31&limit=30", headers=forged).headers["Link"]
+    assert links.count("<https://puzzles.example.org/v1/daily/archive?") == links.count("rel=") == 3  # first, next, last
+    assert "evil.example" not in links
+    unset = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+    assert 'content="http://localhost/"' in unset.get("/").get_data(as_text=True)  # the request's own host
+    assert Settings.from_env({"RICOCHET_PUBLIC_URL": "https://puzzles.example.org/"}).public_url == \
+        "https://puzzles.example.org"
+    for bad in ("puzzles.example.org", "https://puzzles.example.org/play", "ftp://x", "https://x?y=1"):
+        with pytest.raises(SettingsError, match="RICOCHET_PUBLIC_URL"):
+            Settings.from_env({"RICOCHET_PUBLIC_URL": bad})

@@ -78,6 +78,13 @@ def _text(raw: str) -> str:
     return raw
 
 
+def _public_url(raw: str) -> str:
+    """'https://host[:port]', no path, query or fragment, or empty (the request's own host)."""
+    if raw and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?/?", raw):
+        raise ValueError
+    return raw.rstrip("/")
+
+
 def _sentinels(raw: str) -> tuple[tuple[str, int], ...]:
     """'HOST:PORT,HOST:PORT' -> ((host, port), ...); empty: no Sentinel."""
     found = []
@@ -147,6 +154,10 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "Tasks the pack queue may hold before new packs are refused (503, Retry-After)."),
     Setting("RICOCHET_GAME_STREAMS", "4", "a whole number from 0 to 1000", _number(int, 0, 1000),
             "Game event streams one web process serves at once; beyond, 503 (clients poll instead)."),
+    Setting("RICOCHET_PUBLIC_URL", "", "http(s)://HOST[:PORT] with no path, or empty", _public_url,
+            "The address people reach the site at: the absolute links of pages' Open Graph tags, oEmbed cards and "
+            "Link headers use it, whatever Host a request names (empty: the request's own Host, as a front "
+            "such as `ricochet serve`'s passes it on; set it where the Host header is not one the front checks)."),
     Setting("RICOCHET_TRUSTED_PROXIES", "0", "a whole number from 0 to 10", _number(int, 0, 10),
             "Proxies in front of the API whose X-Forwarded-For/-Proto/-Host are trusted (0: none)."),
     Setting("RICOCHET_VISIBILITY_TIMEOUT", "1800", "seconds, a whole number from 1 to 86400",
@@ -211,6 +222,7 @@ class Settings:
     max_queued_solves: int = _field("RICOCHET_MAX_QUEUED_SOLVES")
     max_queued_packs: int = _field("RICOCHET_MAX_QUEUED_PACKS")
     game_streams: int = _field("RICOCHET_GAME_STREAMS")
+    public_url: str = _field("RICOCHET_PUBLIC_URL")
     trusted_proxies: int = _field("RICOCHET_TRUSTED_PROXIES")
     visibility_timeout: int = _field("RICOCHET_VISIBILITY_TIMEOUT")
     job_threads: int = _field("RICOCHET_JOB_THREADS")
