@@ -116,6 +116,7 @@ def rate(body: Puzzle) -> Any:
 
 @operation(bp, "get /v1/puzzles/random", "randomPuzzle", tag="puzzles", query=RandomQuery, searches=True,
            summary="A generated puzzle of an exact optimal length, or of a difficulty grade", errors=(400, 422),
+           description="Give exactly one of `length` and `grade`: neither, or both, is answered 400 naming them.",
            replies={200: Reply("The puzzle with its solution (unless solution=false) and difficulty report",
                                RandomPuzzle)})
 def random_puzzle(query: dict[str, Any]) -> Any:

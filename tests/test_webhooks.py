@@ -245,6 +245,22 @@ def test_urls_no_delivery_could_send_are_refused_at_registration(stack):
     assert client.get("/v1/webhooks", headers=key).json == {"webhooks": []}
 
 
+def test_one_url_is_registered_once_per_key(stack):
+    """Two registrations of one URL would deliver each event to it twice: the second is 409,
+    naming the first; another key may register the same URL."""
+    url, client, receiver = stack
+    key, other = issued_key(url), issued_key(url)
+    hook = {"url": f"{receiver.base}/ok", "events": ["job.succeeded"]}
+    first = client.post("/v1/webhooks", json=hook, headers=key)
+    assert first.status_code == 201, first.json
+    again = client.post("/v1/webhooks", json={**hook, "events": ["job.failed"]}, headers=key)
+    assert again.status_code == 409 and first.json["id"] in again.json["detail"], again.json
+    assert client.post("/v1/webhooks", json=hook, headers=other).status_code == 201
+    assert [h["id"] for h in client.get("/v1/webhooks", headers=key).json["webhooks"]] == [first.json["id"]]
+    assert client.delete(f"/v1/webhooks/{first.json['id']}", headers=key).status_code == 204
+    assert client.post("/v1/webhooks", json={**hook, "events": ["job.failed"]}, headers=key).status_code == 201
+
+
 def test_redirects_are_not_followed_and_a_test_event_is_signed(stack):
     url, client, receiver = stack
     key = issued_key(url)
