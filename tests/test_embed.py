@@ -154,8 +154,9 @@ def test_absolute_links_name_the_public_address_not_the_requests_host(redis_url)
     card = site.get("/oembed?url=https://puzzles.example.org/", headers=forged).json
     assert card["provider_url"] == "https://puzzles.example.org/" and "evil.example" not in json.dumps(card)
     assert site.get("/oembed?url=http://evil.example/", headers=forged).status_code == 404
+    # first, next, last
     links = site.get("/v1/daily/archive?from=2026-01-01&to=2026-03-31&limit=30", headers=forged).headers["Link"]
-    assert links.count("<https://puzzles.example.org/v1/daily/archive?") == links.count("rel=") == 3  # first, next, last
+    assert links.count("<https://puzzles.example.org/v1/daily/archive?") == links.count("rel=") == 3
     assert "evil.example" not in links
     unset = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
     assert 'content="http://localhost/"' in unset.get("/").get_data(as_text=True)  # the request's own host

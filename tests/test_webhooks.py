@@ -161,7 +161,7 @@ def test_a_packs_job_succeeded_arrives_signed_within_5_s(stack):
     assert got[0]["at"] - job["finished"] < 5.0, got[0]["at"] - job["finished"]
     print(f"job.succeeded arrived {got[0]['at'] - job['finished']:.3f} s after the job ended")
     with pytest.raises(WebhookVerificationError):  # another secret does not verify it
-        Webhook(register(client, key, f"{receiver.base}/ok", ["day.published"])["secret"]).verify(
+        Webhook(register(client, key, f"{receiver.base}/ok?another", ["day.published"])["secret"]).verify(
             got[0]["body"], got[0]["headers"])
     deliveries = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=key).json["deliveries"]
     assert len(deliveries) == 1 and deliveries[0]["state"] == "succeeded"

@@ -306,7 +306,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A generated puzzle of an exact optimal length, or of a difficulty grade */
+        /**
+         * A generated puzzle of an exact optimal length, or of a difficulty grade
+         * @description Give exactly one of `length` and `grade`: neither, or both, is answered 400 naming them.
+         */
         get: operations["randomPuzzle"];
         put?: never;
         post?: never;
