@@ -115,6 +115,9 @@ def test_the_schemathesis_command_passes_every_phase(redis_url, tmp_path):
             [sys.executable, "-m", "schemathesis.cli", "--no-color", "--config-file", str(CONFIG), "run",
              f"http://127.0.0.1:{server.port}/openapi.yaml", "--max-examples", str(COMMAND_EXAMPLES),
              "--workers", "1", "--phases", "examples,coverage,stateful",
+             # /v1/puzzles/next may look for 9 s (NEXT_BUDGET) and serve what it found after: the default
+             # 10 s read timeout failed it once on a machine running four test processes on two cores.
+             "--request-timeout", "30",
              "--seed", "1", "--report-dir", str(tmp_path)],
             capture_output=True, text=True, timeout=600, cwd=tmp_path)  # its cache stays out of the tree
     finally:
