@@ -227,10 +227,11 @@ def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(re
     try:
         with _analysis_worker(url) as env:
             cli = [sys.executable, "-m", "service.cli", "catalogue"]
-            # Half a minute and a quarter (a fill lifts for half its time first), one after the other.
+            # Half a minute each (a fill lifts for half its time first), one after the other: a lift of a
+            # quarter of a minute found nothing once with three test processes on two cores.
             subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
                            env=env, check=True, capture_output=True)
-            subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.25",
+            subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.5",
                             "--out", str(tmp_path)], env=env, check=True, capture_output=True)
             deadline = time.monotonic() + 120
             while stores.queued("analysis") and time.monotonic() < deadline:
@@ -242,6 +243,7 @@ def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(re
             known = {g.puzzle.code() for g in first}
             new = [g for i in merged.lengths()[SEED_FROM] if (g := merged.generated(i)).puzzle.code() not in known]
             assert new and len(merged.lengths()[SEED_FROM]) <= PER_SEED and stores.queued("analysis") == 0
+            assert (tmp_path / f"{lifted}.pool.gz").exists(), f"the lift proved nothing on {lifted} in its time"
             grown = Pool.loads((tmp_path / f"{lifted}.pool.gz").read_bytes())
             assert n >= LIFT_TWO and grown.board.spec == spec and grown.goal == goal
             new += [grown.generated(i) for i in range(len(grown.rows))]
