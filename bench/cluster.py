@@ -49,7 +49,8 @@ def faults(names: list[str], calm: float) -> int:
     finally:
         cluster.close()
     print(f"history: {verdict['requests']} requests, acknowledged {verdict['acknowledged']}, "
-          f"{verdict['packs']} packs; verdict: {'holds' if verdict['ok'] else 'VIOLATED'}")
+          f"{verdict['packs']} packs ({verdict['unmade']} items reported unmade); "
+          f"verdict: {'holds' if verdict['ok'] else 'VIOLATED'}")
     for p in verdict["problems"]:
         print("  problem:", p)
     print("| fault | time to resume (reads) | answered 503 | unanswered in flight | failed / requests |")
