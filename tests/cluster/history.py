@@ -6,7 +6,8 @@ no answer) and what it acknowledged: a pack's job, a room, a rating; the keys
 issued by `ricochet keys create` on an API host are recorded too.  After the
 faults are healed, `settle` reads every acknowledged write back and every
 pack's puzzles.  `check` then says, for the run: acknowledged writes lost,
-packs not complete with each puzzle exactly once, answers of 5xx other than
+packs not complete with each puzzle exactly once (but items the job reports unmade,
+with a search's reason), answers of 5xx other than
 the 503s allowed while Redis fails over, and for each fault the time from its
 start until the service answered again and the 503s meanwhile.
 """
