@@ -10,8 +10,16 @@ service), the next puzzle for those players, solve, random puzzles, small
 packs, a game with bids and watchers streaming its events, whole exports one
 after another (30 s apart; the one running at the end is cut), and puzzles on distinct 32x32 custom boards
 (verified for a player, solved and drawn: each board new to the process, the
-load that grew an unbounded board cache).  Every request loop is bounded by the time given.  It
-reports per route the requests, errors (5xx and connection failures), p50 and
+load that grew an unbounded board cache).  Every request loop is bounded by the time given.
+
+The deployment's rate limits and quotas are on, as in production: each client
+sends its own issued API key (the watchers share one, the exporter has one), so
+the clients are eight integrators, not one address.  A client past its quota
+(a queued solve is charged its whole job budget) is answered 429 and goes on
+with its mix: that is the service keeping one client's flood of searches from
+filling the queue that every client shares (503).  `--limits off` runs them as
+one unlimited address instead.  It
+reports per route the requests, errors (5xx, 503 included, and connection failures), p50 and
 p99, the RSS of every process of the stack after the warm-up and at the end,
 the peak PSS of each and of the whole stack (what it takes of the machine),
 and whether any process of the stack was restarted.
@@ -42,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from _stack import wait_ready  # noqa: E402
 
 from workers.embedded import EmbeddedRedis, free_port  # noqa: E402
+from workers.stores import Stores  # noqa: E402
 
 DAILY_MOVES = None  # filled from the daily's solution at the start
 
@@ -109,11 +118,13 @@ def main() -> None:
                         help="gunicorn processes (default: the deployment's, RICOCHET_WEB_WORKERS's default)")
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1,
                         help="worker processes (default: one per core, as `ricochet worker`)")
+    parser.add_argument("--limits", choices=("on", "off"), default="on",
+                        help="the deployment's rate limits and quotas, each client with a key of its own (default on)")
     args = parser.parse_args()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(Path(tmp) / "redis", persist=False) as redis:
-        env = {**os.environ, "REDIS_URL": redis.url, "RICOCHET_RATE_LIMITS": "off", "RICOCHET_ACCESS_LOG": ""}
+        env = {**os.environ, "REDIS_URL": redis.url, "RICOCHET_RATE_LIMITS": args.limits, "RICOCHET_ACCESS_LOG": ""}
         if args.web_workers:
             env["RICOCHET_WEB_WORKERS"] = str(args.web_workers)
         web = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config", "--bind",
@@ -127,7 +138,7 @@ def main() -> None:
                                   start_new_session=True)
         try:
             wait_ready(base)
-            run(base, args, {"gunicorn": web.pid, "worker": worker.pid, "redis": redis.process.pid})
+            run(base, args, {"gunicorn": web.pid, "worker": worker.pid, "redis": redis.process.pid}, redis.url)
         finally:
             for proc in (web, worker):
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -135,11 +146,20 @@ def main() -> None:
                 proc.wait(timeout=60)
 
 
-def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
-    daily = json.loads(call("GET", base + "/v1/daily")[1])
-    solution = json.loads(call("GET", f"{base}/v1/daily/{daily['date']}/solution")[1])
+def issue_keys(redis_url: str, names: list[str]) -> dict[str, dict[str, str]]:
+    """A key of its own for each client (as `ricochet keys create NAME` issues it): the headers it sends."""
+    stores = Stores.from_url(redis_url)
+    return {name: {"X-API-Key": stores.keys.create(name)[0]} for name in names}
+
+
+def run(base: str, args: argparse.Namespace, roots: dict[str, int], redis_url: str) -> None:
+    names = [f"soak-client-{k}" for k in range(args.clients)] + ["soak-watchers", "soak-exporter"]
+    keys = issue_keys(redis_url, names) if args.limits == "on" else {name: {} for name in names}
+    daily = json.loads(call("GET", base + "/v1/daily", headers=keys["soak-exporter"])[1])
+    solution = json.loads(call("GET", f"{base}/v1/daily/{daily['date']}/solution", headers=keys["soak-exporter"])[1])
     puzzle = daily["puzzle"]
-    game = json.loads(call("POST", base + "/v1/games", {"players": ["ann", "bob"], "seed": "soak"})[1])
+    game = json.loads(call("POST", base + "/v1/games", {"players": ["ann", "bob"], "seed": "soak"},
+                           keys["soak-exporter"])[1])
     gid, tokens = game["game"]["id"], game["tokens"]
 
     stats: dict[str, list[float]] = defaultdict(list)
@@ -148,31 +168,34 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     lock = threading.Lock()
     stop = time.monotonic() + args.warmup + args.seconds
 
-    def timed(route: str, method: str, path: str, body: dict | None = None, headers: dict | None = None,
-              timeout: float = 30) -> None:
-        t0 = time.perf_counter()
-        try:
-            status, _, _ = call(method, base + path, body, headers, timeout)
-        except OSError:
-            status = 0
-        with lock:
-            stats[route].append(time.perf_counter() - t0)
-            statuses[route][status] += 1
-            if status == 0 or status >= 500 and status != 503:
-                errors[route] += 1
+    def timer(key: dict[str, str]) -> Callable[..., None]:
+        def timed(route: str, method: str, path: str, body: dict | None = None, headers: dict | None = None,
+                  timeout: float = 30) -> None:
+            t0 = time.perf_counter()
+            try:
+                status, _, _ = call(method, base + path, body, {**key, **(headers or {})}, timeout)
+            except OSError:
+                status = 0
+            with lock:
+                stats[route].append(time.perf_counter() - t0)
+                statuses[route][status] += 1
+                errors[route] += status == 0 or status >= 500
+        return timed
 
     def client(k: int) -> None:
-        rng = random.Random(k)
+        rng, timed = random.Random(k), timer(keys[f"soak-client-{k}"])
         while time.monotonic() < stop:
             _one_request(rng, timed, puzzle, solution, gid, tokens)
 
     def watcher() -> None:
+        timed = timer(keys["soak-watchers"])
         while time.monotonic() < stop:
             timed("events", "GET", f"/v1/games/{gid}/events", timeout=60)
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
     threads += [threading.Thread(target=watcher) for _ in range(3)]
-    threads.append(threading.Thread(target=exporter, args=(base, stop, lock, stats, statuses, errors)))
+    threads.append(threading.Thread(target=exporter, args=(base, keys["soak-exporter"], stop, lock, stats, statuses,
+                                                           errors)))
     for t in threads:
         t.start()
     time.sleep(args.warmup)  # caches and pools loaded: memory from here on
@@ -187,12 +210,14 @@ def run(base: str, args: argparse.Namespace, roots: dict[str, int]) -> None:
     peaks.report()
 
 
-def exporter(base: str, stop: float, lock: threading.Lock, stats: dict, statuses: dict, errors: dict) -> None:
+def exporter(base: str, key: dict[str, str], stop: float, lock: threading.Lock, stats: dict, statuses: dict,
+             errors: dict) -> None:
     """Whole exports (a CPU's half-minute when it has one) 30 s apart; the one running at `stop` is cut."""
     while time.monotonic() < stop:
         t0, status = time.perf_counter(), 0
         try:
-            with urllib.request.urlopen(base + "/v1/puzzles/export?format=ndjson", timeout=60) as r:
+            request = urllib.request.Request(base + "/v1/puzzles/export?format=ndjson", headers=key)
+            with urllib.request.urlopen(request, timeout=60) as r:
                 status = r.status
                 while r.read(1 << 16) and time.monotonic() < stop:
                     pass
@@ -203,7 +228,7 @@ def exporter(base: str, stop: float, lock: threading.Lock, stats: dict, statuses
         with lock:
             stats["export"].append(time.perf_counter() - t0)
             statuses["export"][status] += 1
-            errors["export"] += status == 0 or status >= 500 and status != 503
+            errors["export"] += status == 0 or status >= 500
         time.sleep(min(30.0, max(0.0, stop - time.monotonic())))
 
 
@@ -296,8 +321,9 @@ def _report(stats: dict[str, list[float]], errors: dict[str, int], statuses: dic
         name = end_procs.get(pid) or start_procs.get(pid)
         print(f"{name[:60]:>60} {start_rss.get(pid, 0) / 1024:>14.1f} {rss_kib(pid) / 1024:>12.1f}")
     restarted = set(start_procs) ^ set(end_procs)
+    refused = sum(n for by_status in statuses.values() for status, n in by_status.items() if status == 429)
     print(f"\nprocesses started or gone during the run: {len(restarted)}  (5xx and failed connections: "
-          f"{sum(errors.values())})")
+          f"{sum(errors.values())}; 429, a client past its rate limit or quota: {refused})")
 
 
 
