@@ -113,12 +113,12 @@ def test_turning_a_puzzle_keeps_its_length_and_moves_its_family():
 def test_a_sweep_keeps_only_proven_long_puzzles_and_claims_each_board_once():
     p = _long_puzzles(1)[0]
     tried: set[str] = set()
-    found = list(grow([p], seed=1, claim=claimer(tried), until=time.monotonic() + 12))
+    found = list(grow([p], seed=1, claim=claimer(tried), until=time.monotonic() + 6))
     assert any("|" in key for key in tried)  # boards of the family, claimed
     for g in found:
         assert len(g.solution.moves) >= MIN_LENGTH and check(g.puzzle, g.solution.moves).solved
         assert family_of(g.puzzle) == family_of(p)
-    again = list(grow([p], seed=1, claim=claimer(tried), until=time.monotonic() + 3))
+    again = list(grow([p], seed=1, claim=claimer(tried), until=time.monotonic() + 2))
     assert not {g.puzzle.code() for g in again} & {g.puzzle.code() for g in found}
     for pool in pools_of(found):
         loaded = Pool.loads(pool.dumps())

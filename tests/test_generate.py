@@ -31,9 +31,10 @@ def test_generated_puzzle_has_exactly_the_requested_optimal_length(length):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("length", range(13, 21))
+@pytest.mark.parametrize("length", [14, 17, 20])
 def test_generated_long_puzzles(length):
-    """Long lengths: walks from bank puzzles (and climbs); the proof is the solver's."""
+    """Long lengths: walks from bank puzzles (and climbs); the proof is the solver's.  Three
+    lengths of the eight from 13 to 20 (the same walk and climb for each; the suite's time)."""
     g = generate(length, seed=7)
     assert solve(g.puzzle).length == length == g.solution.length
     assert check(g.puzzle, g.solution.moves).solved

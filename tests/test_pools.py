@@ -186,14 +186,14 @@ def test_the_starter_set_covers_every_board_kind_and_both_rules():
 
 @pytest.mark.slow
 def test_starter_pool_rows_are_proven_without_the_table():
-    """A sample of the starter set, from every pool: the row replays, the solver
-    without the table proves the same optimum, and (up to 16 moves, where
-    counting every solution without the table is quick) the report is the
-    same.  Plus the longest row of the whole set."""
+    """A sample of the starter set, a row from each of 24 pools drawn at random:
+    the row replays, the solver without the table proves the same optimum, and
+    (up to 16 moves, where counting every solution without the table is quick)
+    the report is the same.  Plus the longest row of the whole set."""
     library = _starter()
     rng = random.Random(5)
     picks = []
-    for entry in library.entries():
+    for entry in rng.sample(library.entries(), 24):
         pool = library.load(entry.id)
         short = [i for n, rows in pool.lengths().items() if n <= 16 for i in rows]
         picks.append((pool, rng.choice(short)))

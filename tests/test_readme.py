@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUNS_FOR_MINUTES = ("ricochet pool build", "ricochet bank --min-length", "ricochet bank --walk",
                     "ricochet bank --exhaustive")
-STOP_AFTER = 4.0  # seconds a long command runs in the test before it is stopped
+STOP_AFTER = 2.5  # seconds a long command runs in the test before it is stopped
 
 
 def readme_commands() -> list[str]:

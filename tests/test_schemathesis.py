@@ -32,7 +32,7 @@ CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 LABELS = [op.ok().label for op in schemathesis.openapi.from_path(OPENAPI).get_all_operations()]
 load_all_checks()
 ALL_CHECKS = CHECKS.get_all()
-EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "30"))  # per operation and mode; more for a deeper hunt
+EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "20"))  # per operation and mode; more for a deeper hunt
 # The command's run adds its own phases (examples, coverage, stateful links) to
 # the fuzzing the tests above do per operation with EXAMPLES each (so it leaves
 # its own fuzzing phase out): a third as many.
