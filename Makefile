@@ -47,8 +47,11 @@ cluster-tools:
 # Three test processes on two cores: a fifth of the suite's time is spent waiting (browsers, workers,
 # servers starting, faults held), which a third process fills; worksteal evens out the long tests at
 # the end.  On a quiet 2-core machine: 17:15 with -n 2, 13:00 with -n 3 --dist worksteal.
+# Bytecode is written even where the environment says PYTHONDONTWRITEBYTECODE (as this machine's does):
+# a run after the first reads its compiled and rewritten modules (collecting took 8.6 s of CPU a
+# test process without them, 3.8 with them); a clean clone's first run gains little.
 test: lint browser cluster-tools
-	$(BIN)/python -m pytest -n 3 --dist worksteal -p no:cacheprovider --durations=20
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 3 --dist worksteal -p no:cacheprovider --durations=20
 
 bench-load: install
 	command -v wrk >/dev/null || (apt-get install -y wrk || sudo apt-get install -y wrk)
