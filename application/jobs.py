@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.messages import TaskSpec
+from workers.messages import INTERACTIVE_QUEUE, TaskSpec
 from workers.stores.jobs import JobState
 
 from . import Context
@@ -16,9 +16,19 @@ MAX_ID = 64  # job ids are 32 hex digits; anything much longer is not worth a lo
 
 def admit(ctx: Context, queue: str) -> None:
     """Refuse new queued work while the queue is full: 503 with Retry-After, rather
-    than an unbounded backlog that nobody's request would live to see."""
+    than an unbounded backlog that nobody's request would live to see.  The
+    interactive queue counts the solves no worker has started (the beat's sweeps
+    wait in its list too, behind a worker busy with long searches, and are not
+    clients' work); the pack queue, the tasks in its list."""
     limit = ctx.max_queued.get(queue)
-    if limit is not None and ctx.required_stores().queued(queue) >= limit:
+    if limit is None:
+        return
+    stores = ctx.required_stores()
+    if queue == INTERACTIVE_QUEUE:
+        if stores.jobs.waiting_solves() >= limit:
+            raise Problem("unavailable", f"the {queue} queue is full ({limit} solves waiting for a worker); "
+                          "retry later", headers={"Retry-After": "30"})
+    elif stores.queued(queue) >= limit:
         raise Problem("unavailable", f"the {queue} queue is full ({limit} tasks waiting); retry later",
                       headers={"Retry-After": "30"})
 

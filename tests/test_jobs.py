@@ -268,3 +268,31 @@ def test_a_job_belongs_to_the_clients_that_asked_for_it(redis_url):
     last = bob.delete(url, environ_base=at["bob"])
     assert last.status_code == 200 and last.json["state"] == "cancelled"
     assert ann.delete(url, environ_base=at["ann"]).json["state"] == "cancelled"  # harmless twice
+
+
+def test_a_full_interactive_queue_is_solves_waiting_not_the_beats_sweeps(redis_url):
+    """Issue 57's soak: behind a worker busy with long searches the beat's sweeps
+    piled up in the interactive queue's list, and new solves were refused (503)
+    though few solves waited.  The limit counts the solves no worker has started;
+    one cancelled waits no more."""
+    import redis
+
+    base, _, _ = redis_url.rpartition("/")
+    url = f"{base}/12"  # a database of its own: the count is the deployment's
+    r = redis.Redis.from_url(url)
+    r.flushdb()
+    try:
+        for _ in range(5):
+            r.lpush("ricochet", b"a sweep no worker took yet")
+        client = create_app({"REDIS_URL": url, "SOLVE_TIME_BUDGET": 0.01, "RATE_LIMITS_ENABLED": False,
+                             "MAX_QUEUED": {"ricochet": 2, "packs": 5000}}).test_client()
+        puzzles = [{**HARD, "rules": {"ricochet": rule, "vortex_sightline": sightline}}
+                   for rule in ("turn", "none") for sightline in (True, False)]
+        first, second, third = (client.post("/v1/solve", json=p) for p in puzzles[:3])
+        assert first.status_code == second.status_code == 202, (first.json, second.json)
+        assert third.status_code == 503 and third.headers["Retry-After"], third.json
+        assert "2 solves waiting for a worker" in third.json["detail"]
+        assert client.delete(first.headers["Location"]).json["state"] == "cancelled"
+        assert client.post("/v1/solve", json=puzzles[3]).status_code == 202
+    finally:
+        r.flushdb()

@@ -89,8 +89,11 @@ def make_celery(redis_url: str | None = None, settings: Settings | None = None, 
                                   "queue_order_strategy": "priority", **sentinel_options},
         result_backend_transport_options=sentinel_options,
         task_routes={spec.name: {"queue": spec.queue} for spec in TASKS.values()},
+        # A sweep no worker took within its period is dropped when one takes it: the next does its work
+        # (behind a worker busy with long searches they would otherwise run one after another, for nothing).
         beat_schedule={spec.name.removeprefix("ricochet.").replace("_", "-"): {"task": spec.name,
-                                                                              "schedule": spec.every}
+                                                                              "schedule": spec.every,
+                                                                              "options": {"expires": spec.every}}
                        for spec in TASKS.values() if spec.every is not None},
     )
     return app

@@ -1,5 +1,6 @@
 """Job records (`job:<id>`), the job doing a piece of work now (`inflight:<kind>:<work>`),
-and Idempotency-Keys (`idempotency:<client>:<key>`).
+the shared solves no worker has started yet (`jobs:waiting:solve`), and
+Idempotency-Keys (`idempotency:<client>:<key>`).
 
 A job record keeps who asked for it (`askers`, each charged once) and who of
 them still wants it (`wanting`): a shared job stops only when nobody wants it."""
@@ -33,6 +34,10 @@ OPEN = frozenset({JobState.PENDING, JobState.RUNNING})  # a record's state (a st
 JOB_STATES = tuple(s.value for s in JobState)
 IDEMPOTENCY_TTL = 24 * 3600
 PENDING = "jobs:pending"  # pack jobs not yet started, by creation time
+# Shared solves not yet started, by the time past which they are gone anyway (created + their claim's
+# ttl): what a new solve waits behind.  The interactive queue's Celery list is not that count: the
+# beat's sweeps wait in it too, and pile up behind a worker busy with long searches.
+WAITING_SOLVES = "jobs:waiting:solve"
 
 
 class JobStore:
@@ -82,9 +87,21 @@ class JobStore:
             # first the record, then the claim: no one sees a claim without one
             job = self.create(kind, request, asker=asker)
             if self.redis.set(key, job["id"], nx=True, ex=max(1, int(ttl))):
+                if kind == "solve":  # waiting until a worker starts it, or its claim lapses
+                    with self.redis.pipeline(transaction=False) as pipe:
+                        pipe.zadd(WAITING_SOLVES, {job["id"]: job["created"] + ttl})
+                        pipe.expire(WAITING_SOLVES, max(1, int(ttl)))
+                        pipe.execute()
                 return job, True
             self.redis.delete(f"job:{job['id']}")
         return self.create(kind, request, asker=asker), True
+
+    def waiting_solves(self) -> int:
+        """Shared solves no worker has started yet (those whose claim lapsed forgotten)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(WAITING_SOLVES, "-inf", time.time())
+            pipe.zcard(WAITING_SOLVES)
+            return int(pipe.execute()[1])
 
     def join(self, job_id: str, asker: str) -> dict[str, Any] | None:
         """`asker` asks for a job others asked for: it may follow and cancel it."""
@@ -160,6 +177,8 @@ class JobStore:
                     job = {**job, **fields}
                     pipe.multi()
                     pipe.set(key, json.dumps(job), ex=JOB_TTL)
+                    if job["state"] != JobState.PENDING:  # started, settled or cancelled: waits no more
+                        pipe.zrem(WAITING_SOLVES, job_id)
                     pipe.execute()
                     return job
                 except WatchError:
