@@ -149,7 +149,8 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
     Setting("RICOCHET_QUOTA_PACK_MOVES", "200000", "a whole number from 0 to 10**9", _number(int, 0, 10**9),
             "Puzzle-moves (count x max_length) of packs per client an hour."),
     Setting("RICOCHET_MAX_QUEUED_SOLVES", "200", "a whole number from 1 to 10**6", _number(int, 1, 10**6),
-            "Tasks the interactive queue may hold before new solves are refused (503, Retry-After)."),
+            "Solves waiting for a worker (queued, not yet started) before new solves are refused (503, "
+            "Retry-After)."),
     Setting("RICOCHET_MAX_QUEUED_PACKS", "5000", "a whole number from 1 to 10**7", _number(int, 1, 10**7),
             "Tasks the pack queue may hold before new packs are refused (503, Retry-After)."),
     Setting("RICOCHET_GAME_STREAMS", "4", "a whole number from 0 to 1000", _number(int, 0, 1000),
