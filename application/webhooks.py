@@ -49,15 +49,14 @@ def register(ctx: Context, url: str, events: list[str], allow_private: bool) -> 
         addresses(url, allow_private)
     except AddressRefused as e:
         raise Problem("address-not-allowed", str(e), field="url") from None
-    same = next((h for h in stores.webhooks.owned(owner) if h["url"] == url), None)
-    if same is not None:  # one endpoint, one registration: two would deliver each event twice
-        raise Problem("conflict", f"this key already sends to this URL ({same['id']}, events "
-                      f"{', '.join(same['events'])}): delete that one to register it again with other events")
-    if stores.webhooks.count(owner) >= MAX_PER_KEY:
-        raise Problem("conflict", f"a key has at most {MAX_PER_KEY} webhooks: delete one first")
     record = {"id": "wh_" + uuid.uuid4().hex, "owner": owner, "url": url, "events": sorted(set(events)),
               "created": time.time(), "secret": new_secret()}
-    stores.webhooks.add(record, DAY_EVENTS)
+    same = stores.webhooks.add(record, DAY_EVENTS, MAX_PER_KEY)
+    if same:  # one endpoint, one registration: two would deliver each event twice
+        raise Problem("conflict", f"this key already sends to this URL ({same['id']}, events "
+                      f"{', '.join(same['events'])}): delete that one to register it again with other events")
+    if same is not None:
+        raise Problem("conflict", f"a key has at most {MAX_PER_KEY} webhooks: delete one first")
     return record
 
 

@@ -261,6 +261,30 @@ def test_one_url_is_registered_once_per_key(stack):
     assert client.post("/v1/webhooks", json={**hook, "events": ["job.failed"]}, headers=key).status_code == 201
 
 
+def test_one_url_registered_at_once_from_many_clients_is_registered_once(stack):
+    """Eight registrations of one URL under one key at the same moment: one 201, seven
+    409 naming it (each had read the key's list before any was written)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url, _, receiver = stack
+    key = issued_key(url)
+    # The apps made here: Python 3.11's compile() is not thread-safe, and Flask compiles each route.
+    clients = [create_app({"REDIS_URL": url, "WEBHOOKS_ALLOW_PRIVATE": True}).test_client() for _ in range(8)]
+    gate = threading.Barrier(8, timeout=30)
+    hook = {"url": f"{receiver.base}/at-once", "events": ["job.succeeded"]}
+
+    def post(client):
+        gate.wait()
+        return client.post("/v1/webhooks", json=hook, headers=key)
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(post, clients))
+    made = [a.json["id"] for a in answers if a.status_code == 201]
+    assert len(made) == 1 and sorted(a.status_code for a in answers) == [201] + [409] * 7, [a.json for a in answers]
+    assert all(made[0] in a.json["detail"] for a in answers if a.status_code == 409)
+    assert [h["id"] for h in clients[0].get("/v1/webhooks", headers=key).json["webhooks"]] == made
+
+
 def test_redirects_are_not_followed_and_a_test_event_is_signed(stack):
     url, client, receiver = stack
     key = issued_key(url)

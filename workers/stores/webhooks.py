@@ -18,7 +18,7 @@ import json
 import time
 from typing import Any
 
-from .base import Client, dump, load, optimistic
+from .base import Client, WatchError, dump, load, optimistic
 
 KEEP = 8 * 24 * 3600     # deliveries, followers and announcements: past the day of retries
 LISTED = 100             # deliveries kept listed per endpoint, newest first
@@ -35,13 +35,31 @@ class WebhookStore:
 
     # -- endpoints ---------------------------------------------------------------------------
 
-    def add(self, record: dict[str, Any], global_events: tuple[str, ...]) -> None:
+    def add(self, record: dict[str, Any], global_events: tuple[str, ...], most: int) -> dict[str, Any] | None:
+        """Register `record` unless its owner already sends to its URL or holds
+        `most` endpoints: None when it is added, else the endpoint with its URL
+        (an empty dict when the owner holds `most`).  One step (the owner's set
+        watched): of registrations of one URL at once, one is added."""
+        owned = f"webhooks:{record['owner']}"
         with self.redis.pipeline() as pipe:
-            pipe.set(f"webhook:{record['id']}", dump("webhook", record))
-            pipe.sadd(f"webhooks:{record['owner']}", record["id"])
-            for event in set(record["events"]) & set(global_events):
-                pipe.sadd(f"webhooks:event:{event}", record["id"])
-            pipe.execute()
+            while True:
+                try:
+                    pipe.watch(owned)
+                    ids = sorted(i.decode() for i in pipe.smembers(owned))
+                    hooks = [load(raw, "webhook") for raw in (pipe.mget([f"webhook:{i}" for i in ids]) if ids else [])]
+                    same = next((h for h in hooks if h is not None and h["url"] == record["url"]), None)
+                    if same is not None or len(ids) >= most:
+                        pipe.reset()
+                        return same or {}
+                    pipe.multi()
+                    pipe.set(f"webhook:{record['id']}", dump("webhook", record))
+                    pipe.sadd(owned, record["id"])
+                    for event in set(record["events"]) & set(global_events):
+                        pipe.sadd(f"webhooks:event:{event}", record["id"])
+                    pipe.execute()
+                    return None
+                except WatchError:
+                    continue
 
     def get(self, hook_id: str) -> dict[str, Any] | None:
         return load(self.redis.get(f"webhook:{hook_id}"), "webhook")
