@@ -177,8 +177,8 @@ class JobStore:
                     job = {**job, **fields}
                     pipe.multi()
                     pipe.set(key, json.dumps(job), ex=JOB_TTL)
-                    if job["state"] != JobState.PENDING:  # started, settled or cancelled: waits no more
-                        pipe.zrem(WAITING_SOLVES, job_id)
+                    if job["kind"] == "solve" and fields.get("state", JobState.PENDING) != JobState.PENDING:
+                        pipe.zrem(WAITING_SOLVES, job_id)  # started, settled or cancelled: waits no more
                     pipe.execute()
                     return job
                 except WatchError:

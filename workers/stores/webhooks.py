@@ -29,6 +29,14 @@ def _member(hook_id: str, message_id: str) -> str:
     return f"{hook_id}:{message_id}"
 
 
+def _owned(reader: Any, owner: str) -> list[dict[str, Any]]:
+    """The endpoints `owner` registered, oldest first, read through `reader` (the client, or a pipeline
+    watching the owner's set)."""
+    ids = sorted(i.decode() for i in reader.smembers(f"webhooks:{owner}"))
+    found = [load(raw, "webhook") for raw in (reader.mget([f"webhook:{i}" for i in ids]) if ids else [])]
+    return sorted((h for h in found if h is not None), key=lambda h: h["created"])
+
+
 class WebhookStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
@@ -45,10 +53,9 @@ class WebhookStore:
             while True:
                 try:
                     pipe.watch(owned)
-                    ids = sorted(i.decode() for i in pipe.smembers(owned))
-                    hooks = [load(raw, "webhook") for raw in (pipe.mget([f"webhook:{i}" for i in ids]) if ids else [])]
-                    same = next((h for h in hooks if h is not None and h["url"] == record["url"]), None)
-                    if same is not None or len(ids) >= most:
+                    hooks = _owned(pipe, record["owner"])
+                    same = next((h for h in hooks if h["url"] == record["url"]), None)
+                    if same is not None or pipe.scard(owned) >= most:
                         pipe.reset()
                         return same or {}
                     pipe.multi()
@@ -65,9 +72,7 @@ class WebhookStore:
         return load(self.redis.get(f"webhook:{hook_id}"), "webhook")
 
     def owned(self, owner: str) -> list[dict[str, Any]]:
-        ids = sorted(i.decode() for i in self.redis.smembers(f"webhooks:{owner}"))
-        found = [load(raw, "webhook") for raw in (self.redis.mget([f"webhook:{i}" for i in ids]) if ids else [])]
-        return sorted((h for h in found if h is not None), key=lambda h: h["created"])
+        return _owned(self.redis, owner)
 
     def count(self, owner: str) -> int:
         return int(self.redis.scard(f"webhooks:{owner}"))
