@@ -227,18 +227,20 @@ def test_workers_fill_and_lift_pairs_from_the_queue_and_they_merge_into_files(re
     try:
         with _analysis_worker(url) as env:
             cli = [sys.executable, "-m", "service.cli", "catalogue"]
-            # Half a minute each (a fill lifts for half its time first), one after the other: a lift of a
-            # quarter of a minute found nothing once with three test processes on two cores.
-            subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--minutes", "0.5", "--out", str(tmp_path)],
-                           env=env, check=True, capture_output=True)
-            subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "0.5",
+            # Each task stops at its first new puzzle (the fill at one more than the pair holds, the test
+            # at the lift's first), so their budgets are only bounds: on a loaded machine half a minute
+            # each found nothing once for the lift and once for the fill (a fill lifts for half its time).
+            subprocess.run([*cli, "fill", "--queue", "--pairs", "1", "--enough", str(len(first) + 1), "--minutes",
+                            "2", "--out", str(tmp_path)], env=env, check=True, capture_output=True)
+            subprocess.run([*cli, "lift", "--queue", "--family", LIFTED_FAMILY, "--pairs", "1", "--minutes", "1",
                             "--out", str(tmp_path)], env=env, check=True, capture_output=True)
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 240
             while stores.queued("analysis") and time.monotonic() < deadline:
                 time.sleep(1)
-            while not stores.catalogue.rows(lifted) and time.monotonic() < deadline:  # the lift's first found
-                time.sleep(1)
+            while not (stores.catalogue.rows(pair) and stores.catalogue.rows(lifted)) and time.monotonic() < deadline:
+                time.sleep(1)  # the fill's first and the lift's first found
             subprocess.run([*cli, "merge", "--out", str(tmp_path)], env=env, check=True, capture_output=True)
+            assert (tmp_path / f"{pair}.pool.gz").exists(), f"the fill proved nothing on {pair} in its time"
             merged = Pool.loads((tmp_path / f"{pair}.pool.gz").read_bytes())
             known = {g.puzzle.code() for g in first}
             new = [g for i in merged.lengths()[SEED_FROM] if (g := merged.generated(i)).puzzle.code() not in known]
