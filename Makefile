@@ -44,14 +44,16 @@ cluster-tools:
 	command -v redis-sentinel >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-sentinel)
 	command -v nft >/dev/null || (apt-get update -qq && apt-get install -y -qq nftables)
 
-# Three test processes on two cores: a fifth of the suite's time is spent waiting (browsers, workers,
-# servers starting, faults held), which a third process fills; worksteal evens out the long tests at
-# the end.  On a quiet 2-core machine: 17:15 with -n 2, 13:00 with -n 3 --dist worksteal.
+# Four test processes on two cores: much of the suite's time is spent waiting (browsers, workers,
+# servers starting, faults held), which the third and fourth processes fill; worksteal evens out the
+# long tests at the end.  On a quiet 2-core machine: 17:15 with -n 2, 11:30 with -n 3 --dist worksteal
+# (the CPU 80% busy), 10:16 with -n 4 (90%); -n 6 took 12:05 and starved the tests that wait on a
+# worker or a replica for a bounded time.
 # Bytecode is written even where the environment says PYTHONDONTWRITEBYTECODE (as this machine's does):
 # a run after the first reads its compiled and rewritten modules (collecting took 8.6 s of CPU a
 # test process without them, 3.8 with them); a clean clone's first run gains little.
 test: lint browser cluster-tools
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 3 --dist worksteal -p no:cacheprovider --durations=20
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 4 --dist worksteal -p no:cacheprovider --durations=20
 
 bench-load: install
 	command -v wrk >/dev/null || (apt-get install -y wrk || sudo apt-get install -y wrk)

@@ -89,7 +89,8 @@ def test_the_stores_follow_a_failover(group):
 
 
 def test_a_change_is_acknowledged_only_once_a_replica_holds_it(group):
-    settings = settings_of(group, RICOCHET_WAIT_REPLICAS="1", RICOCHET_WAIT_MS="300", RICOCHET_RATE_LIMITS="off")
+    # 2 s for the replica's word: 300 ms was not always enough with six test processes on two cores.
+    settings = settings_of(group, RICOCHET_WAIT_REPLICAS="1", RICOCHET_WAIT_MS="2000", RICOCHET_RATE_LIMITS="off")
     client = create_app(settings=settings).test_client()
     made = client.post("/v1/rooms", json={"name": "Ada"})
     assert made.status_code == 201, made.get_json()
