@@ -54,7 +54,7 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
     first_steps = record is None or record["attempts"] < FIRST_STEPS
     longest = FIRST_STEPS_LONGEST if first_steps and theme is None else None  # a theme asked is the player's choice
     deadline = time.monotonic() + NEXT_BUDGET
-    for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest):
+    for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest, deadline):
         # A candidate found is served even past the deadline (a pool read for the first
         # time can take it all): the deadline only stops looking for more.
         if stores.ratings.played(who, player_id, [g.puzzle.content_hash()])[0] is None:
@@ -86,11 +86,11 @@ def _handed(ctx: Context, g: Generated, seed: str, described: dict[str, Any], ai
 
 
 def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int,
-                longest: int | None = None) -> Iterator[tuple[Generated, str]]:
+                longest: int | None, deadline: float) -> Iterator[tuple[Generated, str]]:
     """Played puzzles rated near `aim` first (bounded windows, the player's own
     left out), then new ones of the length whose prior is nearest it, and of the
     lengths either side (pools first: generate draws from them); none longer
-    than `longest`, if given."""
+    than `longest`, if given; a search for a new one never past `deadline`."""
     most = longest or MAX_LENGTH
     yield from _played_near(ctx, who, player_id, aim, tries, most)
     nearest = min(length_for(aim), most)
@@ -98,7 +98,10 @@ def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int,
         seed = f"next:{who}:{player_id}:{uuid.uuid4().hex[:12]}:{k}"
         length = max(2, min(most, nearest + (0, 0, -1, 1)[k % 4]))
         try:
-            yield generate(length, seed=seed, time_budget=NEXT_BUDGET / 2, pools=ctx.pools), seed
+            left = min(NEXT_BUDGET / 2, deadline - time.monotonic())
+            if left <= 0 and k:  # the first is always tried (pools first: usually a draw, no search)
+                return
+            yield generate(length, seed=seed, time_budget=max(left, 0.5), pools=ctx.pools), seed
         except NoPuzzleFound:
             continue
 
