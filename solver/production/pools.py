@@ -90,6 +90,7 @@ class Pool:
     fair_positions: dict[int, int] = field(default_factory=dict)
     built: dict[str, Any] = field(default_factory=dict)
     _by_length: dict[int, list[int]] | None = field(default=None, repr=False, compare=False)
+    _move_of: list[Move] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -110,7 +111,10 @@ class Pool:
 
     def moves(self, i: int) -> list[Move]:
         """Row i's optimal solution."""
-        return [Move(self.colours[m >> 2], DIRECTIONS[m & 3]) for m in self.rows[i][2]]
+        if self._move_of is None:  # a row's move m is robot m >> 2 going DIRECTIONS[m & 3]; a Move never changes
+            self._move_of = [Move(c, d) for c in self.colours for d in DIRECTIONS]
+        table = self._move_of
+        return [table[m] for m in self.rows[i][2]]
 
     def generated(self, i: int) -> Generated:
         """Row i as a generated puzzle: its proof and report were made when the pool was built."""
