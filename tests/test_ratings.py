@@ -14,7 +14,8 @@ from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
 from solver.play.glicko import Rating, period, prior
-from solver.production.themes import THEMES, themes
+from solver.production.difficulty import difficulty
+from solver.production.themes import THEMES, could_have, themes
 from solver.search.solve import solve
 from workers.stores import Stores
 
@@ -290,8 +291,32 @@ def test_each_theme_on_a_puzzle_that_has_it_and_one_that_does_not(theme, quadran
     else:
         has = Puzzle.from_code(HAS[theme])
     lacks = Puzzle.from_code(LACKS.get(theme, "ASxaAB_128Gq8AAQ" if theme != "one-helper" else "ARy2AQ_xJVdGAAI"))
-    assert theme in themes(has, solve(has).moves, time_budget=10)
+    found = solve(has)
+    assert theme in themes(has, found.moves, time_budget=10)
+    assert could_have(theme, has, difficulty(has, found, time_budget=2))
     assert theme not in themes(lacks, solve(lacks).moves, time_budget=10)
+
+
+def test_a_theme_ruled_out_without_a_search_is_one_the_search_never_gives():
+    """GET /v1/puzzles/next?theme= skips a candidate `could_have` rules out before
+    listing its solutions: on random real puzzles (barriers, five robots, both
+    ricochet options) it never rules out a theme `themes` gives, and rules out many."""
+    import random
+
+    from tests.helpers import random_real_puzzle
+
+    rng = random.Random(57)
+    ruled_out = 0
+    for i in range(60):
+        p = random_real_puzzle(rng, robots=5 if i % 6 == 0 else 4, barriers=i % 3 == 0)
+        found = solve(p, time_budget=10)
+        if found.status != "optimal":
+            continue
+        report = difficulty(p, found)
+        given = themes(p, found.moves, time_budget=10)
+        assert all(could_have(t, p, report) for t in given), (p.code(), given)
+        ruled_out += sum(not could_have(t, p, report) for t in THEMES)
+    assert ruled_out > 60 * len(THEMES) // 2
 
 
 def test_solutions_lists_every_distinct_optimal_solution(client):

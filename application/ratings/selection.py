@@ -17,6 +17,7 @@ from solver.play.glicko import prior
 from solver.production.difficulty import difficulty as difficulty_of
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated, NoPuzzleFound
+from solver.production.themes import could_have
 from solver.search.solution import Solution
 
 from .. import Context
@@ -57,7 +58,8 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
     for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest, deadline):
         # A candidate found is served even past the deadline (a pool read for the first
         # time can take it all): the deadline only stops looking for more.
-        if stores.ratings.played(who, player_id, [g.puzzle.content_hash()])[0] is None:
+        if (theme is None or could_have(theme, g.puzzle, g.difficulty)) \
+                and stores.ratings.played(who, player_id, [g.puzzle.content_hash()])[0] is None:
             served = ctx.answers.adopt(g.puzzle, g.solution)
             if served.moves != g.solution.moves:
                 g = replace(g, solution=served,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from solver.model.geometry import DIRECTIONS
 from solver.model.moves import IllegalMove, State, slide
@@ -66,6 +67,30 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     if all(_blocker_moved_again(s) for s in listed.listed):
         found.add("blocker-moved-again")
     return sorted(found)
+
+
+HELPED = {"solo": 1, "one-helper": 2, "two-helpers": 3}  # the fewest robots moved each theme says ("three-helpers": 4+)
+
+
+def could_have(theme: str, p: Puzzle, report: dict[str, Any]) -> bool:
+    """Whether `themes` could give `p` this theme, judged without a search from
+    the puzzle and its difficulty report alone (False only where it cannot): a
+    request for one theme skips the others' puzzles before listing solutions."""
+    length = report["optimal_length"]
+    if theme in ("short", "long", "very-long"):
+        return theme in themes_of_length(length)
+    if theme == "vortex":
+        return p.goal.colour is None
+    if theme == "ricochet-rule":
+        return p.rules.ricochet is Ricochet.TURN and length > 0
+    if theme == "diagonal":
+        return bool(p.board.diagonals)
+    exact = report.get("optimal_solutions") is not None and not report.get("optimal_solutions_capped")
+    if exact and theme in HELPED:  # every optimal solution was counted: its fewest robots moved is the puzzle's
+        return report["fewest_robots_moved"] == HELPED[theme]
+    if exact and theme == "three-helpers":
+        return report["fewest_robots_moved"] >= 4
+    return True
 
 
 def themes_of_length(length: int) -> list[str]:
