@@ -39,6 +39,7 @@ import gzip
 import hashlib
 import json
 import random
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -303,6 +304,23 @@ class Entry:
         return self.board == board
 
 
+# Pools parsed in this process, by their bytes' digest, shared by every Library: a process that opens
+# the shipped pools again (a CLI command, a test) parses each file once (932 files: about 4.5 s).
+# A pool is never changed once loaded, and new bytes are a new key; the oldest leave past PARSED_MAX.
+_PARSED: OrderedDict[bytes, Pool] = OrderedDict()
+PARSED_MAX = 4096
+
+
+def _parsed(data: bytes) -> Pool:
+    key = hashlib.blake2b(data, digest_size=16).digest()
+    pool = _PARSED.get(key)
+    if pool is None:
+        pool = _PARSED[key] = Pool.loads(data)
+        if len(_PARSED) > PARSED_MAX:
+            _PARSED.popitem(last=False)
+    return pool
+
+
 class Library:
     """Every pool a process can see, from several sources (the first that holds
     an id wins), loaded on first use and kept: pools never change once written."""
@@ -323,7 +341,7 @@ class Library:
             for source in self.sources:
                 data = source.read(pool)
                 if data is not None:
-                    self._loaded[pool] = Pool.loads(data)
+                    self._loaded[pool] = _parsed(data)
                     break
             else:
                 return None
