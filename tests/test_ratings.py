@@ -498,6 +498,10 @@ def test_the_finishers_rules_are_pure_functions():
     _, it, moved = finish(settled, puzzle, True, PUZZLE_DAILY_BOUND - 5)
     assert moved == pytest.approx(5) and it.value == pytest.approx(puzzle.value - 5)
     assert finish(settled, puzzle, False, PUZZLE_DAILY_BOUND)[1:] == (puzzle, 0.0)
+    # Established as the replies show it: 150.04 is shown as 150.0 (2 of 60 players _establish made had such
+    # a deviation, and the puzzle stayed put for them), 150.05 as 150.1.
+    assert finish(Rating(1500, ESTABLISHED_DEVIATION + 0.04), puzzle, True, 0.0)[2] > 0
+    assert finish(Rating(1500, ESTABLISHED_DEVIATION + 0.06), puzzle, True, 0.0)[2] == 0.0
 
 
 def test_an_address_makes_a_bounded_number_of_players_a_day(client, redis_url):

@@ -48,6 +48,12 @@ def unrated_because(played: str | None, opened: bool, was_shown: bool, now: floa
     return None if opened else NOT_HANDED
 
 
+def established(player: Rating) -> bool:
+    """Whether the player's rating is established: its deviation as every reply shows it (to 0.1) at most
+    ESTABLISHED_DEVIATION.  A deviation of 150.04 is shown as 150.0, and a client that reads it must be right."""
+    return player.to_json()["deviation"] <= ESTABLISHED_DEVIATION
+
+
 def finish(player: Rating, puzzle: Rating, won: bool, moved: float) -> tuple[Rating, Rating, float]:
     """A rated attempt: the player's rating after it (Glicko-2, one game); the
     puzzle's, which only a player with an established rating moves, and by no
@@ -55,7 +61,7 @@ def finish(player: Rating, puzzle: Rating, won: bool, moved: float) -> tuple[Rat
     client moved it today); and how far it moved."""
     me, it = game(player, puzzle, won)
     room = PUZZLE_DAILY_BOUND - moved
-    if player.deviation > ESTABLISHED_DEVIATION or room <= 0:
+    if not established(player) or room <= 0:
         return me, puzzle, 0.0
     step = max(-room, min(room, it.value - puzzle.value))
     return me, Rating(puzzle.value + step, it.deviation, it.volatility), abs(step)
