@@ -43,6 +43,7 @@ cluster-tools:
 	command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update -qq && apt-get install -y -qq iproute2)
 	command -v redis-sentinel >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-sentinel)
 	command -v nft >/dev/null || (apt-get update -qq && apt-get install -y -qq nftables)
+	command -v iptables >/dev/null || (apt-get update -qq && apt-get install -y -qq iptables)  # NFQUEUE: a delay without netem
 
 # Four test processes on two cores: much of the suite's time is spent waiting (browsers, workers,
 # servers starting, faults held), which the third and fourth processes fill; worksteal evens out the

@@ -78,7 +78,9 @@ def worker_cut(cluster: Cluster, history: History, hold: float, state: dict) -> 
 def slow_network(cluster: Cluster, history: History, hold: float, state: dict) -> None:
     hosts = list(cluster.net.hosts)
     how = {cluster.net.impair(h, 100, 5, cluster.netem) for h in hosts}
-    history.faults.append(Fault(f"every link: {'; '.join(sorted(how))}, {hold:.0f} s", time.time()))
+    state["round_trip_ms"] = cluster.round_trip_ms()  # that the delay is there: about 200 ms
+    history.faults.append(Fault(f"every link: {'; '.join(sorted(how))}, {hold:.0f} s "
+                                f"(a PING from the client to Redis: {state['round_trip_ms']:.0f} ms)", time.time()))
     time.sleep(hold)
     for h in hosts:
         cluster.net.unimpair(h)
@@ -170,5 +172,6 @@ def run(cluster: Cluster, plan: list[tuple[str, float]], folder: Path, board: st
     history.dump(folder / "history.jsonl")
     verdict = check(history, puzzles_off_request(history))
     verdict["promoted_s"] = state.get("promoted_s")
+    verdict["round_trip_ms"] = state.get("round_trip_ms")
     (folder / "verdict.json").write_text(json.dumps(verdict, indent=2))
     return verdict

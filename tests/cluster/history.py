@@ -60,7 +60,7 @@ class History:
 class Workload:
     """Threads of the client host: writes (rooms, rated attempts), reads, and packs one after another."""
 
-    def __init__(self, base: str, history: History, board: str, pack_count: int = 9) -> None:
+    def __init__(self, base: str, history: History, board: str, pack_count: int = 12) -> None:
         self.base, self.history, self.board, self.pack_count = base, history, board, pack_count
         self.stopping = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
@@ -117,9 +117,11 @@ class Workload:
 
     def submit_pack(self, seed: str) -> str | None:
         """POST /v1/packs until it is acknowledged (the same Idempotency-Key each time)."""
-        # 12 to 14 moves: searched for, one puzzle a chunk, a pack takes seconds (6 to 8 took under a
-        # second on a quiet machine: a fault waiting for one mid-search never saw it)
-        body = {"count": self.pack_count, "min_length": 12, "max_length": 14, "seed": seed, "board": self.board}
+        # 13 moves: searched for, one puzzle a chunk, a pack takes seconds (6 to 8 took under a second on a
+        # quiet machine: a fault waiting for one mid-search never saw it).  Not 14: a search's 5,000
+        # placements found no 14-move puzzle for 3 of 60 seeds on this board, none missed of 200 at 13
+        # (median 0.6 s, at most 3.4 s of CPU an item)
+        body = {"count": self.pack_count, "min_length": 13, "max_length": 13, "seed": seed, "board": self.board}
         key = f"cl-{seed}"
         while not self.stopping.is_set():
             status, answer, _ = self.call("pack", "POST", "/v1/packs", body, {"Idempotency-Key": key})
@@ -135,7 +137,9 @@ class Workload:
         n = 0
         while not self.stopping.is_set():
             n += 1
-            job = self.pack_job = self.submit_pack(f"{self.run_id}-{n}")
+            # the same seeds every run: what a pack holds is a function of its request (the run's own
+            # Redis is new, so Idempotency-Keys do not meet an earlier run's)
+            job = self.pack_job = self.submit_pack(f"cluster-{n}")
             while job and not self.stopping.is_set():
                 status, answer, _ = self.call("job", "GET", f"/v1/jobs/{job}")
                 if status == 200:
@@ -203,13 +207,9 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
         puzzles, count = pack["puzzles"], pack["request"]["count"]
         if pack["state"] != "succeeded" or not isinstance(puzzles, list):
             problems.append(f"pack job {job} ended {pack['state']}")
-        elif any(not why.startswith("no puzzle of") for why in pack.get("unmade", [])):
-            problems.append(f"pack job {job}: items unmade for another reason than a search: {pack['unmade']}")
-        elif len(puzzles) != count - len(pack.get("unmade", [])) or len(set(puzzles)) != len(puzzles):
-            # every puzzle made is there once; an item the job reports its search found none for is
-            # said, not lost (the search is a function of the seed, 5,000 placements and no clock: some seeds hold none)
-            problems.append(f"pack job {job}: {len(puzzles)} puzzles, {len(set(puzzles))} distinct, of {count}, "
-                            f"{len(pack.get('unmade', []))} reported unmade")
+        elif len(puzzles) != count or len(set(puzzles)) != len(puzzles) or pack.get("unmade"):
+            problems.append(f"pack job {job}: {len(puzzles)} puzzles, {len(set(puzzles))} distinct, of {count}; "
+                            f"unmade: {pack.get('unmade')}")
         elif off_request and job in off_request:
             problems.append(f"pack job {job}: puzzles not of the lengths asked for: {off_request[job]}")
     lost_in_flight = {id(e): f.name for f in history.faults if f.loses_in_flight for e in history.events

@@ -1,7 +1,8 @@
 """Hosts as Linux network namespaces: one namespace a host, each with its own
 address on 10.60.0.0/24, joined by veth links to a bridge that lives in a
 namespace of its own (the switch), so that nothing is added to the machine's
-own network.  Needs root (or CAP_NET_ADMIN) and iproute2.
+own network.  Needs root (or CAP_NET_ADMIN) and iproute2; a slowed link needs tc's netem or,
+where the kernel lacks it, iptables (NFQUEUE) and nftables.
 
 Every namespace is named `rcl<pid>-<host>` after the process that made it: a
 later run removes those whose maker is gone (`sweep`), so a run killed before
@@ -20,6 +21,7 @@ from pathlib import Path
 
 PREFIX = "rcl"
 SUBNET = "10.60.0"
+_QUEUE_RULE = "-X OUTPUT -o eth0 -j NFQUEUE --queue-num 0 --queue-bypass"  # -X: -A to add, -D to delete
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -103,7 +105,8 @@ class Network:
         self.prefix = f"{PREFIX}{os.getpid()}"
         self.switch = f"{self.prefix}-switch"
         self.hosts: dict[str, str] = {}  # host name -> address
-        self.impaired: dict[str, str] = {}  # host name -> how (netem, or the packet filter's loss)
+        self.impaired: dict[str, str] = {}  # host name -> how (netem, or the user-space queue and nftables)
+        self.delayers: dict[str, subprocess.Popen] = {}  # host name -> its delay queue (no netem)
         _ip("netns", "add", self.switch)
         _ip("-n", self.switch, "link", "add", "br0", "type", "bridge")
         _ip("-n", self.switch, "link", "set", "br0", "up")
@@ -147,9 +150,10 @@ class Network:
         kill_all_in(self.ns(host))
 
     def impair(self, host: str, delay_ms: int, loss_percent: float, netem: bool) -> str:
-        """Delay and loss on what the host sends (tc netem on its end of the link: a
-        round trip between two hosts takes twice the delay); where the kernel has no
-        netem, the loss alone, by nftables on the host (said in the result)."""
+        """Delay and loss on what the host sends (a round trip between two impaired hosts
+        takes twice the delay): tc netem on its end of the link; where the kernel has no
+        netem, the delay by a queue in user space (tests/cluster/delay.py, fed by
+        iptables' NFQUEUE) and the loss by nftables.  Returns how, for the history."""
         if netem:
             spec = ["delay", f"{delay_ms}ms", "loss", f"{loss_percent}%"]
             done = self.exec(host, ["tc", "qdisc", "replace", "dev", "eth0", "root", "netem", *spec])
@@ -157,19 +161,47 @@ class Network:
                 raise RuntimeError(f"tc refused netem: {done.stderr.strip()}")
             how = f"netem {delay_ms} ms + {loss_percent}% loss on what each host sends"
         else:
+            self._delay(host, delay_ms)
             drop = f"numgen random mod 1000 < {int(loss_percent * 10)} drop"
             rules = (f"table inet chaos {{\n chain out {{\n type filter hook output priority 0;\n"
                      f" oifname \"eth0\" {drop}\n }}\n}}\n")
             done = self.exec(host, ["nft", "-f", "-"], input=rules)
             if done.returncode != 0:
                 raise RuntimeError(f"nft refused the loss rules: {done.stderr.strip()}")
-            how = f"{loss_percent}% loss on what each host sends (nftables); no delay: the kernel has no sch_netem"
+            how = (f"{delay_ms} ms (a queue in user space: no sch_netem in this kernel) + {loss_percent}% loss "
+                   f"(nftables) on what each host sends")
         self.impaired[host] = how
         return how
+
+    def _delay(self, host: str, delay_ms: int) -> None:
+        """What `host` sends through eth0 held `delay_ms` by tests/cluster/delay.py (bound
+        before the rule feeds it; the rule's --queue-bypass lets packets pass undelayed,
+        never dropped, should it go)."""
+        import sys
+
+        delayer = subprocess.Popen(["ip", "netns", "exec", self.ns(host), sys.executable, "-m",
+                                    "tests.cluster.delay", str(delay_ms)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
+                                   start_new_session=True)
+        if delayer.stdout.readline().strip() != "ready":  # type: ignore[union-attr]
+            delayer.kill()
+            raise RuntimeError(f"the delay queue did not start on {host}: {delayer.communicate()[1].strip()}")
+        self.delayers[host] = delayer
+        done = self.exec(host, ["iptables", *_QUEUE_RULE.replace("-X", "-A").split()])
+        if done.returncode != 0:
+            raise RuntimeError(f"iptables refused the NFQUEUE rule: {done.stderr.strip()}")
 
     def unimpair(self, host: str) -> None:
         self.exec(host, ["tc", "qdisc", "del", "dev", "eth0", "root"])
         self.exec(host, ["nft", "delete", "table", "inet", "chaos"])
+        delayer = self.delayers.pop(host, None)
+        if delayer is not None:
+            self.exec(host, ["iptables", *_QUEUE_RULE.replace("-X", "-D").split()])
+            delayer.terminate()  # lets what it holds go, then exits
+            try:
+                delayer.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                delayer.kill()
         self.impaired.pop(host, None)
 
     def close(self) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from service.cli import front
 from tests.cluster import netns
-from tests.sentinels import Group
+from tests.sentinels import PASSWORD, Group
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,6 +182,25 @@ class Cluster:
                 raise TimeoutError(f"no {what} within {timeout} s (exited: {dead or 'none'}); logs under "
                                    f"{self.folder}")
             time.sleep(0.5)
+
+    def round_trip_ms(self) -> float:
+        """The median of five Redis PINGs from the client host to the primary, in ms."""
+        import statistics
+
+        import redis
+
+        def pings() -> float:
+            host, port = self.redis.primary()
+            client = redis.Redis(host=host, port=port, password=PASSWORD, socket_timeout=10)
+            client.ping()  # connected first: a PING is then one round trip
+            times = []
+            for _ in range(5):
+                t = time.perf_counter()
+                client.ping()
+                times.append((time.perf_counter() - t) * 1000)
+            client.close()
+            return statistics.median(times)
+        return self.inside(pings)
 
     def api_ready(self, host: str) -> bool:
         import requests

@@ -44,7 +44,8 @@ def _report(verdict: dict) -> str:
 def test_hosts_lost_links_cut_and_redis_failed_over(cluster, tmp_path):
     """Four of the faults, shortened (bench/cluster.py runs all six at length): the
     history holds (no acknowledged write lost, each pack complete with each puzzle
-    once, no 5xx but 503s while Redis fails over)."""
+    once, no 5xx but 503s while Redis fails over), and the slowed links were slow
+    (a round trip between two hosts crosses two 100 ms delays)."""
     from tests.cluster.faults import run
     from tests.helpers import unpooled_board
 
@@ -54,6 +55,7 @@ def test_hosts_lost_links_cut_and_redis_failed_over(cluster, tmp_path):
     assert verdict["ok"], _report(verdict)
     assert verdict["acknowledged"]["room"] > 0 and verdict["acknowledged"]["rating"] > 0 and verdict["packs"] > 0
     assert len(verdict["faults"]) == len(plan)
+    assert verdict["round_trip_ms"] >= 180, "the 100 ms delay on each host's link was not applied"
 
 
 def test_a_failed_run_leaves_no_namespace_behind(tmp_path):
