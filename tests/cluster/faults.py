@@ -151,7 +151,7 @@ def run(cluster: Cluster, plan: list[tuple[str, float]], folder: Path, board: st
     """The workload on the cluster, `plan`'s faults (name, seconds held) one after
     another with `calm` seconds between them, then everything read back and checked."""
     history = History()
-    workload = Workload(cluster.front_url, history, board)
+    workload = Workload(cluster.front_url, history, board, cluster.workload_key())
     threads = [cluster.inside_thread(t) for t in (workload.writes, workload.reads, workload.packs)]
     state: dict[str, Any] = {"workers": list(WORKERS), "workload": workload, "apis": ["api1", "api2"]}
     try:

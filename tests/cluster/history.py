@@ -60,8 +60,11 @@ class History:
 class Workload:
     """Threads of the client host: writes (rooms, rated attempts), reads, and packs one after another."""
 
-    def __init__(self, base: str, history: History, board: str, pack_count: int = 12) -> None:
+    def __init__(self, base: str, history: History, board: str, key: str, pack_count: int = 12) -> None:
+        """`key`: an API key issued for the workload (a client with one is not bound by the
+        new players an address may make a day)."""
         self.base, self.history, self.board, self.pack_count = base, history, board, pack_count
+        self.key = {"X-API-Key": key}
         self.stopping = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
         self.pack_job, self.pack_state, self.pack_progress = None, None, 0.0
@@ -82,31 +85,36 @@ class Workload:
         self.history.record(op=op, method=method, path=path, t0=t0, t1=time.time(), status=status)
         return status, payload, heads
 
-    def rated_puzzle(self) -> tuple[dict, list]:
-        """A puzzle the service handed this client without its answer (an attempt at it is
-        rated), and its moves, solved here: a client shown the answer is not rated."""
+    def rated_puzzle(self, n: int) -> tuple[dict, list] | None:
+        """A puzzle of its own for the n-th player, handed without its answer (an attempt
+        at it is then rated: the player's first, in a round no other player claimed), and
+        its moves, solved here: a client shown the answer is not rated."""
         from solver.model.puzzle import Puzzle, moves_to_json
         from solver.search.solve import solve
 
-        while True:
-            status, body, _ = self.call("puzzle", "GET", "/v1/puzzles/random?length=8&solution=false")
-            if status == 200:
-                return {"code": body["code"]}, moves_to_json(solve(Puzzle.from_code(body["code"])).moves)
-            time.sleep(1)
+        path = f"/v1/puzzles/random?length=8&solution=false&seed={self.run_id}-{n}"
+        status, body, _ = self.call("puzzle", "GET", path, headers=self.key)
+        if status != 200:
+            return None
+        return {"code": body["code"]}, moves_to_json(solve(Puzzle.from_code(body["code"])).moves)
 
     def writes(self) -> None:
-        puzzle, moves = self.rated_puzzle()
         n = 0
         while not self.stopping.is_set():
             n += 1
             status, body, _ = self.call("room", "POST", "/v1/rooms", {"name": "Ada"})
             if status == 201:
                 self.history.record(op="ack-room", room=body["room"]["id"], t0=time.time())
-            player = f"cl-{self.run_id}-{n}"
-            status, body, _ = self.call("rating", "POST", "/v1/verify", {"puzzle": puzzle, "moves": moves,
-                                                                         "player": player})
-            if status == 200 and body["attempt"]["rated"]:
-                self.history.record(op="ack-rating", player=player, t0=time.time())
+            handed = self.rated_puzzle(n)
+            if handed is not None:
+                player = f"cl-{self.run_id}-{n}"
+                status, body, _ = self.call("rating", "POST", "/v1/verify", {"puzzle": handed[0], "moves": handed[1],
+                                                                             "player": player}, headers=self.key)
+                if status == 200 and body["attempt"]["rated"]:
+                    self.history.record(op="ack-rating", player=player, t0=time.time())
+                elif status == 200:  # a write the client asked for and was not given: the check says so
+                    self.history.record(op="unrated", player=player, reason=body["attempt"].get("reason"),
+                                        t0=time.time())
             self.stopping.wait(0.25)
 
     def reads(self) -> None:
@@ -164,7 +172,7 @@ class Workload:
         read["rooms"] = {r: self._patient(f"/v1/rooms/{r}", deadline)[0] for r in rooms}
         read["ratings"] = {}
         for p in players:
-            status, body = self._patient(f"/v1/players/{p}", deadline)
+            status, body = self._patient(f"/v1/players/{p}", deadline, self.key)  # players are the key's
             read["ratings"][p] = body.get("attempts", 0) if status == 200 and body else status
         for job, pack in self.history.packs.items():
             while True:
@@ -179,10 +187,10 @@ class Workload:
                 status, puzzles = self._patient(f"/v1/packs/{body['pack_id']}", deadline)
                 pack["puzzles"] = [p["code"] for p in puzzles["puzzles"]] if status == 200 else status
 
-    def _patient(self, path: str, deadline: float) -> tuple[int, Any]:
+    def _patient(self, path: str, deadline: float, headers: dict | None = None) -> tuple[int, Any]:
         """A read, again while the service answers 5xx or nothing (the faults are over, it must come back)."""
         while True:
-            status, body, _ = self.call("read-back", "GET", path)
+            status, body, _ = self.call("read-back", "GET", path, headers=headers)
             if 0 < status < 500 or time.monotonic() > deadline:
                 return status, body
             time.sleep(0.5)
@@ -235,6 +243,9 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
               and (not history.faults or e["t1"] < history.faults[0].start)]
     if any(_failed(e) for e in before):
         problems.append(f"{sum(_failed(e) for e in before)} failures before any fault")
+    unrated = [e["reason"] for e in history.events if e["op"] == "unrated"]
+    if unrated:
+        problems.append(f"{len(unrated)} verifies answered but not rated, first: {unrated[0]}")
     acks = {op: sum(e["op"] == f"ack-{op}" for e in history.events) for op in ("room", "rating", "pack")}
     return {"ok": not problems, "problems": problems, "faults": faults, "acknowledged": acks,
             "requests": sum("status" in e for e in history.events), "packs": len(history.packs),

@@ -226,6 +226,13 @@ class Cluster:
         return subprocess.run(["ip", "netns", "exec", self.net.ns(host), str(BIN / "ricochet"), *args],
                               env=self.env(host), capture_output=True, text=True, timeout=60)
 
+    def workload_key(self) -> str:
+        """An API key for the workload's client, issued by `ricochet keys create` on an API host."""
+        done = self.ricochet("api2", "keys", "create", "workload")
+        if done.returncode != 0:
+            raise RuntimeError(f"ricochet keys create: {done.stderr.strip()}")
+        return done.stdout.strip()
+
     def issue_key(self, history: Any, label: str) -> None:
         """`ricochet keys create` on an API host: issued (exit 0) is an acknowledged write."""
         name = f"cl-{label}-{len(history.keys)}"

@@ -53,7 +53,8 @@ def test_hosts_lost_links_cut_and_redis_failed_over(cluster, tmp_path):
     verdict = run(cluster, plan, tmp_path, unpooled_board(), calm=3, settle_timeout=240)
     print(_report(verdict))
     assert verdict["ok"], _report(verdict)
-    assert verdict["acknowledged"]["room"] > 0 and verdict["acknowledged"]["rating"] > 0 and verdict["packs"] > 0
+    acknowledged = verdict["acknowledged"]
+    assert min(acknowledged["room"], acknowledged["rating"]) >= 10 and acknowledged["pack"] >= 2, acknowledged
     assert len(verdict["faults"]) == len(plan)
     assert verdict["round_trip_ms"] >= 180, "the 100 ms delay on each host's link was not applied"
 
