@@ -48,15 +48,19 @@ def _day(value: str) -> dt.date:
     return days.published(day)
 
 
+RATED_MAX_AGE = 300  # seconds a client may keep a day's JSON, which carries the rating play moves
+
+
 def _cache_control(day: dt.date, rated: bool = False) -> str:
     """A day's picture never changes once published; its JSON carries the rating
-    play moves (`rated`): five minutes."""
+    play moves (`rated`): five minutes.  Today's replies are kept no later than
+    midnight (UTC), when GET /v1/daily names the next day."""
     today = daily.today()
     if day < today:
-        return "public, max-age=300" if rated else "public, max-age=2592000, immutable"
+        return f"public, max-age={RATED_MAX_AGE}" if rated else "public, max-age=2592000, immutable"
     midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(), dt.UTC)
     seconds = int((midnight - dt.datetime.now(dt.UTC)).total_seconds())
-    return f"public, max-age={max(60, min(seconds, 3600))}"
+    return f"public, max-age={max(1, min(seconds, RATED_MAX_AGE if rated else 3600))}"
 
 
 # A published day never changes, so each process keeps the bytes it served

@@ -133,6 +133,10 @@ def test_today_and_a_past_day_by_date_and_by_number(client):
     assert one.json["rating"]["plays"] == 0 and one.json["popularity"] == 0 and isinstance(one.json["themes"], list)
     assert "solution" not in one.json and one.json["solution_url"] == "/v1/daily/2026-01-01/solution"
     assert one.headers["ETag"] and one.headers["Cache-Control"] == "public, max-age=300"
+    # today's carries its rating too: five minutes at most, and never past midnight (UTC), when /v1/daily moves on
+    kept = int(today.headers["Cache-Control"].removeprefix("public, max-age="))
+    midnight = dt.datetime.combine(TODAY + dt.timedelta(days=1), dt.time(), dt.UTC)
+    assert 1 <= kept <= min(300, (midnight - dt.datetime.now(dt.UTC)).total_seconds() + 1)
     assert client.get("/v1/daily/1", headers={"If-None-Match": one.headers["ETag"]}).status_code == 304
     sol = client.get("/v1/daily/1/solution").json
     assert sol["length"] == one.json["optimal_length"] == len(sol["moves"])
