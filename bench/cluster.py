@@ -5,6 +5,7 @@ each fault cost: seconds until the service answered again, requests answered
 
     sudo .venv/bin/python bench/cluster.py                 # every fault (about 12 minutes)
     sudo .venv/bin/python bench/cluster.py --faults redis_failover,api_lost
+    sudo .venv/bin/python bench/cluster.py --faults redis_failover --replicas 2
     .venv/bin/python bench/cluster.py --wait-cost 300      # POST /v1/rooms with and without WAIT 1
 
 Needs root for the namespaces (the wait cost does not).  Figures: bench/RESULTS.md, docs/operations.md.
@@ -27,7 +28,7 @@ FULL = {"worker_lost": 30, "worker_cut": 30, "slow_network": 60, "api_lost": 30,
         "beat_lost": 30}  # seconds each is held (the failover's: until a supervisor restarts the killed server)
 
 
-def faults(names: list[str], calm: float) -> int:
+def faults(names: list[str], calm: float, replicas: int) -> int:
     from tests.cluster import netns
     from tests.cluster.faults import run
     from tests.cluster.stack import Cluster
@@ -38,12 +39,12 @@ def faults(names: list[str], calm: float) -> int:
         raise SystemExit(f"cluster: {why}")
     netns.sweep()
     folder = Path(tempfile.mkdtemp(prefix="ricochet-cluster-"))
-    cluster = Cluster(folder, netem=netns.netem_available())
+    cluster = Cluster(folder, netem=netns.netem_available(), replicas=replicas)
     try:
         started = time.monotonic()
         cluster.start()
-        print(f"cluster up in {time.monotonic() - started:.0f} s ({len(cluster.net.hosts)} hosts; logs in {folder})",
-              flush=True)
+        print(f"cluster up in {time.monotonic() - started:.0f} s ({len(cluster.net.hosts)} hosts, {replicas} Redis "
+              f"replica(s); logs in {folder})", flush=True)
         verdict = run(cluster, [(n, FULL[n]) for n in names], folder, unpooled_board(), calm=calm,
                       settle_timeout=600)
     finally:
@@ -53,11 +54,14 @@ def faults(names: list[str], calm: float) -> int:
           f"verdict: {'holds' if verdict['ok'] else 'VIOLATED'}")
     for p in verdict["problems"]:
         print("  problem:", p)
-    print("| fault | time to resume (reads) | answered 503 | unanswered in flight | failed / requests |")
-    print("|---|---|---|---|---|")
+    print("| fault | time to resume (reads) | answered 503 | unanswered in flight | failed / requests | slowest pack |")
+    print("|---|---|---|---|---|---|")
     for f in verdict["faults"]:
         print(f"| {f['fault']} | {f['resumed_s']} s ({f['reads_resumed_s']} s) | {f['answered_503']} | "
-              f"{f['unanswered_in_flight']} | {f['failed']} / {f['requests']} |")
+              f"{f['unanswered_in_flight']} | {f['failed']} / {f['requests']} | {f['slowest_pack_s']} s |")
+    ended = verdict.get("pack_seconds", [])
+    if ended:
+        print(f"packs: median {statistics.median(ended):.1f} s from acknowledgement to end, slowest {max(ended):.1f} s")
     if verdict.get("promoted_s") is not None:
         print(f"Sentinel promoted the replica {verdict['promoted_s']:.1f} s after the primary was killed")
     print(json.dumps(verdict))
@@ -96,6 +100,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--faults", default=",".join(FULL), help=f"which, in order (default all: {','.join(FULL)})")
     p.add_argument("--calm", type=float, default=20, help="seconds between two faults")
+    p.add_argument("--replicas", type=int, default=1, choices=(1, 2),
+                   help="Redis replicas beside the primary (2: writes need not wait for the killed one's return)")
     p.add_argument("--wait-cost", type=int, metavar="N", help="time N writes with and without WAIT instead")
     args = p.parse_args()
     if args.wait_cost:
@@ -104,7 +110,7 @@ def main() -> int:
     unknown = [n for n in names if n not in FULL]
     if unknown:
         p.error(f"unknown faults {unknown}; known: {', '.join(FULL)}")
-    return faults(names, args.calm)
+    return faults(names, args.calm, args.replicas)
 
 
 if __name__ == "__main__":

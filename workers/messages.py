@@ -29,7 +29,10 @@ ANALYSIS_QUEUE = "analysis"     # pool builds (4 GiB each) and the catalogue's g
 QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
 
 POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
-CHUNK_SILENCE = 60.0  # a started pack chunk silent this long lost its worker: the beat sends it again
+# A started pack chunk silent this long (four heartbeats missed: application/running.BEAT_EVERY) lost its
+# worker: the beat sends it again.  Sending a live chunk again costs only work (a chunk done twice writes the
+# same items); waiting costs the pack's client: with 60 s, a worker host lost mid-pack held its pack 72 s.
+CHUNK_SILENCE = 20.0
 PENDING_SILENCE = 30.0  # a pack (or chunk) unreceived this long, its queue empty: its message was lost
 DEFAULT_DEPTH = 64  # moves deep a queued solve searches unless its payload says otherwise
 MAX_SECONDS = 24 * 3600.0  # the longest a catalogue task is asked to run
@@ -176,7 +179,7 @@ PACK_CHUNK = TaskSpec("ricochet.pack_chunk", ChunkTask, PACK_QUEUE)
 POOL_BUILD = TaskSpec("ricochet.pool_build", JobTask, ANALYSIS_QUEUE)  # 4 GiB: its workers take one at a time
 PRECOMPUTE_DAILY = TaskSpec("ricochet.precompute_daily", DailyTask, every=3600.0)
 GROW_POOLS = TaskSpec("ricochet.grow_pools", PoolSweep, every=300.0)
-RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, every=20.0)
+RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, every=10.0)
 RECOVER_PENDING = TaskSpec("ricochet.recover_pending", PendingSweep, every=20.0)
 CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
 CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)

@@ -153,6 +153,7 @@ class Workload:
                 if status == 200:
                     self.pack_state, self.pack_progress = answer["state"], answer.get("progress") or 0.0
                     if answer["state"] in ("succeeded", "failed", "cancelled"):
+                        self.history.record(op="pack-ended", job=job, state=answer["state"], t0=time.time())
                         break
                 self.stopping.wait(0.5)
 
@@ -182,6 +183,8 @@ class Workload:
                     break
                 time.sleep(1)
             pack["state"] = body.get("state") if body else status
+            if not any(e["op"] == "pack-ended" and e["job"] == job for e in acks):  # ended after the faults
+                self.history.record(op="pack-ended", job=job, state=pack["state"], t0=time.time())
             if pack["state"] == "succeeded":  # items the pack reports unmade, with why (a search that found none)
                 pack["unmade"] = [f.get("error", "") for f in (body.get("result") or {}).get("failed") or []]
                 status, puzzles = self._patient(f"/v1/packs/{body['pack_id']}", deadline)
@@ -222,6 +225,8 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
             problems.append(f"pack job {job}: puzzles not of the lengths asked for: {off_request[job]}")
     lost_in_flight = {id(e): f.name for f in history.faults if f.loses_in_flight for e in history.events
                       if e.get("status") == 0 and f.start - 20 <= e["t0"] < f.start + 0.5 <= e["t1"] + 0.5}
+    asked = {e["job"]: e["t0"] for e in history.events if e["op"] == "ack-pack"}
+    ended = {e["job"]: e["t0"] for e in history.events if e["op"] == "pack-ended"}
     faults = []
     for i, fault in enumerate(history.faults):
         end = history.faults[i + 1].start if i + 1 < len(history.faults) else float("inf")
@@ -238,7 +243,11 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
         faults.append({"fault": fault.name, "resumed_s": round(resumed, 1), "reads_resumed_s": round(reads, 1),
                        "answered_503": n503, "unanswered_in_flight": sum(n == fault.name for n in
                                                                            lost_in_flight.values()),
-                       "failed": len(failed), "requests": len(during)})
+                       "failed": len(failed), "requests": len(during),
+                       # the slowest pack the fault overlapped: seconds from its acknowledgement to its end
+                       "slowest_pack_s": round(max((ended[j] - t for j, t in asked.items() if j in ended and
+                                                    t < (fault.healed or fault.start) and ended[j] > fault.start),
+                                                   default=0.0), 1)})
     before = [e for e in history.events if "status" in e and id(e) not in lost_in_flight
               and (not history.faults or e["t1"] < history.faults[0].start)]
     if any(_failed(e) for e in before):
@@ -248,5 +257,6 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
         problems.append(f"{len(unrated)} verifies answered but not rated, first: {unrated[0]}")
     acks = {op: sum(e["op"] == f"ack-{op}" for e in history.events) for op in ("room", "rating", "pack")}
     return {"ok": not problems, "problems": problems, "faults": faults, "acknowledged": acks,
+            "pack_seconds": [round(ended[j] - t, 1) for j, t in asked.items() if j in ended],
             "requests": sum("status" in e for e in history.events), "packs": len(history.packs),
             "unmade": sum(len(p.get("unmade", [])) for p in history.packs.values())}
