@@ -1,4 +1,4 @@
-"""A Redis primary, a replica and three Sentinels: real `redis-server` processes.
+"""A Redis primary, its replica (or replicas) and three Sentinels: real `redis-server` processes.
 
 `Group(folder).start()` runs them on free ports of 127.0.0.1 (the unit tests);
 the cluster harness runs the same group inside a network namespace (`wrap`,
@@ -31,20 +31,23 @@ def redis_binary() -> str | None:
 
 class Group:
     def __init__(self, folder: Path, host: str = "127.0.0.1", ports: list[int] | None = None,
-                 wrap: list[str] | None = None) -> None:
+                 wrap: list[str] | None = None, replicas: int = 1) -> None:
         self.folder = Path(folder)
         self.host = host
-        self.ports = ports or [free_port() for _ in range(5)]  # primary, replica, three Sentinels
+        self.replicas = replicas
+        self.ports = ports or [free_port() for _ in range(4 + replicas)]  # primary, replicas, three Sentinels
+        if len(self.ports) != 4 + replicas:
+            raise ValueError(f"{4 + replicas} ports: the primary's, {replicas} replica(s)', three Sentinels'")
         self.wrap = wrap or []
         self.processes: dict[str, subprocess.Popen] = {}
 
     @property
     def servers(self) -> list[tuple[str, int]]:
-        return [(self.host, p) for p in self.ports[:2]]
+        return [(self.host, p) for p in self.ports[:1 + self.replicas]]
 
     @property
     def sentinels(self) -> list[tuple[str, int]]:
-        return [(self.host, p) for p in self.ports[2:]]
+        return [(self.host, p) for p in self.ports[1 + self.replicas:]]
 
     def env(self, **more: str) -> dict[str, str]:
         """What a process of the deployment is given to find the primary through the Sentinels."""
@@ -73,7 +76,7 @@ class Group:
         conf = self.folder / f"sentinel{index}.conf"
         host, port = self.servers[0]
         conf.write_text(
-            f"port {self.ports[2 + index]}\nbind {self.host}\ndaemonize no\ndir {self.folder}\n"
+            f"port {self.sentinels[index][1]}\nbind {self.host}\ndaemonize no\ndir {self.folder}\n"
             f"sentinel monitor {SERVICE} {host} {port} 2\n"
             f"sentinel auth-pass {SERVICE} {PASSWORD}\n"
             f"sentinel down-after-milliseconds {SERVICE} {DOWN_AFTER_MS}\n"
@@ -81,12 +84,16 @@ class Group:
             f"sentinel parallel-syncs {SERVICE} 1\n")
         self._run(f"sentinel{index}", [redis_binary() or "redis-server", str(conf), "--sentinel"])
 
-    def start(self, timeout: float = 20) -> Group:
+    def start_all(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.start_server(0)
-        self.start_server(1, replica_of=self.servers[0])
+        for i in range(1, 1 + self.replicas):
+            self.start_server(i, replica_of=self.servers[0])
         for i in range(3):
             self.start_sentinel(i)
+
+    def start(self, timeout: float = 20) -> Group:
+        self.start_all()
         try:
             self.wait_ready(timeout)
         except RuntimeError:
@@ -101,18 +108,19 @@ class Group:
     def _ready(self) -> bool:
         try:
             info = self.client(self.primary() or self.servers[0]).info("replication")
-            if info.get("role") != "master" or (info.get("slave0") or {}).get("state") != "online":
+            online = sum((info.get(f"slave{i}") or {}).get("state") == "online" for i in range(self.replicas))
+            if info.get("role") != "master" or online < self.replicas:
                 return False
             for host, port in self.sentinels:
                 state = redis.Redis(host=host, port=port, socket_timeout=1).sentinel_master(SERVICE)
-                if state.get("num-other-sentinels", 0) < 2 or state.get("num-slaves", 0) < 1:
+                if state.get("num-other-sentinels", 0) < 2 or state.get("num-slaves", 0) < self.replicas:
                     return False
             return True
         except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
             return False
 
     def wait_ready(self, timeout: float = 30) -> None:
-        """Until the primary has its replica again and every Sentinel sees the others."""
+        """Until the primary has its replicas again and every Sentinel sees the others."""
         deadline = time.monotonic() + timeout
         while not self._ready():
             if time.monotonic() > deadline:

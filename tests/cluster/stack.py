@@ -1,7 +1,7 @@
 """The deployment on separate hosts (network namespaces, tests/cluster/netns.py),
 real processes on each:
 
-    redis   10.60.0.10  redis-server primary :6379, replica :6380, three redis-sentinel :26379-26381
+    redis   10.60.0.10  redis-server primary :6379, replica :6380 (a second :6381), three redis-sentinel :26379-26381
     front   10.60.0.5   nginx (service/front.conf.template) over api1 and api2, :8080
     api1/2  10.60.0.21-22  gunicorn (deploy/gunicorn.conf.py), one web process of 8 threads each
     api3    10.60.0.23  a spare host: the replacement of a lost API host
@@ -69,7 +69,7 @@ def inside(ns: str, fn: Callable[[], Any]) -> Any:
 
 
 class Cluster:
-    def __init__(self, folder: Path, netem: bool) -> None:
+    def __init__(self, folder: Path, netem: bool, replicas: int = 1) -> None:
         self.folder = Path(folder)
         self.netem = netem
         self.net = netns.Network()
@@ -77,7 +77,8 @@ class Cluster:
         for host, number in HOSTS.items():
             self.net.add(host, number)
         redis_host = self.net.hosts["redis"]
-        self.redis = Group(self.folder / "redis", host=redis_host, ports=[6379, 6380, 26379, 26380, 26381],
+        self.redis = Group(self.folder / "redis", host=redis_host, replicas=replicas,
+                           ports=[6379 + i for i in range(1 + replicas)] + [26379, 26380, 26381],
                            wrap=["ip", "netns", "exec", self.net.ns("redis")])
         self.front_url = f"http://{self.net.hosts['front']}:{FRONT_PORT}"
 
@@ -94,11 +95,7 @@ class Cluster:
         self.processes[name or host] = self.net.run(host, argv, self.env(host), folder / f"{name or host}.log")
 
     def start_redis(self) -> None:
-        self.redis.folder.mkdir(parents=True, exist_ok=True)
-        self.redis.start_server(0)
-        self.redis.start_server(1, replica_of=self.redis.servers[0])
-        for i in range(3):
-            self.redis.start_sentinel(i)
+        self.redis.start_all()
         self.wait(lambda: self.inside(self.redis._ready), 60, "the Redis host (primary, replica, Sentinels)")
 
     def start_api(self, host: str) -> None:
