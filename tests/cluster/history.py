@@ -6,10 +6,11 @@ no answer) and what it acknowledged: a pack's job, a room, a rating; the keys
 issued by `ricochet keys create` on an API host are recorded too.  After the
 faults are healed, `settle` reads every acknowledged write back and every
 pack's puzzles.  `check` then says, for the run: acknowledged writes lost,
-packs not complete with each puzzle exactly once (but items the job reports unmade,
-with a search's reason), answers of 5xx other than
-the 503s allowed while Redis fails over, and for each fault the time from its
-start until the service answered again and the 503s meanwhile.
+packs not complete with each puzzle exactly once (an item the job reports
+unmade counts against it), answers of 5xx other than the 503s allowed while
+Redis fails over, service not back within the times the runbook states, and
+for each fault the time from its start until the service answered again and
+the 503s meanwhile.
 """
 
 from __future__ import annotations
@@ -199,6 +200,12 @@ class Workload:
             time.sleep(0.5)
 
 
+# What the runbook (docs/operations.md, "What each fault costs") promises, with room for a loaded machine:
+# reads back within 10 s of a fault's start, writes within 45 s (a Redis failover with one replica: about
+# 22 s measured), every pack done within 120 s of its acknowledgement (a worker lost mid-pack: about 30 s).
+READS_WITHIN, WRITES_WITHIN, PACK_WITHIN = 10.0, 45.0, 120.0
+
+
 def _failed(e: dict) -> bool:
     return e["op"] not in ("ack-room", "ack-rating", "ack-pack", "read-back") and (e["status"] == 0 or
                                                                                     e["status"] >= 500)
@@ -240,6 +247,9 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
         if other:
             problems.append(f"{fault.name}: {len(other)} answers beyond the documented 503s "
                             f"({sorted({(e['op'], e['status']) for e in other})})")
+        if reads > READS_WITHIN or resumed > WRITES_WITHIN:
+            problems.append(f"{fault.name}: reads came back after {reads:.1f} s (the runbook says within "
+                            f"{READS_WITHIN:g}), writes after {resumed:.1f} s (within {WRITES_WITHIN:g})")
         faults.append({"fault": fault.name, "resumed_s": round(resumed, 1), "reads_resumed_s": round(reads, 1),
                        "answered_503": n503, "unanswered_in_flight": sum(n == fault.name for n in
                                                                            lost_in_flight.values()),
@@ -252,6 +262,9 @@ def check(history: History, off_request: dict[str, list[str]] | None = None) -> 
               and (not history.faults or e["t1"] < history.faults[0].start)]
     if any(_failed(e) for e in before):
         problems.append(f"{sum(_failed(e) for e in before)} failures before any fault")
+    slow = {j: round(ended[j] - t) for j, t in asked.items() if j in ended and ended[j] - t > PACK_WITHIN}
+    if slow:
+        problems.append(f"packs that took longer than {PACK_WITHIN:g} s: {slow}")
     unrated = [e["reason"] for e in history.events if e["op"] == "unrated"]
     if unrated:
         problems.append(f"{len(unrated)} verifies answered but not rated, first: {unrated[0]}")
