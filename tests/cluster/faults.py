@@ -82,9 +82,14 @@ def slow_network(cluster: Cluster, history: History, hold: float, state: dict) -
     history.faults.append(Fault(f"every link: {'; '.join(sorted(how))}, {hold:.0f} s "
                                 f"(a PING from the client to Redis: {state['round_trip_ms']:.0f} ms)", time.time()))
     time.sleep(hold)
+    dead = cluster.net.dead_delayers()
+    # still there at the end: the smaller of the two round trips is the one the run reports
+    state["round_trip_ms"] = min(state["round_trip_ms"], cluster.round_trip_ms())
     for h in hosts:
         cluster.net.unimpair(h)
     history.faults[-1].healed = time.time()
+    if dead:
+        raise RuntimeError(f"the delay queue exited on {dead}: the links were not slowed as the history says")
 
 
 def api_lost(cluster: Cluster, history: History, hold: float, state: dict) -> None:
@@ -119,7 +124,8 @@ def beat_lost(cluster: Cluster, history: History, hold: float, state: dict) -> N
     cluster.net.lose(host)
     state["workers"].remove(host)
     time.sleep(hold)
-    cluster.net.heal("beat")  # the replacement host
+    cluster.net.heal("beat")  # the replacement host: a new machine, with no schedule file of the lost one's
+    (cluster.folder / "beat" / "celerybeat-schedule").unlink(missing_ok=True)
     cluster.start_beat("beat")
     history.faults[-1].healed = time.time()
 
@@ -163,9 +169,16 @@ def run(cluster: Cluster, plan: list[tuple[str, float]], folder: Path, board: st
             time.sleep(calm)
     finally:
         workload.stopping.set()
+        history.stopped = time.time()
         for t in threads:
             t.join(timeout=60)
         history.dump(folder / "history.jsonl")  # read back even when a fault could not be injected
+    stuck = [t.name for t in threads if t.is_alive()]
+    if stuck:  # its acknowledgements could land after the read-back began, unread
+        raise RuntimeError(f"the workload's threads {stuck} did not stop within 60 s; history in {folder}")
+    dead = [name for name in ("writes", "reads", "packs") if name not in workload.finished]
+    if dead:  # a thread that died on an answer it did not expect stopped recording early
+        raise RuntimeError(f"the workload's {dead} thread(s) died: {workload.finished}; history in {folder}")
     workload.stopping.clear()
     cluster.inside(lambda: workload.settle(settle_timeout))
     cluster.list_keys(history)

@@ -191,6 +191,11 @@ class Network:
         if done.returncode != 0:
             raise RuntimeError(f"iptables refused the NFQUEUE rule: {done.stderr.strip()}")
 
+    def dead_delayers(self) -> dict[str, str]:
+        """Hosts whose delay queue exited while it should hold their packets, and what it said."""
+        return {h: (p.stderr.read() if p.stderr else "").strip()[-300:] for h, p in self.delayers.items()
+                if p.poll() is not None}
+
     def unimpair(self, host: str) -> None:
         self.exec(host, ["tc", "qdisc", "del", "dev", "eth0", "root"])
         self.exec(host, ["nft", "delete", "table", "inet", "chaos"])

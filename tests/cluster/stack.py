@@ -206,11 +206,11 @@ class Cluster:
         return self.inside(lambda: requests.get(url, timeout=3).status_code == 200)
 
     def inside_thread(self, fn: Callable[[], None], host: str = "client") -> threading.Thread:
-        """fn started on a thread of its own inside `host`."""
+        """fn started on a thread of its own inside `host` (named after fn)."""
         def run() -> None:
             enter(self.net.ns(host))
             fn()
-        t = threading.Thread(target=run, daemon=True)
+        t = threading.Thread(target=run, daemon=True, name=getattr(fn, "__name__", "workload"))
         t.start()
         return t
 

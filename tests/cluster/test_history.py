@@ -63,3 +63,17 @@ def test_each_way_a_run_goes_wrong_fails_it():
     assert "not rated" in problems(lambda h: h.record(op="unrated", player="p2", reason="checked", t0=T))[0]
     assert "before any fault" in problems(lambda h: h.events.append(
         {"op": "health", "method": "GET", "t0": T - 5, "t1": T - 4.9, "status": 0}))[0]
+    assert "answered 4xx" in problems(lambda h: h.events.append(
+        {"op": "pack", "method": "POST", "t0": T + 6, "t1": T + 6.1, "status": 422}))[0]
+    assert "nothing of some kind" in problems(lambda h: h.events.remove(
+        next(e for e in h.events if e["op"] == "ack-pack")))[-1]
+
+
+def test_the_read_back_after_the_stop_is_no_faults_figure():
+    """What the client reads back once the workload stopped is not counted in the last fault's window."""
+    h = _healthy()
+    h.stopped = T + 10
+    h.record(op="read-back", method="GET", path="/v1/rooms/r1", t0=T + 11, t1=T + 11.1, status=200)
+    h.record(op="daily", method="GET", path="/v1/daily", t0=T + 12, t1=T + 12.1, status=200)
+    [fault] = check(h)["faults"]
+    assert fault["requests"] == 2  # the room and the daily answered 503 during it
