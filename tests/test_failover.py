@@ -114,6 +114,26 @@ def test_a_change_is_acknowledged_only_once_a_replica_holds_it(group):
     assert client.get(f"/v1/rooms/{room}").get_json()["room"]["id"] == room
 
 
+def test_the_rate_limits_follow_a_failover(group):
+    """The limiter fails open on a Redis it cannot reach (a request must not fail for
+    its counter): so unless it follows the Sentinels, a failover would silently lift
+    every limit.  A client is refused its fifth request before and after one."""
+    settings = settings_of(group, RICOCHET_RATE_LIMIT="4 per minute")
+    client = create_app(settings=settings).test_client()
+
+    def codes(address: str) -> list[int]:
+        return [client.get("/v1/boards", environ_base={"REMOTE_ADDR": address}).status_code for _ in range(5)]
+
+    assert codes("10.61.0.1") == [200, 200, 200, 200, 429]
+    old = group.primary()
+    group.kill(group.name_of(old))
+    _promoted(group, old)
+    wait_for(lambda: client.get("/v1/boards", environ_base={"REMOTE_ADDR": "10.61.0.2"}).status_code == 200,
+             timeout=30, what="the API on the new primary")
+    assert codes("10.61.0.3") == [200, 200, 200, 200, 429]
+    assert codes("10.61.0.1")[-1] == 429  # counted on the new primary too (the count may have moved over)
+
+
 def test_a_pack_whose_task_could_not_be_sent_is_sent_on_retry(tmp_path):
     """Redis (the broker) goes between the job's record and its task: the client is
     answered 503, and its retry with the same Idempotency-Key queues the pack,
