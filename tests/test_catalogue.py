@@ -521,3 +521,26 @@ def test_a_local_fill_skips_the_pairs_whose_fill_finished_with_nothing_new(tmp_p
     assert f"filling 0 pairs ({len(pairs)} more hold fewer than 2" in done.stderr
     wrong = subprocess.run([*cli, "--enough", str(PER_SEED + 1)], capture_output=True, text=True)
     assert wrong.returncode != 0 and f"--enough must be from 1 to {PER_SEED}" in wrong.stderr
+
+
+def test_a_queued_task_longer_than_the_visibility_timeout_is_refused(redis_url, monkeypatch, capsys):
+    """A queued catalogue task is acknowledged when it ends: one longer than the broker's
+    visibility timeout would be handed to a second worker while it runs.  Refused, with
+    what to do, before anything is queued; within the timeout it is queued."""
+    from service.cli import main
+    from workers.stores import Stores
+
+    base, _, _ = redis_url.rpartition("/")
+    url = f"{base}/9"
+    stores = Stores.from_url(url)
+    stores.redis.flushdb()
+    monkeypatch.setenv("REDIS_URL", url)
+    monkeypatch.setenv("RICOCHET_VISIBILITY_TIMEOUT", "1800")
+    for kind in (["fill", "--pairs", "1"], ["lift", "--family", LIFTED_FAMILY, "--pairs", "1"]):
+        assert main(["catalogue", *kind, "--queue", "--minutes", "30"]) == 2
+        assert "RICOCHET_VISIBILITY_TIMEOUT (1800 s)" in capsys.readouterr().err
+        assert not stores.queued("analysis")
+    monkeypatch.setenv("RICOCHET_VISIBILITY_TIMEOUT", "2000")
+    assert main(["catalogue", "fill", "--pairs", "1", "--queue", "--minutes", "30"]) == 0
+    assert stores.queued("analysis") == 1
+    stores.redis.flushdb()

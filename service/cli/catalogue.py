@@ -86,6 +86,21 @@ def _deployment() -> Any:
     return deployment("the workers' catalogue lives in the deployment's Redis: set REDIS_URL")
 
 
+def _within_visibility(minutes: float) -> None:
+    """A queued catalogue task is acknowledged when it ends: one that runs past the
+    broker's visibility timeout is handed to a second worker while the first still
+    runs.  Refused here, before anything is queued (the workers share this
+    environment: docs/operations.md)."""
+    from workers.settings import Settings
+
+    timeout = Settings.from_env().visibility_timeout
+    if 60 * minutes > timeout - 60:
+        raise InputError(f"--minutes {minutes:g} with --queue: a queued task must end a minute within "
+                         f"RICOCHET_VISIBILITY_TIMEOUT ({timeout} s), or the broker hands it to a second worker "
+                         f"while it runs; ask for at most {(timeout - 60) / 60:g} minutes, or raise the timeout "
+                         "for every process of the deployment")
+
+
 def _stores() -> Any:
     return _deployment().stores
 
@@ -249,6 +264,7 @@ def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: li
     queue; the boards `known` long marked tried first."""
     from application import catalogue
 
+    _within_visibility(args.minutes)
     ctx = _deployment()
     ctx.stores.catalogue.mark(known)
     shares = _shares(families, args.screen, args.batches)
@@ -374,6 +390,7 @@ def _queue(kind: str, what: str, tasks: list[dict[str, Any]]) -> int:
     """One Celery task per pair on the analysis queue of the deployment at REDIS_URL."""
     from application import catalogue
 
+    _within_visibility(max((t["seconds"] for t in tasks), default=0) / 60)
     spec = catalogue.queue(_deployment(), kind, tasks)
     print(f"ricochet: {len(tasks)} {what} queued on {spec.queue}; `ricochet catalogue status` follows them, "
           "`ricochet catalogue merge` writes what they found into the catalogue's files", file=sys.stderr)
