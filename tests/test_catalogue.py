@@ -526,8 +526,10 @@ def test_a_local_fill_skips_the_pairs_whose_fill_finished_with_nothing_new(tmp_p
 def test_a_queued_task_longer_than_the_visibility_timeout_is_refused(redis_url, monkeypatch, capsys):
     """A queued catalogue task is acknowledged when it ends: one longer than the broker's
     visibility timeout would be handed to a second worker while it runs.  Refused, with
-    what to do, before anything is queued; within the timeout it is queued."""
+    what to do, before anything is looked at or queued; a longer timeout admits it."""
+    from service.cli import catalogue as command
     from service.cli import main
+    from service.cli.common import InputError
     from workers.stores import Stores
 
     base, _, _ = redis_url.rpartition("/")
@@ -536,11 +538,12 @@ def test_a_queued_task_longer_than_the_visibility_timeout_is_refused(redis_url, 
     stores.redis.flushdb()
     monkeypatch.setenv("REDIS_URL", url)
     monkeypatch.setenv("RICOCHET_VISIBILITY_TIMEOUT", "1800")
-    for kind in (["fill", "--pairs", "1"], ["lift", "--family", LIFTED_FAMILY, "--pairs", "1"]):
+    for kind in (["build", "--seeds", "1"], ["fill", "--pairs", "1"], ["lift", "--family", LIFTED_FAMILY]):
         assert main(["catalogue", *kind, "--queue", "--minutes", "30"]) == 2
         assert "RICOCHET_VISIBILITY_TIMEOUT (1800 s)" in capsys.readouterr().err
-        assert not stores.queued("analysis")
+    assert not stores.queued("analysis")
+    command._within_visibility(29)
+    with pytest.raises(InputError, match="at most 29 minutes"):
+        command._within_visibility(29.5)
     monkeypatch.setenv("RICOCHET_VISIBILITY_TIMEOUT", "2000")
-    assert main(["catalogue", "fill", "--pairs", "1", "--queue", "--minutes", "30"]) == 0
-    assert stores.queued("analysis") == 1
-    stores.redis.flushdb()
+    command._within_visibility(30)

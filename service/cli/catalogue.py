@@ -200,6 +200,8 @@ def run_build(args: argparse.Namespace) -> int:
 
     if args.processes < 1 or args.seeds < 1 or args.minutes <= 0 or args.batches < 1 or (args.screen or 0) < 0:
         raise InputError("--processes, --seeds, --batches and --minutes must be positive, --screen not negative")
+    if args.queue:
+        _within_visibility(args.minutes)
     out, have = _out(args.out)
     library = Library([packaged(), out])
     families = _families(seeds_for(library, args.seeds, SEED_FROM))
@@ -264,7 +266,6 @@ def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: li
     queue; the boards `known` long marked tried first."""
     from application import catalogue
 
-    _within_visibility(args.minutes)
     ctx = _deployment()
     ctx.stores.catalogue.mark(known)
     shares = _shares(families, args.screen, args.batches)
@@ -369,6 +370,8 @@ def run_fill(args: argparse.Namespace) -> int:
         raise InputError("--processes, --minutes and --pairs must be positive")
     if not 1 <= enough <= PER_SEED:
         raise InputError(f"--enough must be from 1 to {PER_SEED} (what a pair keeps at 20 moves)")
+    if args.queue:
+        _within_visibility(args.minutes)
     out, have = _out(args.out)
     done_path = out.path / FILLED
     done = set(done_path.read_text().split("\n")) if done_path.exists() else set()
@@ -390,7 +393,6 @@ def _queue(kind: str, what: str, tasks: list[dict[str, Any]]) -> int:
     """One Celery task per pair on the analysis queue of the deployment at REDIS_URL."""
     from application import catalogue
 
-    _within_visibility(max((t["seconds"] for t in tasks), default=0) / 60)
     spec = catalogue.queue(_deployment(), kind, tasks)
     print(f"ricochet: {len(tasks)} {what} queued on {spec.queue}; `ricochet catalogue status` follows them, "
           "`ricochet catalogue merge` writes what they found into the catalogue's files", file=sys.stderr)
@@ -420,6 +422,8 @@ def run_lift(args: argparse.Namespace) -> int:
 
     if args.processes < 1 or args.minutes <= 0 or (args.pairs is not None and args.pairs < 1):
         raise InputError("--processes, --minutes and --pairs must be positive")
+    if args.queue:
+        _within_visibility(args.minutes)
     out, have = _out(args.out)
     elsewhere = Library([packaged(), *([_stores().catalogue] if args.queue else [])])
     held = _holding([*have, *(p for e in elsewhere.entries() if (p := elsewhere.load(e.id)) is not None)])
