@@ -3,9 +3,10 @@ tests/cluster/), every fault at full length, the history checked, and what
 each fault cost: seconds until the service answered again, requests answered
 503 meanwhile.  Also what waiting for a replica costs a write (`--wait-cost`).
 
-    sudo .venv/bin/python bench/cluster.py                 # every fault (about 12 minutes)
+    sudo .venv/bin/python bench/cluster.py                 # every fault (about 15 minutes)
     sudo .venv/bin/python bench/cluster.py --faults redis_failover,api_lost
     sudo .venv/bin/python bench/cluster.py --faults redis_failover --replicas 2
+    sudo .venv/bin/python bench/cluster.py --faults replica_lag_failover [--wait-replicas 0]
     .venv/bin/python bench/cluster.py --wait-cost 300      # POST /v1/rooms with and without WAIT 1
 
 Needs root for the namespaces (the wait cost does not).  Figures: bench/RESULTS.md, docs/operations.md.
@@ -25,10 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 FULL = {"worker_lost": 30, "worker_cut": 30, "slow_network": 60, "api_lost": 30, "redis_failover": 5,
-        "beat_lost": 30}  # seconds each is held (the failover's: until a supervisor restarts the killed server)
+        "beat_lost": 30, "replica_lag_failover": 10}
+# seconds each is held (redis_failover: from the promotion until a supervisor restarts the killed server;
+# replica_lag_failover: the lag before the kill)
 
 
-def faults(names: list[str], calm: float, replicas: int) -> int:
+def faults(names: list[str], calm: float, replicas: int, wait_replicas: int) -> int:
     from tests.cluster import netns
     from tests.cluster.faults import run
     from tests.cluster.stack import Cluster
@@ -39,12 +42,12 @@ def faults(names: list[str], calm: float, replicas: int) -> int:
         raise SystemExit(f"cluster: {why}")
     netns.sweep()
     folder = Path(tempfile.mkdtemp(prefix="ricochet-cluster-"))
-    cluster = Cluster(folder, netem=netns.netem_available(), replicas=replicas)
+    cluster = Cluster(folder, netem=netns.netem_available(), replicas=replicas, wait_replicas=wait_replicas)
     try:
         started = time.monotonic()
         cluster.start()
         print(f"cluster up in {time.monotonic() - started:.0f} s ({len(cluster.net.hosts)} hosts, {replicas} Redis "
-              f"replica(s); logs in {folder})", flush=True)
+              f"replica(s), RICOCHET_WAIT_REPLICAS={wait_replicas}; logs in {folder})", flush=True)
         verdict = run(cluster, [(n, FULL[n]) for n in names], folder, unpooled_board(), calm=calm,
                       settle_timeout=600)
     finally:
@@ -102,6 +105,8 @@ def main() -> int:
     p.add_argument("--calm", type=float, default=20, help="seconds between two faults")
     p.add_argument("--replicas", type=int, default=1, choices=(1, 2),
                    help="Redis replicas beside the primary (2: writes need not wait for the killed one's return)")
+    p.add_argument("--wait-replicas", type=int, default=1, choices=(0, 1),
+                   help="RICOCHET_WAIT_REPLICAS of every process (0: replica_lag_failover loses acknowledged writes)")
     p.add_argument("--wait-cost", type=int, metavar="N", help="time N writes with and without WAIT instead")
     args = p.parse_args()
     if args.wait_cost:
@@ -110,7 +115,7 @@ def main() -> int:
     unknown = [n for n in names if n not in FULL]
     if unknown:
         p.error(f"unknown faults {unknown}; known: {', '.join(FULL)}")
-    return faults(names, args.calm, args.replicas)
+    return faults(names, args.calm, args.replicas, args.wait_replicas)
 
 
 if __name__ == "__main__":

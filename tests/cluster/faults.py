@@ -10,6 +10,9 @@ them one after another and returns the checked history.
                     the killed server restarted (as a supervisor would), it comes back as a replica
     beat_lost       the beat's host lost whole (with a busy worker host, so that only the beat can send
                     the lost pack chunk again); a new beat started on a replacement host
+    replica_lag_failover  the replica `LAG_MS` behind its primary, then the primary killed with the
+                    replication in flight: what `RICOCHET_WAIT_REPLICAS` is for (bench/cluster.py
+                    --wait-replicas 0 shows the writes lost without it)
 """
 
 from __future__ import annotations
@@ -116,6 +119,36 @@ def redis_failover(cluster: Cluster, history: History, hold: float, state: dict)
     history.faults[-1].healed = time.time()
 
 
+LAG_MS = 1000  # how far the replica falls behind in replica_lag_failover
+
+
+def replica_lag_failover(cluster: Cluster, history: History, hold: float, state: dict) -> None:
+    """The replication stream from the primary to its replica held LAG_MS (the replica
+    falls that far behind), then the primary killed with what is on that wire (as when
+    its host goes): the promoted replica lacks the writes of the last LAG_MS.  Acknowledged
+    writes survive only if each waited for the replica (RICOCHET_WAIT_REPLICAS=1)."""
+    primary = cluster.primary()
+    assert primary is not None
+    replica = cluster.replica_link(primary)
+    match = f"-p tcp -s {primary[0]} --sport {primary[1]} -d {replica[0]} --dport {replica[1]}"
+    cluster.net.delay("redis", LAG_MS, match, queue=1)
+    history.faults.append(Fault(f"Redis primary killed while its replica lagged {LAG_MS} ms, the replica promoted",
+                                time.time(), allows_503=True))
+    time.sleep(hold)
+    # The primary's host goes: nothing more of that stream arrives (its kernel would send the killed
+    # server's unacknowledged bytes again, which a lost host does not), and what was on the wire is lost.
+    cluster.net.block("redis", match)
+    old = cluster.kill_redis_primary()
+    state["killed_after_s"] = round(time.time() - history.faults[-1].start, 1)
+    cluster.net.undelay("redis", queue=1, drop=True)
+    state["promoted_s"] = cluster.wait(lambda: cluster.primary() not in (None, old), 60, "a promoted replica")
+    time.sleep(5)
+    cluster.redis.restart(cluster.redis.name_of(old))
+    cluster.wait(lambda: cluster.inside(cluster.redis._ready), 60, "the old primary back as a replica")
+    cluster.net.block("redis", match, on=False)
+    history.faults[-1].healed = time.time()
+
+
 def beat_lost(cluster: Cluster, history: History, hold: float, state: dict) -> None:
     _mid_pack(state)
     host = busiest_worker(cluster, state["workers"])
@@ -131,7 +164,8 @@ def beat_lost(cluster: Cluster, history: History, hold: float, state: dict) -> N
 
 
 FAULTS: dict[str, Callable[[Cluster, History, float, dict], None]] = {
-    f.__name__: f for f in (worker_lost, worker_cut, slow_network, api_lost, redis_failover, beat_lost)}
+    f.__name__: f for f in (worker_lost, worker_cut, slow_network, api_lost, redis_failover, beat_lost,
+                            replica_lag_failover)}
 
 
 def puzzles_off_request(history: History) -> dict[str, list[str]]:

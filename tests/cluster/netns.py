@@ -21,7 +21,6 @@ from pathlib import Path
 
 PREFIX = "rcl"
 SUBNET = "10.60.0"
-_QUEUE_RULE = "-X OUTPUT -o eth0 -j NFQUEUE --queue-num 0 --queue-bypass"  # -X: -A to add, -D to delete
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -106,7 +105,8 @@ class Network:
         self.switch = f"{self.prefix}-switch"
         self.hosts: dict[str, str] = {}  # host name -> address
         self.impaired: dict[str, str] = {}  # host name -> how (netem, or the user-space queue and nftables)
-        self.delayers: dict[str, subprocess.Popen] = {}  # host name -> its delay queue (no netem)
+        # (host, queue number) -> its delay queue and the iptables rule that feeds it
+        self.delayers: dict[tuple[str, int], tuple[subprocess.Popen, list[str]]] = {}
         _ip("netns", "add", self.switch)
         _ip("-n", self.switch, "link", "add", "br0", "type", "bridge")
         _ip("-n", self.switch, "link", "set", "br0", "up")
@@ -161,7 +161,7 @@ class Network:
                 raise RuntimeError(f"tc refused netem: {done.stderr.strip()}")
             how = f"netem {delay_ms} ms + {loss_percent}% loss on what each host sends"
         else:
-            self._delay(host, delay_ms)
+            self.delay(host, delay_ms)
             drop = f"numgen random mod 1000 < {int(loss_percent * 10)} drop"
             rules = (f"table inet chaos {{\n chain out {{\n type filter hook output priority 0;\n"
                      f" oifname \"eth0\" {drop}\n }}\n}}\n")
@@ -173,40 +173,59 @@ class Network:
         self.impaired[host] = how
         return how
 
-    def _delay(self, host: str, delay_ms: int) -> None:
-        """What `host` sends through eth0 held `delay_ms` by tests/cluster/delay.py (bound
-        before the rule feeds it; the rule's --queue-bypass lets packets pass undelayed,
-        never dropped, should it go)."""
+    def delay(self, host: str, delay_ms: int, match: str = "-o eth0", queue: int = 0) -> None:
+        """What `host` sends that iptables' `match` picks (all it sends through eth0 by
+        default) held `delay_ms` by tests/cluster/delay.py on queue `queue` (bound before
+        the rule feeds it; the rule's --queue-bypass lets packets pass undelayed should it go)."""
         import sys
 
         delayer = subprocess.Popen(["ip", "netns", "exec", self.ns(host), sys.executable, "-m",
-                                    "tests.cluster.delay", str(delay_ms)], stdout=subprocess.PIPE,
+                                    "tests.cluster.delay", str(delay_ms), str(queue)], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
                                    start_new_session=True)
         if delayer.stdout.readline().strip() != "ready":  # type: ignore[union-attr]
             delayer.kill()
             raise RuntimeError(f"the delay queue did not start on {host}: {delayer.communicate()[1].strip()}")
-        self.delayers[host] = delayer
-        done = self.exec(host, ["iptables", *_QUEUE_RULE.replace("-X", "-A").split()])
+        rule = ["OUTPUT", *match.split(), "-j", "NFQUEUE", "--queue-num", str(queue), "--queue-bypass"]
+        self.delayers[(host, queue)] = (delayer, rule)
+        done = self.exec(host, ["iptables", "-A", *rule])
         if done.returncode != 0:
             raise RuntimeError(f"iptables refused the NFQUEUE rule: {done.stderr.strip()}")
 
-    def dead_delayers(self) -> dict[str, str]:
-        """Hosts whose delay queue exited while it should hold their packets, and what it said."""
-        return {h: (p.stderr.read() if p.stderr else "").strip()[-300:] for h, p in self.delayers.items()
-                if p.poll() is not None}
-
-    def unimpair(self, host: str) -> None:
-        self.exec(host, ["tc", "qdisc", "del", "dev", "eth0", "root"])
-        self.exec(host, ["nft", "delete", "table", "inet", "chaos"])
-        delayer = self.delayers.pop(host, None)
-        if delayer is not None:
-            self.exec(host, ["iptables", *_QUEUE_RULE.replace("-X", "-D").split()])
+    def undelay(self, host: str, queue: int = 0, drop: bool = False) -> None:
+        """The delay on `host`'s queue `queue` taken away: what it holds let go, or, with
+        `drop`, lost (the queue killed first: as a host that goes loses what is on the wire)."""
+        entry = self.delayers.pop((host, queue), None)
+        if entry is None:
+            return
+        delayer, rule = entry
+        if drop:
+            delayer.kill()
+            delayer.wait()
+        self.exec(host, ["iptables", "-D", *rule])
+        if not drop:
             delayer.terminate()  # lets what it holds go, then exits
             try:
                 delayer.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 delayer.kill()
+
+    def block(self, host: str, match: str, on: bool = True) -> None:
+        """What `host` sends that iptables' `match` picks dropped (`on`), or no longer."""
+        rule = ["OUTPUT", *match.split(), "-j", "DROP"]
+        done = self.exec(host, ["iptables", "-I" if on else "-D", *rule])
+        if on and done.returncode != 0:
+            raise RuntimeError(f"iptables refused the DROP rule: {done.stderr.strip()}")
+
+    def dead_delayers(self) -> dict[str, str]:
+        """Hosts whose delay queue exited while it should hold their packets, and what it said."""
+        return {h: (p.stderr.read() if p.stderr else "").strip()[-300:] for (h, _), (p, _) in self.delayers.items()
+                if p.poll() is not None}
+
+    def unimpair(self, host: str) -> None:
+        self.exec(host, ["tc", "qdisc", "del", "dev", "eth0", "root"])
+        self.exec(host, ["nft", "delete", "table", "inet", "chaos"])
+        self.undelay(host)
         self.impaired.pop(host, None)
 
     def close(self) -> None:

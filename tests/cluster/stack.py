@@ -69,9 +69,10 @@ def inside(ns: str, fn: Callable[[], Any]) -> Any:
 
 
 class Cluster:
-    def __init__(self, folder: Path, netem: bool, replicas: int = 1) -> None:
+    def __init__(self, folder: Path, netem: bool, replicas: int = 1, wait_replicas: int = 1) -> None:
         self.folder = Path(folder)
         self.netem = netem
+        self.wait_replicas = wait_replicas
         self.net = netns.Network()
         self.processes: dict[str, Any] = {}
         for host, number in HOSTS.items():
@@ -84,7 +85,8 @@ class Cluster:
 
     # -- processes -------------------------------------------------------------------------------
     def env(self, host: str, **more: str) -> dict[str, str]:
-        return {**os.environ, **self.redis.env(), "RICOCHET_WAIT_REPLICAS": "1", "RICOCHET_WAIT_MS": "2000",
+        return {**os.environ, **self.redis.env(), "RICOCHET_WAIT_REPLICAS": str(self.wait_replicas),
+                "RICOCHET_WAIT_MS": "2000",
                 "RICOCHET_RATE_LIMITS": "off", "RICOCHET_TRUSTED_PROXIES": "1", "RICOCHET_WEB_WORKERS": "1",
                 "RICOCHET_WEB_THREADS": "8", "RICOCHET_JOB_THREADS": "1", "RICOCHET_BIND": "0.0.0.0:8000",
                 "PROMETHEUS_MULTIPROC_DIR": str(self.folder / host / "metrics"), "PYTHONPATH": str(ROOT), **more}
@@ -243,6 +245,14 @@ class Cluster:
             key["listed"] = key["name"] in names
 
     # -- faults ----------------------------------------------------------------------------------
+    def replica_link(self, primary: tuple[str, int]) -> tuple[str, int]:
+        """The address the replica's connection to `primary` comes from (its end of the replication stream)."""
+        def find() -> tuple[str, int]:
+            [link] = self.redis.client(primary).client_list(_type="replica")
+            host, port = link["addr"].rsplit(":", 1)
+            return host, int(port)
+        return self.inside(find)
+
     def kill_redis_primary(self) -> tuple[str, int]:
         old = self.primary()
         assert old is not None
