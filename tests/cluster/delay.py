@@ -94,6 +94,15 @@ class Queue:
             if error:
                 raise OSError(-error, f"nfnetlink_queue refused the configuration of queue {self.number}")
 
+    def waiting(self) -> list[int]:
+        """The ids of every packet queued and not yet read (one message a packet)."""
+        ids: list[int] = []
+        while True:
+            try:
+                ids.extend(_packet_ids(self.sock.recv(1 << 16, socket.MSG_DONTWAIT)))
+            except BlockingIOError:
+                return ids
+
     def accept_through(self, packet_id: int) -> None:
         """Every packet held with an id up to `packet_id` let go (ids rise in arrival order)."""
         self.sock.send(_message(MSG_VERDICT_BATCH, self.number,
@@ -114,12 +123,8 @@ def serve(delay_ms: float, number: int = 0) -> None:
         except InterruptedError:
             continue
         now = time.monotonic()
-        while readable:  # every message waiting (one a queued packet)
-            try:
-                data = queue.sock.recv(1 << 16, socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                break
-            held.extend((now + delay, packet_id) for packet_id in _packet_ids(data))
+        if readable:
+            held.extend((now + delay, packet_id) for packet_id in queue.waiting())
         due = None
         while held and held[0][0] <= now:
             due = held.popleft()[1]
@@ -127,12 +132,7 @@ def serve(delay_ms: float, number: int = 0) -> None:
             queue.accept_through(due)
     # The rule that fed the queue is gone (unimpair deletes it first): take what is still
     # waiting to be read, then let everything go, so that nothing held is dropped.
-    while True:
-        try:
-            data = queue.sock.recv(1 << 16, socket.MSG_DONTWAIT)
-        except BlockingIOError:
-            break
-        held.extend((0.0, packet_id) for packet_id in _packet_ids(data))
+    held.extend((0.0, packet_id) for packet_id in queue.waiting())
     if held:
         queue.accept_through(held[-1][1])
 

@@ -112,11 +112,17 @@ def api_lost(cluster: Cluster, history: History, hold: float, state: dict) -> No
 def redis_failover(cluster: Cluster, history: History, hold: float, state: dict) -> None:
     history.faults.append(Fault("Redis primary killed, replica promoted by Sentinel", time.time(), allows_503=True))
     old = cluster.kill_redis_primary()
-    state["promoted_s"] = cluster.wait(lambda: cluster.primary() not in (None, old), 60, "a promoted replica")
-    time.sleep(hold)
-    cluster.redis.restart(cluster.redis.name_of(old))  # a supervisor restarts it: it joins as a replica
-    cluster.wait(lambda: cluster.inside(cluster.redis._ready), 60, "the old primary back as a replica")
+    _promoted_then_restarted(cluster, old, hold, state)
     history.faults[-1].healed = time.time()
+
+
+def _promoted_then_restarted(cluster: Cluster, old: tuple[str, int], after: float, state: dict) -> None:
+    """Until the Sentinels promote a replica over the killed `old` primary; `after` seconds
+    on, `old` restarted as a supervisor would (it joins as a replica), until it is one."""
+    state["promoted_s"] = cluster.wait(lambda: cluster.primary() not in (None, old), 60, "a promoted replica")
+    time.sleep(after)
+    cluster.redis.restart(cluster.redis.name_of(old))
+    cluster.wait(lambda: cluster.inside(cluster.redis._ready), 60, "the old primary back as a replica")
 
 
 LAG_MS = 1000  # how far the replica falls behind in replica_lag_failover
@@ -139,12 +145,8 @@ def replica_lag_failover(cluster: Cluster, history: History, hold: float, state:
     # server's unacknowledged bytes again, which a lost host does not), and what was on the wire is lost.
     cluster.net.block("redis", match)
     old = cluster.kill_redis_primary()
-    state["killed_after_s"] = round(time.time() - history.faults[-1].start, 1)
     cluster.net.undelay("redis", queue=1, drop=True)
-    state["promoted_s"] = cluster.wait(lambda: cluster.primary() not in (None, old), 60, "a promoted replica")
-    time.sleep(5)
-    cluster.redis.restart(cluster.redis.name_of(old))
-    cluster.wait(lambda: cluster.inside(cluster.redis._ready), 60, "the old primary back as a replica")
+    _promoted_then_restarted(cluster, old, 5, state)
     cluster.net.block("redis", match, on=False)
     history.faults[-1].healed = time.time()
 
