@@ -7,8 +7,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, json
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from application import UNAVAILABLE
 from application.problems import BY_STATUS, KINDS, Problem, problem_type
@@ -142,7 +142,11 @@ def register(app: Flask) -> None:
             return e.response
         kind = {404: "not-found", 405: "method-not-allowed", 413: "too-large", 414: "uri-too-long",
                 431: "request-headers-too-large"}.get(e.code or 500)
-        response = problem_response(kind or BY_STATUS.get(e.code or 500, "invalid-input"), e.description or e.name,
+        detail = e.description or e.name
+        if isinstance(e, MethodNotAllowed) and e.valid_methods:  # TRACE, PROPFIND, DELETE /v1/daily, ...
+            detail = (f"{request.method} is not a method of {request.path}; "
+                      f"it takes {', '.join(e.valid_methods)} (Allow)")
+        response = problem_response(kind or BY_STATUS.get(e.code or 500, "invalid-input"), detail,
                                     status=e.code or 500)
         if kind is None:  # an HTTP error without a kind of its own keeps its name
             body = json.loads(response.get_data())

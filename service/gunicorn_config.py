@@ -3,6 +3,9 @@ them: `gunicorn -c python:service.gunicorn_config 'service.app:create_app()'`
 (deploy/gunicorn.conf.py takes them from here; `ricochet serve` runs them too)."""
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 from workers import memory
 from workers.settings import settings_or_exit
@@ -48,12 +51,25 @@ def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn's hook signature
     warm(server.app.wsgi())
 
 
-# Metrics from every worker process add up in one /metrics scrape.
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", "/tmp/ricochet-metrics")
+# Metrics from every web process of this deployment, and of no other, add up in one
+# /metrics scrape: their files are in PROMETHEUS_MULTIPROC_DIR (`ricochet serve`
+# names its instance's metrics/), else in a folder of this master's own, removed
+# when it exits.  The folder is emptied at start, as prometheus_client asks: a
+# dead master's processes' counts would be added up for good otherwise.
+_own_metrics = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _own_metrics:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="ricochet-metrics-")
 os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+for _stale in Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).glob("*.db"):
+    _stale.unlink(missing_ok=True)
 
 
 def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):  # noqa: ARG001 - gunicorn's hook signature
+    if _own_metrics:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

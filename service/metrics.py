@@ -1,7 +1,9 @@
 """Prometheus metrics: request counts and latency, solver time, cache hits, queue depth.
 
-Under gunicorn set PROMETHEUS_MULTIPROC_DIR (deploy/gunicorn.conf.py does) so
-that every worker process's counts add up in one scrape.
+Under gunicorn, PROMETHEUS_MULTIPROC_DIR names a folder of the deployment's own
+(service/gunicorn_config.py sees to it: `ricochet serve`'s instance's metrics/, or
+one of the master's), so that every web process's counts add up in one scrape and
+no other deployment's do.
 """
 
 from __future__ import annotations

@@ -52,9 +52,10 @@ def api_front(tmp_path_factory):
         yield port
 
 
-def _ask(port: int, path: str = "/healthz", headers: dict | None = None, source: str = "127.0.0.1"):
+def _ask(port: int, path: str = "/healthz", headers: dict | None = None, source: str = "127.0.0.1",
+         method: str = "GET"):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
-    conn.request("GET", path, headers=headers or {})
+    conn.request(method, path, headers=headers or {})
     r = conn.getresponse()
     body = r.read()
     conn.close()
@@ -69,11 +70,36 @@ def _secured(r) -> None:
 def test_an_upstream_that_is_down_is_503_as_its_body_says(tmp_path):
     closed = f"127.0.0.1:{free_port()}"  # nothing listens there: nginx's 502
     with fronting(tmp_path, closed) as port:
-        r, body = _ask(port, "/v1/daily")
-    problem = json.loads(body)
-    assert r.status == 503 and problem["status"] == 503 and problem["type"] == "/problems/unavailable"
-    assert r.getheader("Content-Type") == "application/problem+json" and int(r.getheader("Retry-After")) > 0
-    _secured(r)
+        for method in ("GET", "TRACE"):  # TRACE too: the front asks the API to answer it
+            r, body = _ask(port, "/v1/daily", method=method)
+            problem = json.loads(body)
+            assert r.status == 503 and problem["status"] == 503 and problem["type"] == "/problems/unavailable"
+            assert r.getheader("Content-Type") == "application/problem+json" and int(r.getheader("Retry-After")) > 0
+            _secured(r)
+
+
+def test_trace_and_unknown_methods_get_the_apis_405_through_the_front_as_without(api_front):
+    """nginx refuses TRACE itself (an HTML 405 without Allow); the front has the API
+    answer it instead, so TRACE, PROPFIND or any method a route does not take is the
+    API's problem+json with Allow and its headers, through the front as from the app."""
+    app = create_app({"RATE_LIMITS_ENABLED": False}).test_client()
+    for method, path, status, allow in (("TRACE", "/v1/daily", 405, "GET, HEAD, OPTIONS"),
+                                        ("TRACE", "/v1/solve?x=1", 405, "OPTIONS, POST"),
+                                        ("PROPFIND", "/v1/daily", 405, "GET, HEAD, OPTIONS"),
+                                        ("TRACE", "/nothing/here", 404, None)):
+        direct = app.open(path, method=method)
+        r, body = _ask(api_front, path, method=method)
+        problem = json.loads(body)
+        assert (r.status, direct.status_code) == (status, status), (method, path, r.status, direct.status_code)
+        assert problem == direct.json and problem["status"] == status
+        assert r.getheader("Content-Type") == direct.headers["Content-Type"] == "application/problem+json"
+        if allow:
+            assert problem["type"] == "/problems/method-not-allowed" and method in problem["detail"]
+            assert sorted(r.getheader("Allow").split(", ")) == sorted(direct.headers["Allow"].split(", ")) \
+                == sorted(allow.split(", "))
+        for name in ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy"):
+            assert r.getheader(name) == direct.headers[name], name
+        _secured(r)
 
 
 def test_headers_over_32_kib_in_all_are_refused(api_front):

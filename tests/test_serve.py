@@ -100,48 +100,132 @@ def _children(pid: int) -> list[tuple[int, bytes]]:
     return found
 
 
-def _live_in_group(group: int) -> list[int]:
-    """Processes of a process group, but zombies (an orphan's end, reaped by whoever adopted it)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == group and fields[0] != "Z":
-                found.append(int(entry.name))
+def _descendants(pid: int) -> dict[int, bytes]:
+    """Every process below `pid`, with its command line."""
+    found: dict[int, bytes] = {}
+    below = [pid]
+    while below:
+        for child, cmdline in _children(below.pop()):
+            found[child] = cmdline
+            below.append(child)
     return found
 
 
+def _alive(pid: int, cmdline: bytes) -> bool:
+    """The process `pid` still runs that command line (a zombie or a pid used again does not count)."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z" and (Path("/proc") / str(pid) / "cmdline").read_bytes() == cmdline
+    except (OSError, IndexError):
+        return False
+
+
 def _killed_and_back(serve: subprocess.Popen, log: Path, name: str, marker: bytes) -> None:
-    """kill -9 the process of `ricochet serve` named `name`; it starts again, and the log says so."""
+    """kill -9 the process of `ricochet serve` named `name`; it starts again, the log says so,
+    and nothing it left runs (a Celery pool process, an nginx worker holding the port)."""
     (pid,) = [p for p, cmdline in _children(serve.pid) if marker in cmdline]
+    left = _descendants(pid)
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
     while f"the {name} started again" not in log.read_text():
         assert serve.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
         time.sleep(0.2)
     assert f"the {name} (pid {pid}) was killed by SIGKILL; starting it again in 1 s" in log.read_text()
-    assert _live_in_group(pid) == []  # nothing is left of its group (a Celery pool process, an nginx worker)
+    assert [p for p, cmdline in left.items() if _alive(p, cmdline)] == []
     assert [p for p, cmdline in _children(serve.pid) if marker in cmdline] not in ([], [pid])
 
 
+def _redis_killed_and_back(serve: subprocess.Popen, instance: Path) -> None:
+    """kill -9 the private Redis: within 10 s it answers again at the same address, with a key
+    written before (it persists to the instance folder), and the API is ready again."""
+    import redis
+
+    from workers.embedded import running_redis
+
+    store = redis.Redis.from_url(running_redis(instance)["redis_url"], socket_timeout=2)
+    store.set("test:kept", "before the kill")
+    (pid,) = [p for p, cmdline in _children(serve.pid) if b"redis-server" in cmdline]
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    while True:
+        try:
+            assert store.get("test:kept") == b"before the kill"
+            break
+        except redis.ConnectionError:
+            assert time.monotonic() - killed < 10, "Redis was not back within 10 s"
+            time.sleep(0.1)
+
+
 @pytest.mark.slow
-def test_ricochet_serve_starts_again_a_worker_beat_or_front_that_dies(tmp_path):
-    """kill -9 the worker, the beat and nginx under a running `ricochet serve`:
-    each comes back, the log says so, and a solve queued as a job completes."""
+def test_ricochet_serve_starts_again_what_dies(tmp_path):
+    """kill -9 Redis, the worker, the beat, nginx and gunicorn under a running
+    `ricochet serve`: each comes back (Redis within 10 s with its data), the log
+    says so, and a solve queued as a job completes."""
     from tests.test_jobs import HARD
 
     log = tmp_path / "serve.log"
     # the solve below is a job
     with _serving(tmp_path, log, RICOCHET_WEB_WORKERS="1", RICOCHET_SOLVE_TIME_BUDGET="0.01") as (serve, base):
+        _redis_killed_and_back(serve, tmp_path)
         _killed_and_back(serve, log, "worker", b"worker\x00--loglevel")
         _killed_and_back(serve, log, "beat", b"beat\x00--loglevel")
         _killed_and_back(serve, log, "front (nginx)", b"nginx")
+        _killed_and_back(serve, log, "gunicorn", b"gunicorn")
         _ready(serve, base)
         job = _job_done(base, "/v1/solve", HARD, 180)
         assert job["state"] == "succeeded" and job["result"]["length"] == 24
+
+
+def _ricochet_serve(port: int, instance: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    return subprocess.run([str(Path(sys.executable).parent / "ricochet"), "serve", "--port", str(port),
+                           "--instance", str(instance)], env=env, capture_output=True, text=True, timeout=30)
+
+
+def test_a_taken_port_is_refused_before_anything_starts(tmp_path):
+    """Something listens on the port: `ricochet serve` exits non-zero naming it, having started nothing."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _ricochet_serve(port, tmp_path)
+    assert done.returncode == 1 and f"port {port} on 127.0.0.1 is taken" in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["serve.lock"]  # no Redis, no front, no metrics
+
+
+@pytest.mark.slow
+def test_kill_9_of_ricochet_serve_leaves_nothing_of_its_stack(tmp_path):
+    """A second serve on a running one's instance stops at once and says so; /metrics
+    counts this deployment's requests only; `kill -9` of the serve ends every process
+    of its stack (the web processes, the Celery pool, nginx's workers) within 15 s,
+    and nothing listens on its ports after."""
+    with _serving(tmp_path, None, RICOCHET_WEB_WORKERS="2") as (serve, base):
+        started = time.monotonic()
+        done = _ricochet_serve(free_port(), tmp_path)
+        assert done.returncode == 1 and time.monotonic() - started < 10, done.stderr
+        assert f"another `ricochet serve` (pid {serve.pid}, " in done.stderr and str(tmp_path) in done.stderr
+
+        for _ in range(3):
+            _get(base + "/v1/boards")
+        with urllib.request.urlopen(base + "/metrics", timeout=30) as r:
+            scraped = r.read().decode()
+        assert 'endpoint="/v1/boards",method="GET",status="200"} 3.0' in scraped, scraped[-3000:]
+        assert list((tmp_path / "metrics").glob("*.db"))
+
+        stack = _descendants(serve.pid)
+        assert len(stack) >= 9, stack  # watchdog, Redis, worker and its pool, beat, gunicorn and 2, nginx and 1
+        ports = [int(base.rsplit(":", 1)[1]), int(json.loads((tmp_path / "run.json").read_text())["redis_url"]
+                                                  .rsplit(":", 1)[1].split("/")[0])]
+        ports += [int(c.split(b"--bind\x00")[1].split(b"\x00")[0].rsplit(b":", 1)[1])
+                  for c in stack.values() if b"gunicorn" in c][:1]
+        os.kill(serve.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 15
+        while left := [p for p, cmdline in stack.items() if _alive(p, cmdline)]:
+            assert time.monotonic() < deadline, [stack[p][:80] for p in left]
+            time.sleep(0.2)
+        for port in ports:
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
 
 @contextmanager

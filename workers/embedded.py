@@ -50,7 +50,10 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
 
-    def start(self) -> EmbeddedRedis:
+    def command(self) -> list[str]:
+        """redis-server's command line: the same port, password and files at every start
+        (`ricochet serve` starts it again so when it dies: its clients' URL still holds,
+        and it reads back what it persisted)."""
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed: run `make install` (it installs it) "
@@ -60,19 +63,34 @@ class EmbeddedRedis:
                 "--dir", str(self.folder), "--daemonize", "no", "--loglevel", "warning",
                 "--logfile", str(self.folder / "redis.log"), "--maxmemory", self.maxmemory,
                 "--maxmemory-policy", "noeviction"]
-        args += ["--save", "60 1", "--appendonly", "yes"] if self.persist else ["--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # appendonly: every write is in the file (the OS's page cache) before it is answered, so a
+        # server killed (kill -9) and started again has all that it acknowledged.
+        return args + (["--save", "60 1", "--appendonly", "yes"] if self.persist
+                       else ["--save", "", "--appendonly", "no"])
+
+    def start(self) -> EmbeddedRedis:
+        self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.wait(self.process)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
+
+    def wait(self, process: subprocess.Popen, seconds: float = 10) -> None:
+        """Until the server started as `process` answers; RuntimeError if it exits first or `seconds` pass."""
         client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + seconds
         while True:
             try:
                 client.ping()
-                return self
+                return
             except redis.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
+                if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}") from None
                 time.sleep(0.05)
+            finally:
+                client.close()
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from string import Template
 
@@ -54,13 +55,12 @@ http {{
     return path
 
 
-def start(config: Path) -> subprocess.Popen:
+def start(config: Path, launch: Callable[..., subprocess.Popen] = subprocess.Popen) -> subprocess.Popen:
+    """nginx with `config`, in the foreground (`ricochet serve` launches it in its stack, which
+    ends what a dead master leaves: a worker still holding the port)."""
     # -e stderr: not the compiled-in log file, which a user without root cannot open
     check = subprocess.run(["nginx", "-t", "-q", "-e", "stderr", "-p", str(config.parent), "-c", str(config)],
                            capture_output=True, text=True)
     if check.returncode != 0:
         raise RuntimeError(f"nginx refused its configuration: {check.stderr.strip()}")
-    # A process group of its own: `ricochet serve` ends the group (an orphaned worker holding the port
-    # included) when the master dies, before starting it again.
-    return subprocess.Popen(["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config),
-                             "-g", "daemon off;"], process_group=0)
+    return launch(["nginx", "-e", "stderr", "-p", str(config.parent), "-c", str(config), "-g", "daemon off;"])
