@@ -11,6 +11,7 @@ from application import books, packs
 from solver.formats.svg import sheet_svg
 from solver.model.puzzle import Puzzle, moves_from_json
 
+from . import limits
 from .common import SVG, accepted, context
 from .declare import JOB_LINKS, Reply, ndjson, operation
 from .errors import Problem
@@ -49,7 +50,8 @@ def get_pack(pack_id: str, query: dict[str, Any]) -> Any:
         response.headers.update({"X-Pack-State": job["state"], "Vary": "Accept"})
         return response
     failed = (job.get("result") or {}).get("failed", [])
-    return {"pack_id": pack_id, "count": len(puzzles), "request": job["request"], "pairs": packs.pairs(puzzles),
+    return {"pack_id": pack_id, "title": packs.title(job["request"]), "count": len(puzzles),
+            "request": job["request"], "pairs": packs.pairs(puzzles),
             "puzzles": puzzles, "failed": failed}, 200, {"Vary": "Accept"}
 
 
@@ -76,17 +78,32 @@ def pack_sheet(pack_id: str, query: dict[str, Any]) -> Response:
 
 
 PDF = "application/pdf"
+BOOKS_PER_CLIENT = 2  # books one client waits for at once (429 beyond): each holds a web thread while a worker works
+BOOKS_AT_ONCE = 8  # books every client together waits for at once (503 beyond)
+BOOK_WAIT = 10.0  # seconds a request waits for its book before 503 with Retry-After (the book is kept once made)
 
 
 @operation(bp, "get /v1/packs/<pack_id>.pdf", "getPackBook", tag="packs", query=BookQuery,
-           summary="A finished pack as a printable book (PDF): A4 or Letter, 1 to 20 puzzles a page, numbered with "
-                   "their lengths and grades, the solutions at the back; vector boards, fonts embedded",
-           errors=(400, 404, 409, 410),
+           summary="A finished pack as a printable book (PDF): A4 or Letter, 1 to 20 puzzles a page, titled, each "
+                   "numbered with its length and grade and captioned with its robot and target, the solutions at "
+                   "the back; vector boards, fonts embedded",
+           description="A worker makes the book (never a web process) and it is kept for an hour, so asking again "
+                       "is quick. A client waits for at most 2 books being made at once (429 with Retry-After "
+                       "beyond); a book not made within 10 s is 503 with Retry-After (ask again: it is kept once "
+                       "made).",
+           errors=(400, 404, 409, 410, 503),
            replies={200: Reply("The book", media={PDF: {"schema": {"type": "string", "format": "binary"}}})})
 def pack_book(pack_id: str, query: dict[str, Any]) -> Response:
-    _, puzzles = packs.read(context(), pack_id)
-    document = books.book(puzzles, f"Ricochet Robots: pack {pack_id}", query["paper"], query["per_page"],
-                          query["solutions"])
+    ctx = context()
+    asked = books.wanted(ctx, pack_id, query["paper"], query["per_page"], query["solutions"])
+    if asked.document is not None:
+        document = asked.document
+    else:
+        give_back = limits.hold("book", BOOKS_PER_CLIENT, BOOK_WAIT + 5, "books being made", BOOKS_AT_ONCE)
+        try:
+            document = books.made(ctx, asked, BOOK_WAIT)
+        finally:
+            give_back()
     return Response(document, mimetype=PDF, headers={
         "Cache-Control": "private, max-age=3600",
         "Content-Disposition": f'inline; filename="ricochet-pack-{pack_id}.pdf"'})

@@ -409,6 +409,8 @@ class Pack(Shape):
 
 class CodedHint(Hint):
     code = fields.String(required=True)
+    title = fields.String(required=True, metadata={"description": "the title given at creation, else what the pack "
+                                                                  "holds in words; its book's header"})
 
 
 class DailyHint(CodedHint):

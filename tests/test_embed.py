@@ -113,7 +113,7 @@ def test_oembed_answers_oembed_1_0_and_pages_link_to_it(client):
         for optional in ("title", "provider_name", "provider_url", "thumbnail_url"):
             assert isinstance(card[optional], str)
         assert isinstance(card["cache_age"], int) and card["thumbnail_width"] > 0 and card["thumbnail_height"] > 0
-    assert client.get("/oembed", query_string={"url": "http://localhost/", "maxheight": 300}).json["height"] == 300
+    assert client.get("/oembed", query_string={"url": "http://localhost/", "maxheight": 300}).json["height"] <= 300
     assert client.get("/oembed", query_string={"url": "http://localhost/", "format": "xml"}).status_code == 501
     for url in ("http://elsewhere.example/", "http://localhost/p/ABCDEFGHIJKLMNO", "http://localhost/together",
                 "http://localhost/?day=2099-01-01"):
@@ -165,3 +165,100 @@ def test_absolute_links_name_the_public_address_not_the_requests_host(redis_url)
     for bad in ("puzzles.example.org", "https://puzzles.example.org/play", "ftp://x", "https://x?y=1"):
         with pytest.raises(SettingsError, match="RICOCHET_PUBLIC_URL"):
             Settings.from_env({"RICOCHET_PUBLIC_URL": bad})
+
+
+CARDS = [(300, 300), (280, None), (480, 650), (None, None), (600, 400)]
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_an_oembed_card_fits_the_box_it_is_asked_for(browser, base_url, redis_url, lang):
+    """oEmbed 1.0: a rich card obeys maxwidth and maxheight.  Chromium loads the card's
+    iframe at the answer's width x height, and the whole board and every control are
+    inside it, nothing scrolled or clipped; the thumbnail is within the bounds too."""
+    from tests.pages import SHOTS
+
+    client = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "PUBLIC_URL": base_url}).test_client()
+    for maxwidth, maxheight in CARDS:
+        asked = {"url": base_url + "/", **({"maxwidth": maxwidth} if maxwidth else {}),
+                 **({"maxheight": maxheight} if maxheight else {})}
+        r = client.get("/oembed", query_string=asked)
+        assert r.status_code == 200, (asked, r.json)
+        card = r.json
+        assert card["width"] <= (maxwidth or 10_000) and card["height"] <= (maxheight or 10_000), card
+        assert card["thumbnail_width"] <= (maxwidth or 10_000) and card["thumbnail_height"] <= (maxheight or 10_000)
+        picture = client.get(card["thumbnail_url"].removeprefix(base_url))
+        assert picture.status_code == 200 and picture.mimetype == "image/png"
+        assert _png_size(picture.data) == (card["thumbnail_width"], card["thumbnail_height"])
+        src = html.unescape(card["html"].split('src="')[1].split('"')[0])
+        ctx = context(browser, lang, "desktop")
+        try:
+            page = ctx.new_page()
+            page.set_viewport_size({"width": card["width"], "height": card["height"]})
+            page.goto(src + ("&" if "?" in src else "?") + f"lang={lang}")
+            page.wait_for_selector(".robot")
+            page.wait_for_timeout(200)
+            name = f"embed-oembed-{card['width']}x{card['height']}-{lang}"
+            page.screenshot(path=str(SHOTS / f"{name}.png"))
+            seen = page.evaluate("""() => {
+                const el = document.documentElement;
+                const parts = ['#goal', '#board', '#robots', '#arrows', '#undo', '#reset', '#solution', '#count',
+                               '#how-open', '#site'];
+                return {scroll: [el.scrollWidth, el.scrollHeight], view: [innerWidth, innerHeight],
+                        boxes: Object.fromEntries(parts.map(s => {
+                          const b = document.querySelector(s).getBoundingClientRect();
+                          return [s, [b.left, b.top, b.right, b.bottom]]; }))};
+            }""")
+            width, height = seen["view"]
+            assert (width, height) == (card["width"], card["height"])
+            assert seen["scroll"][0] <= width and seen["scroll"][1] <= height, (name, seen)
+            for part, (left, top, right, bottom) in seen["boxes"].items():
+                assert 0 <= left < right <= width and 0 <= top < bottom <= height, (name, part, seen)
+            board = seen["boxes"]["#board"]
+            assert board[2] - board[0] >= 144, (name, board)  # 9 px a cell at least
+        finally:
+            ctx.close()
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_oembed_gives_no_card_when_none_fits_and_the_days_card_says_its_length(client):
+    for maxwidth, maxheight in ((279, None), (200, 200), (150, None), (480, 287), (None, 100)):
+        asked = {"url": "http://localhost/", **({"maxwidth": maxwidth} if maxwidth else {}),
+                 **({"maxheight": maxheight} if maxheight else {})}
+        r = client.get("/oembed", query_string=asked)
+        assert r.status_code == 404 and r.mimetype == "application/problem+json", (asked, r.json)
+        assert "280 x 288" in r.json["detail"], r.json
+    for bad in ({"maxwidth": 0}, {"maxheight": -3}, {"maxwidth": "wide"}):
+        assert client.get("/oembed", query_string={"url": "http://localhost/", **bad}).status_code == 400
+    fits = client.get("/oembed", query_string={"url": "http://localhost/", "maxwidth": 280, "maxheight": 288}).json
+    assert (fits["width"], fits["height"]) == (280, 288)
+    wide = client.get("/oembed", query_string={"url": "http://localhost/", "maxwidth": 5000}).json
+    assert wide["width"] == 720 and wide["thumbnail_width"] == 656
+    # A published day's card is /embed/daily?day=...: the day's puzzle with its length, as /?day= shows it.
+    day = daily.today() - __import__("datetime").timedelta(days=3)
+    card = client.get("/oembed", query_string={"url": f"http://localhost/?day={day.isoformat()}"}).json
+    assert f"/embed/daily?day={day.isoformat()}" in html.unescape(card["html"])
+    assert f"#{daily.number(day)}" in card["title"]
+    assert client.get(f"/embed/daily?day={day.isoformat()}").status_code == 200
+    for bad, status in (("2099-01-01", 404), ("yesterday", 400)):
+        r = client.get(f"/embed/daily?day={bad}")
+        assert r.status_code == status and r.json["field"] == "day", r.json
+    assert client.get(f"/embed/{card['thumbnail_url'].split('/embed/')[1].split('/')[0]}/thumbnail.png?size=8") \
+        .status_code == 400
+
+
+def test_the_days_embed_says_its_length(browser, base_url):
+    day = daily.today() - __import__("datetime").timedelta(days=3)
+    length = daily.daily_json(day)["optimal_length"]
+    ctx = context(browser, "en", "desktop")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{base_url}/embed/daily?day={day.isoformat()}&lang=en")
+        page.wait_for_selector(".robot")
+        assert f"in {length} moves" in page.text_content("#goal-text")
+        assert page.text_content("#best").strip() == f"/ {length}"
+    finally:
+        ctx.close()

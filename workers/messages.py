@@ -19,6 +19,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, fields, validate
 
 from solver.errors import InvalidInput
+from solver.formats.pdf import GRIDS, PAPERS
 from solver.play.daily import DAYS_AHEAD
 
 from .schemas import MAX_TIME_BUDGET, StrictInt, load
@@ -140,6 +141,17 @@ class DeliverTask(_Payload):
 class WebhookSweep(_Payload):
     """ricochet.webhook_sweep: the beat's; no payload."""
 
+class BookTask(_Payload):
+    """ricochet.book: a pack's book to make and keep under `key` (what it shows), with its options."""
+
+    key = fields.String(required=True, validate=validate.Length(64, 64, error="must be a book's key (64 characters)"))
+    pack_id = _job_id()
+    paper = fields.String(required=True, validate=validate.OneOf(list(PAPERS), error="must be a4 or letter"))
+    per_page = StrictInt(required=True, validate=validate.OneOf(list(GRIDS), error="must be one of "
+                                                                + ", ".join(map(str, GRIDS))))
+    solutions = fields.Boolean(required=True)
+
+
 
 @dataclass(frozen=True)
 class TaskSpec:
@@ -187,7 +199,9 @@ CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
 
 WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask)
 WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, every=5.0)  # a lost attempt waits about this long
+# A pack's book (seconds of CPU for a big one): made by a pack worker, never in a web process.
+BOOK = TaskSpec("ricochet.book", BookTask, PACK_QUEUE)
 
 TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
                                       RECOVER_CHUNKS, RECOVER_PENDING, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,
-                                      WEBHOOK_DELIVER, WEBHOOK_SWEEP)}
+                                      WEBHOOK_DELIVER, WEBHOOK_SWEEP, BOOK)}

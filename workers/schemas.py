@@ -61,6 +61,9 @@ class Seed(fields.Field):
         return text(value) if isinstance(value, str) else value
 
 
+MAX_TITLE = 120  # characters: a book's header line
+
+
 def _range(lo: int, hi: int) -> validate.Range:
     return validate.Range(lo, hi, error=f"must be an integer from {lo} to {hi}")
 
@@ -95,6 +98,10 @@ class PackRequest(Schema):
     theme = fields.String(validate=validate.OneOf(PACK_THEMES, error="must be one of " + ", ".join(PACK_THEMES) +
                                                   " (the others need every solution listed: GET /v1/puzzles/next)"),
                           metadata={"description": "only puzzles with this theme, as their solution shows it"})
+    title = fields.String(validate=[validate.Length(1, MAX_TITLE, error=f"must be 1 to {MAX_TITLE} characters"),
+                                    lambda text: _printable_title(text)], metadata={
+        "description": "the pack's title, on its book's pages and in the PDF's metadata (default: what it holds, "
+                       "like 'Ricochet Robots — 24 puzzles, 10–12 moves')"})
 
     @validates_schema
     def _lengths(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -121,6 +128,19 @@ class PackRequest(Schema):
         except InvalidInput as e:
             raise ValidationError(f"must be {', '.join(BOARD_KINDS)} or a real board spec like "
                                   f"'green-A,red-B,blue-C,yellow-D': {e.message}", "board") from None
+
+
+def _printable_title(text: str) -> bool:
+    """A title is one line the book's font prints whole (Latin letters and punctuation), so no book shows boxes."""
+    from solver.formats.pdf import unprintable
+
+    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text):
+        raise ValidationError("must be one line of text, without control characters")
+    missing = unprintable(text)
+    if missing:
+        raise ValidationError(f"holds characters the book's font cannot print ({missing[:10]}): use Latin "
+                              "letters, digits and punctuation")
+    return True
 
 
 def load(schema: Schema, data: Any) -> dict[str, Any]:

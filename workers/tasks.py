@@ -15,7 +15,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.signals import task_postrun, task_received, worker_ready
 
-from application import Context, catalogue, daily, packs, pools, solving, webhooks
+from application import Context, books, catalogue, daily, packs, pools, solving, webhooks
 from application.running import refuse
 from solver.errors import InvalidInput
 
@@ -23,6 +23,7 @@ from . import memory
 from .answers import Answers
 from .app import Ricochet
 from .messages import (
+    BOOK,
     CATALOGUE_FILL,
     CATALOGUE_GROW,
     CATALOGUE_LIFT,
@@ -99,6 +100,11 @@ def pack_task(app: Ricochet, job_id: str) -> int:
 @task(PACK_CHUNK, acks_late=True)
 def pack_chunk(app: Ricochet, job_id: str, items: list[list[int]]) -> int:
     return packs.make_chunk(context(app), job_id, items)
+
+
+@task(BOOK)
+def book_task(app: Ricochet, key: str, pack_id: str, paper: str, per_page: int, solutions: bool) -> int:
+    return books.make_kept(context(app), key, pack_id, paper, per_page, solutions)
 
 
 @task(RECOVER_CHUNKS)

@@ -37,6 +37,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-page", type=int, choices=(1, 2, 4, 6, 9, 12, 20), default=4,
                    help="the book's puzzles a page (default 4)")
     p.add_argument("--no-solutions", action="store_true", help="the book without its solutions at the back")
+    p.add_argument("--title", help="the book's title, on every page and in its metadata (default: what it holds, "
+                                   "like 'Ricochet Robots — 24 puzzles, 10–12 moves')")
     p.set_defaults(run=run)
 
 
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be from 1 to 64")
     try:
         wanted = {k: v for k, v in (("min_rating", args.min_rating), ("max_rating", args.max_rating),
-                                    ("theme", args.theme)) if v is not None}
+                                    ("theme", args.theme), ("title", args.title)) if v is not None}
         request = load(PackRequest(), {"count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed,
                                       "board": args.board, "robots": args.robots, "ricochet": args.ricochet,
                                       **wanted})
@@ -73,16 +75,15 @@ def run(args: argparse.Namespace) -> int:
             if args.pdf != "-":
                 print(json.dumps(made[-1], separators=(",", ":")), flush=True)
     if args.pdf is not None:
-        _write_book(args, made)
+        _write_book(args, request, made)
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _write_book(args: argparse.Namespace, items: list[dict]) -> None:
+def _write_book(args: argparse.Namespace, request: dict, items: list[dict]) -> None:
     from application.books import book
+    from application.packs import title
 
-    title = f"Ricochet Robots: {len(items)} puzzles of {args.min_length if args.length is None else args.length}" \
-            f"{'' if args.length is not None else f' to {args.max_length}'} moves (seed {args.seed})"
-    document = book(items, title, args.paper, args.per_page, not args.no_solutions)
+    document = book(items, title(request), args.paper, args.per_page, not args.no_solutions)
     if args.pdf == "-":
         sys.stdout.buffer.write(document)
         sys.stdout.flush()

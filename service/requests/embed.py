@@ -19,6 +19,14 @@ class EmbedQuery(Strict):
                           metadata={"description": "auto follows the reader's system"})
 
 
+class DailyEmbedQuery(EmbedQuery):
+    """GET /embed/daily: today's puzzle, or a published day's."""
+
+    day = fields.Date(metadata={"description": "a published day (YYYY-MM-DD; default today): its puzzle, with its "
+                                               "length, as /?day= shows it"},
+                      error_messages={"invalid": "must be a date, YYYY-MM-DD"})
+
+
 class EmbedPath(Strict):
     code = code("a puzzle code")
 
@@ -31,8 +39,19 @@ class OEmbedQuery(Strict):
                                      "required": "give the address of a puzzle page of this site"},
                      metadata={"description": "a puzzle page of this site: /, /?day=YYYY-MM-DD, /p/{code} or "
                                               "/embed/..."})
-    maxwidth = fields.Integer(validate=validate.Range(200, 4000, error="must be from 200 to 4000"),
-                              error_messages={"invalid": "must be an integer"})
-    maxheight = fields.Integer(validate=validate.Range(260, 4000, error="must be from 260 to 4000"),
-                               error_messages={"invalid": "must be an integer"})
+    # Any positive size is a fair request (oEmbed: the provider must respect it); one no card fits is a 404.
+    maxwidth = fields.Integer(validate=validate.Range(1, 100_000, error="must be a positive number of pixels"),
+                              error_messages={"invalid": "must be an integer"},
+                              metadata={"description": "the card is at most this wide (it fits from 280 px)"})
+    maxheight = fields.Integer(validate=validate.Range(1, 100_000, error="must be a positive number of pixels"),
+                               error_messages={"invalid": "must be an integer"},
+                               metadata={"description": "the card is at most this high (it fits from 260 px)"})
     format = fields.String(load_default="json", metadata={"description": "json (xml is answered 501, as oEmbed says)"})
+
+
+class ThumbnailQuery(Strict):
+    """GET /embed/{code}/thumbnail.png: the picture's side."""
+
+    size = fields.Integer(load_default=656, validate=validate.Range(16, 656, error="must be from 16 to 656"),
+                          error_messages={"invalid": "must be an integer"},
+                          metadata={"description": "the picture's width and height in px"})

@@ -21,7 +21,9 @@ async function load() {
   const code = location.pathname.replace(/^\/embed\//, "");
   let found, optimal = null, solution, link;
   if (code === "daily") {
-    const day = await api("GET", "/v1/daily");
+    // /embed/daily is today's; ?day=YYYY-MM-DD a published day's (an oEmbed card of /?day=...), its length shown alike.
+    const asked = new URLSearchParams(location.search).get("day");
+    const day = await api("GET", asked ? `/v1/daily/${encodeURIComponent(asked)}` : "/v1/daily");
     found = { ...day.puzzle, code: day.code };
     optimal = day.optimal_length;
     solution = async () => (await api("GET", day.solution_url)).moves;
@@ -65,9 +67,23 @@ async function reveal(solo) {
   await solo.reveal();
 }
 
-// The height the frame needs (its content's, not the frame's own), told whenever it changes.
+// The board takes the height the goal line and the controls leave (embed.css): what they take is
+// measured, so that it holds in every language and at every width.
 const main = document.querySelector("main");
-new ResizeObserver(() => tell("resize", { height: Math.ceil(main.getBoundingClientRect().bottom + 8) })).observe(main);
+const boardBox = $("board");
+function fit() {
+  const body = getComputedStyle(document.body);
+  const chrome = main.getBoundingClientRect().height - boardBox.getBoundingClientRect().height +
+    parseFloat(body.paddingTop) + parseFloat(body.paddingBottom);
+  document.documentElement.style.setProperty("--chrome", `${Math.ceil(chrome)}px`);
+}
+// The height the frame needs (its content's, not the frame's own), told whenever it changes.
+new ResizeObserver(() => {
+  fit();
+  tell("resize", { height: Math.ceil(main.getBoundingClientRect().bottom + 8) });
+}).observe(main);
+for (const part of [$("goal"), $("controls")]) new ResizeObserver(fit).observe(part);
+fit();
 $("how-open").addEventListener("click", () => howToPlay("solo"));
 load().catch((err) => {
   $("goal-text").textContent = problemText(err, "puzzle");

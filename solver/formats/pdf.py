@@ -1,8 +1,12 @@
 """Printable books of puzzles as PDF (reportlab): A4 or Letter, a chosen number
-of puzzles a page, each numbered with its optimal length and grade, the
-solutions at the back.  Boards are vector drawings from the same geometry as
-the SVG pictures (solver/formats/svg.py: cells, walls, targets, paths), and the
-text is set in Bitstream Vera, which reportlab ships and the PDF embeds."""
+of puzzles a page, each numbered with its optimal length and grade and captioned
+with its robot and target, the solutions at the back.  Boards are vector
+drawings from the same geometry as the SVG pictures (solver/formats/svg.py:
+cells, walls, targets, paths), and the text is set in Bitstream Vera, which
+reportlab ships and the PDF embeds.  A club prints in black and white, so
+nothing is told by colour alone: the goal's cell is hatched inside a thick
+black frame, the robot to move wears a black ring, and every robot its
+letter."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ SOLUTION_COLUMNS, SOLUTION_ROWS = 2, 12
 SOLUTIONS_PER_PAGE = SOLUTION_COLUMNS * SOLUTION_ROWS
 PAGE_MARGIN = 36.0  # points: half an inch
 FONT, BOLD = "Vera", "VeraBd"
+TITLE_SIZE, SMALLEST_TITLE = 11.0, 7.0  # points: a long title is set smaller, down to this, then cut
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,7 @@ def book_pdf(items: Sequence[BookItem], title: str, paper: str = "a4", per_page:
     buffer = io.BytesIO()
     c = Canvas(buffer, pagesize=size, invariant=True, pageCompression=1, initialFontName=FONT, initialFontSize=9)
     c.setTitle(title)
+    c.setCreator("ricochet-service")
     c.setAuthor("ricochet-service")
     c.setSubject(f"{len(items)} Ricochet Robots puzzles")
     puzzle_pages = math.ceil(len(items) / per_page)
@@ -76,11 +82,29 @@ def _fonts() -> None:
         pdfmetrics.registerFont(TTFont(BOLD, "VeraBd.ttf"))
 
 
+def unprintable(text: str) -> str:
+    """The characters of `text` the book's font has no glyph for ("" when it prints whole):
+    a title is checked with this where it is given, so that no book shows empty boxes."""
+    _fonts()
+    glyphs = pdfmetrics.getFont(BOLD).face.charToGlyph
+    return "".join(sorted({ch for ch in text if not glyphs.get(ord(ch))}))
+
+
+def _fitted(text: str, font: str, size: float, width: float) -> tuple[str, float]:
+    """`text` in the largest size down to SMALLEST_TITLE that fits `width`; cut with an ellipsis below that."""
+    while size > SMALLEST_TITLE and pdfmetrics.stringWidth(text, font, size) > width:
+        size -= 0.5
+    while pdfmetrics.stringWidth(text, font, size) > width and len(text) > 1:
+        text = text[:-2].rstrip() + "…"
+    return text, size
+
+
 def _frame(c: Canvas, size: tuple[float, float], title: str, page: int, pages: int) -> None:
     width, height = size
     c.setFillColor(HexColor("#222222"))
-    c.setFont(BOLD, 11)
-    c.drawString(PAGE_MARGIN, height - PAGE_MARGIN + 8, title)
+    text, points = _fitted(title, BOLD, TITLE_SIZE, width - 2 * PAGE_MARGIN)
+    c.setFont(BOLD, points)
+    c.drawString(PAGE_MARGIN, height - PAGE_MARGIN + 8, text)
     c.setFont(FONT, 9)
     c.drawRightString(width - PAGE_MARGIN, PAGE_MARGIN - 20, f"page {page} of {pages}")
 
@@ -90,24 +114,52 @@ def caption(item: BookItem) -> str:
     return f"{item.number}. {item.length} {moves}" + (f" · {item.grade}" if item.grade else "")
 
 
+def goal_text(puzzle: Puzzle) -> str:
+    """The puzzle's robot and target in words ("Red robot to the red triangle"): what
+    colour alone told, which black-and-white printing loses."""
+    goal = puzzle.goal
+    if goal.is_vortex:
+        return "Any robot to the vortex"
+    target = f"the {goal.colour} {goal.symbol}" if goal.symbol else "the marked cell"
+    return f"{goal.colour.capitalize()} robot to {target}"
+
+
+def move_lines(moves: Sequence[Move], width: float, size: float) -> list[str]:
+    """The moves ("red N, blue E, ...") broken into lines `width` wide between
+    moves only: a move is never split from its direction."""
+    words = [f"{m.robot} {m.direction}" + ("," if n < len(moves) - 1 else "") for n, m in enumerate(moves)]
+    lines: list[str] = []
+    for word in words:
+        if lines and pdfmetrics.stringWidth(f"{lines[-1]} {word}", FONT, size) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
 def _puzzle_page(c: Canvas, size: tuple[float, float], items: Sequence[BookItem], per_page: int) -> None:
     width, height = size
     columns, rows = GRIDS[per_page]
     cell_w = (width - 2 * PAGE_MARGIN) / columns
     cell_h = (height - 2 * PAGE_MARGIN - 10) / rows
-    label = 26.0
+    large = per_page <= 6
+    label = 38.0 if large else 34.0
     for i, item in enumerate(items):
         x0 = PAGE_MARGIN + (i % columns) * cell_w
         top = height - PAGE_MARGIN - 10 - (i // columns) * cell_h
         side = min(cell_w, cell_h - label) - 12
         x = x0 + (cell_w - side) / 2
         draw_board(c, item.puzzle.board, item.puzzle, x, top - 6, side)
+        middle = x0 + cell_w / 2
         c.setFillColor(HexColor("#222222"))
-        c.setFont(BOLD, 11 if per_page <= 6 else 9)
-        c.drawCentredString(x0 + cell_w / 2, top - side - 19, caption(item))
+        c.setFont(BOLD, 11 if large else 9)
+        c.drawCentredString(middle, top - side - 19, caption(item))
+        goal, points = _fitted(goal_text(item.puzzle), FONT, 9.5 if large else 8, cell_w - 4)
+        c.setFont(FONT, points)
+        c.drawCentredString(middle, top - side - 19 - points - 2, goal)
         c.setFont(FONT, 6.5)
-        c.setFillColor(HexColor("#666666"))
-        c.drawCentredString(x0 + cell_w / 2, top - side - 28, item.code)
+        c.setFillColor(HexColor("#555555"))
+        c.drawCentredString(middle, top - side - 19 - points - 11, item.code)
 
 
 def _solution_page(c: Canvas, size: tuple[float, float], items: Sequence[BookItem]) -> None:
@@ -120,23 +172,17 @@ def _solution_page(c: Canvas, size: tuple[float, float], items: Sequence[BookIte
         c.setFillColor(HexColor("#222222"))
         c.setFont(BOLD, 9)
         c.drawString(x, y, caption(item))
-        text = ", ".join(f"{m.robot} {m.direction}" for m in item.moves)
-        lines, font_size = _wrap(text, col_w - 12, row_h - 14)
+        lines, font_size = _wrap(item.moves, col_w - 12, row_h - 14)
         c.setFont(FONT, font_size)
         for n, line in enumerate(lines):
             c.drawString(x + 8, y - 11 - n * font_size * 1.2, line)
 
 
-def _wrap(text: str, width: float, height: float) -> tuple[list[str], float]:
-    """`text` broken at its commas into lines `width` wide, in the largest size (8 to 4 pt) that fits `height`."""
+def _wrap(moves: Sequence[Move], width: float, height: float) -> tuple[list[str], float]:
+    """The moves in lines `width` wide (broken between moves), in the largest size (8 to 4 pt) that fits `height`."""
     size = 8.0
     while True:
-        lines: list[str] = []
-        for word in text.split(" "):
-            if lines and pdfmetrics.stringWidth(f"{lines[-1]} {word}", FONT, size) <= width:
-                lines[-1] = f"{lines[-1]} {word}"
-            else:
-                lines.append(word)
+        lines = move_lines(moves, width, size)
         if len(lines) * size * 1.2 <= height or size <= 4:
             return lines, size
         size -= 0.5
@@ -174,7 +220,7 @@ def draw_board(c: Canvas, board: Board, puzzle: Puzzle | None, x: float, top: fl
         if moves:
             _paths(c, puzzle, moves)
         for colour, cell in puzzle.robots:
-            _robot(c, cell, colour)
+            _robot(c, cell, colour, active=colour == puzzle.goal.colour)
     c.restoreState()
 
 
@@ -229,10 +275,7 @@ def _target(c: Canvas, cell: tuple[int, int], colour: str | None, symbol: str | 
     cx, cy = (cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL
     r = CELL * 0.3
     if highlight:
-        c.setFillColor(HexColor("#fff7b0"))
-        c.setStrokeColor(HexColor("#ff8c00"))
-        c.setLineWidth(3)
-        c.roundRect(cell[0] * CELL + 2, cell[1] * CELL + 2, CELL - 4, CELL - 4, 4, stroke=1, fill=1)
+        _goal_cell(c, cell)
     if colour is None:
         _vortex(c, cx, cy, r)
     elif symbol is None:
@@ -243,6 +286,24 @@ def _target(c: Canvas, cell: tuple[int, int], colour: str | None, symbol: str | 
         c.setDash()
     else:
         _shape(c, symbol, cx, cy, r, colour)
+
+
+def _goal_cell(c: Canvas, cell: tuple[int, int]) -> None:
+    """The goal's cell as black and white prints it: light, hatched, in a thick black frame."""
+    x, y = cell[0] * CELL, cell[1] * CELL
+    c.setFillColor(HexColor("#fff7b0"))
+    c.setStrokeColor(HexColor("#000000"))
+    c.setLineWidth(4)
+    c.roundRect(x + 2.5, y + 2.5, CELL - 5, CELL - 5, 3, stroke=1, fill=1)
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect(x + 4.5, y + 4.5, CELL - 9, CELL - 9)
+    c.clipPath(clip, stroke=0, fill=0)
+    c.setStrokeColor(HexColor("#000000"))
+    c.setLineWidth(1)
+    for k in range(-CELL, CELL, 6):  # hatching at 45 degrees
+        c.line(x + k, y, x + k + CELL, y + CELL)
+    c.restoreState()
 
 
 def _diagonal(c: Canvas, cell: tuple[int, int], colour: str, orientation: str) -> None:
@@ -268,9 +329,15 @@ def _label(c: Canvas, text: str, cx: float, cy: float, size: float, colour: str)
     c.restoreState()
 
 
-def _robot(c: Canvas, cell: tuple[int, int], colour: str) -> None:
+def _robot(c: Canvas, cell: tuple[int, int], colour: str, active: bool = False) -> None:
+    """A robot with its letter; the one to move ringed in black, white between (told apart without colour)."""
     cx, cy = (cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL
     r = CELL * 0.36
+    if active:
+        c.setFillColor(HexColor("#ffffff"))
+        c.setStrokeColor(HexColor("#000000"))
+        c.setLineWidth(3.5)
+        c.circle(cx, cy, CELL * 0.48, stroke=1, fill=1)
     c.setFillColor(HexColor(FILL[colour]))
     c.setStrokeColor(HexColor(DARK[colour]))
     c.setLineWidth(2.5)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .answers import AnswerStore
-from .base import UNREACHABLE, Client, Sentinels, Unavailable, connect, settle
+from .base import UNREACHABLE, Client, Full, Sentinels, Unavailable, connect, settle
+from .books import BookStore
 from .catalogue import CatalogueStore
 from .days import DayStore
 from .games import GameStore
@@ -40,6 +41,7 @@ class Stores:
         self.packs = PackStore(client, self.answers)
         self.games = GameStore(client)
         self.pools = PoolStore(client)
+        self.books = BookStore(client)
         self.quotas = QuotaStore(client)
         self.keys = KeyStore(client)
         self.ratings = RatingStore(client)
