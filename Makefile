@@ -7,12 +7,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install browser cluster-tools run test lint openapi bench bench-load bench-cluster clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard solver/core/*.[ch])
+# The Python client is a distribution of its own (clients/python), installed editable beside the service
+# for the examples and the tests: its modules are read where they lie, so only its pyproject.toml asks for
+# a new install (built with the setuptools the test extra brings, offline).
+$(STAMP): pyproject.toml setup.py $(wildcard solver/core/*.[ch]) clients/python/pyproject.toml
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	command -v nginx >/dev/null || (apt-get update -qq && apt-get install -y -qq nginx)  # ricochet serve's front
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e clients/python
 	touch $@
 
 install: $(STAMP)

@@ -1,4 +1,5 @@
-"""Check a player's answer: a wrong move, a short answer, and the optimal one."""
+"""Check a player's answer, a short one and the optimal one; with `player`, each attempt is recorded
+(only a first attempt at a puzzle handed without its answer moves the ratings: docs/ratings.md)."""
 
 import os
 
@@ -12,6 +13,7 @@ attempts = {
     "the published solution": solution,
 }
 for name, moves in attempts.items():
-    v = api.verify(today.puzzle, moves)
+    v = api.verify(today.puzzle, moves, player="example-player")  # with a player, the attempt is recorded
+    rated = v.attempt["rated"] if v.attempt else None
     print(f"{name}: legal={v.legal} solved={v.solved} length={v.length} "
-          f"optimal={v.optimal} (optimum {v.optimal_length})")
+          f"optimal={v.optimal} (optimum {v.optimal_length}) rated={rated}")

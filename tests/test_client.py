@@ -1,4 +1,6 @@
-"""The Python client (ricochet_client) against a live HTTP server: real Redis, real worker."""
+"""The Python client (ricochet_client, clients/python, installed editable by
+`make install`) against a live HTTP server: real Redis, real worker.  Its
+built wheel in a venv of its own is tests/test_python_client.py's."""
 
 from __future__ import annotations
 
@@ -6,9 +8,9 @@ import datetime as dt
 import threading
 
 import pytest
+from ricochet_client import Client, InvalidInput, NotFound, RateLimited, Unprocessable, Unreachable
 from werkzeug.serving import make_server
 
-from ricochet_client import Client, InvalidInput, NotFound, Unprocessable, Unreachable
 from service.app import create_app
 from solver.play import daily
 
@@ -31,8 +33,11 @@ def test_daily_solution_hint_and_verify(api):
     hint = api.daily_hint(today.date, 4)
     assert hint.first_move == moves[0] and hint.optimal_length == today.optimal_length
     verdict = api.verify(today.puzzle, moves)
-    assert verdict.solved and verdict.optimal and verdict.optimality == "proven"
+    assert verdict.solved and verdict.optimal and verdict.optimality == "proven" and verdict.attempt is None
     assert not api.verify(today.code, moves[:-1]).solved
+    rated = api.verify(today.code, moves, player="client-ann")
+    assert rated.attempt is not None and "rated" in rated.attempt
+    assert api.player("client-ann")["attempts"] == 1
 
 
 def test_archive_follows_every_page(api):
@@ -82,3 +87,32 @@ def test_a_game_round(api):
     game.bid("ann", 30)
     assert game.state["round"]["bids"][0]["moves"] == 30
     assert game.look()["game"]["version"] == game.state["version"]
+
+
+def test_next_for_a_player_and_the_generated_operations(api):
+    made = api.next("client-bob", solution=False)
+    assert made.solution == [] and made.optimal_length >= 2 and "aim" in made.raw
+    with pytest.raises(NotFound):
+        api.api.get_player_attempts("client-bob")
+    assert api.verify(made.code, [], player="client-bob").attempt is not None
+    reply = api.api.get_player_attempts("client-bob", limit=5)
+    assert reply.status == 200 and reply.data["id"] == "client-bob"
+    assert [a["code"] for a in reply.data["attempts"]] == [made.code]
+    assert api.api.healthz().data == {"status": "ok"}
+    assert api.api.get_puzzle(f"{made.code}.svg").data.startswith("<svg")
+    assert api.last_rate_limit is reply.rate_limit or api.last_rate_limit is not None
+
+
+def test_a_429_carries_its_problem_and_when_to_retry(redis_url, celery_worker):
+    from tests.helpers import served
+
+    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMIT_SEARCH": "2 per minute"})) as base:
+        client = Client(base)
+        with pytest.raises(RateLimited) as e:
+            for _ in range(5):
+                client.random(4, seed="client-429")
+    assert e.value.status == 429 and e.value.problem["status"] == 429 and e.value.kind == "rate-limited"
+    assert e.value.retry_after is not None and e.value.retry_after > 0
+    assert client.last_rate_limit is e.value.rate_limit
+    if e.value.rate_limit.limits:  # RateLimit / RateLimit-Policy (issue 66), read when the server sends them
+        assert e.value.rate_limit.remaining == 0 and e.value.rate_limit.tightest.quota == 2

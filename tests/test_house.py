@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE = ("service", "application", "workers", "solver", "ricochet_client", "bench")
+CODE = ("service", "application", "workers", "solver", "clients/python", "bench")
 VIEW_LINES, FUNCTION_LINES = 30, 60
 
 
