@@ -23,6 +23,7 @@ from workers.stores.jobs import OPEN, JobState
 
 from . import Context, jobs, ratings
 from .problems import Problem, echo
+from .ratings.rounds import packed
 from .running import watching
 from .solving import Queued
 
@@ -164,6 +165,7 @@ def plan(ctx: Context, job_id: str) -> int:
     planned = plan_for(request, ctx.pools)
     from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
     stores.packs.save_items(job_id, from_pools, [(variety_key(made), i) for i, made in from_pools])
+    packed(stores, job.get("askers", []), [made for _, made in from_pools])  # answers shown to whoever asked
     by_size: dict[int, list[tuple[int, int]]] = {}
     for p in planned:
         if not p.drawn:
@@ -188,7 +190,7 @@ def make_chunk(ctx: Context, job_id: str, items: list[list[int]]) -> int:
     key = str(items[0][0])
     stores.packs.chunk_beat(job_id, key)
     with watching(stores, job_id, beat=lambda: stores.packs.chunk_beat(job_id, key)) as cancel:
-        made = _search_items(ctx, job_id, job["request"], items, cancel)
+        made = _search_items(ctx, job_id, job, items, cancel)
     stores.packs.chunk_done(job_id, key)
     return made
 
@@ -198,9 +200,9 @@ def chunk_received(ctx: Context, job_id: str, items: list[list[int]]) -> None:
     ctx.required_stores().packs.chunk_beat(job_id, str(items[0][0]))
 
 
-def _search_items(ctx: Context, job_id: str, request: dict[str, Any], items: list[list[int]],
+def _search_items(ctx: Context, job_id: str, job: dict[str, Any], items: list[list[int]],
                   cancel: Cancel) -> int:
-    stores = ctx.required_stores()
+    stores, request = ctx.required_stores(), job["request"]
 
     def claim(key: str, index: int) -> bool:
         return stores.packs.claim_variety(job_id, key, index)
@@ -218,6 +220,7 @@ def _search_items(ctx: Context, job_id: str, request: dict[str, Any], items: lis
             stores.packs.save_failure(job_id, index, found)
         else:
             stores.packs.save_items(job_id, [(index, found)], [])
+            packed(stores, job.get("askers", []), [found])
             made += 1
         settle(stores, job_id, request)
     return made

@@ -15,6 +15,8 @@ from solver.play.game import MAX_PLAYERS, options_from_json
 from . import Context, games
 from .problems import Problem, echo
 
+SEAT = "0" * 64  # a seat as the room keeps it: its token's hash (and its name)
+
 
 def _rooms(ctx: Context) -> Any:
     if ctx.stores is None:
@@ -35,12 +37,14 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
         raise e if e.field.startswith("options") else e.within("options") from None
     if body["board"] not in games.KEYWORDS:
         real_board(body["board"])  # raises InvalidInput("board", ...) for a bad spec
+    games.within_budget(ctx)
     token = secrets.token_urlsafe(24)
     for _ in range(5):
         state = {"id": secrets.token_urlsafe(9), "version": 1, "created": now, "host": body["name"],
                  "players": [body["name"]], "board": body["board"], "options": options, "seed": body.get("seed"),
                  "game": None}
         if _rooms(ctx).create(state, body["name"], token):
+            games.charge(ctx, games.stored_size(state, SEAT, body["name"], keys=2))
             return public(state), token
     raise RuntimeError("no free room id in five draws")
 
@@ -48,7 +52,8 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
 def _state(ctx: Context, rid: str) -> dict[str, Any]:
     state = _rooms(ctx).get(rid)
     if state is None:
-        raise Problem("not-found", f"no room {echo(rid)!r}: rooms are kept a day, or a week after their game starts")
+        raise Problem("not-found", f"no room {echo(rid)!r}: rooms are kept six hours after their last seat is "
+                      "taken, two days once their game starts")
     return state
 
 
@@ -57,7 +62,8 @@ def get(ctx: Context, rid: str) -> dict[str, Any]:
 
 
 def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
-    """Seat a new player by name: their token."""
+    """Seat a new player by name: their token (the seat charged to the caller's day)."""
+    games.within_budget(ctx)
     token = secrets.token_urlsafe(24)
 
     def seat(state: dict[str, Any]) -> None:
@@ -73,6 +79,7 @@ def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
     state, _ = _rooms(ctx).update(rid, seat, token=(token, name))
     if state is None:
         _state(ctx, rid)  # raises not-found
+    games.charge(ctx, games.stored_size(SEAT, name, name))  # the seat, and the name in the room's players
     return public(state), token
 
 
@@ -94,6 +101,7 @@ def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any
         raise Problem("forbidden", f"only the host ({before['host']}) starts the game")
     if before["game"] is not None:
         raise Problem("conflict", "the game in this room has started")
+    games.within_budget(ctx)  # the game is the host's to pay for
     stores = _rooms(ctx)
     body = {"players": before["players"], "board": before["board"], "options": before["options"],
             "seed": before["seed"]}

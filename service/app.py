@@ -104,7 +104,8 @@ def _config(settings: Settings) -> dict[str, Any]:
         **limits.PLACES,
         TRUSTED_PROXIES=settings.trusted_proxies,
         PUBLIC_URL=settings.public_url,
-        QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves},
+        QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves,
+                "state_bytes_a_day": settings.address_state_kb << 10},
         MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
         WEBHOOKS_ALLOW_PRIVATE=settings.webhooks_allow_private == "on",
     )

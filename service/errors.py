@@ -122,8 +122,9 @@ def register(app: Flask) -> None:
 
     def _redis_down(e: Exception) -> Response:
         log.warning("redis unavailable: %s", e)
-        response = problem_response("unavailable", "the store is unreachable; retry shortly")
-        response.headers["Retry-After"] = "5"
+        # The stores' Unavailable says which (unreachable, or full); the broker's errors are an outage.
+        response = problem_response("unavailable", getattr(e, "detail", "the store is unreachable; retry shortly"))
+        response.headers["Retry-After"] = str(getattr(e, "retry_after", 5))
         return response
 
     for unreachable in UNAVAILABLE:  # the stores' Unavailable, and the broker's client noticing first

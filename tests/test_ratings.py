@@ -658,3 +658,35 @@ def test_a_round_handed_by_next_is_its_players_and_another_player_spoils_it(redi
     assert rounds.attempt(who, h, "ada") == (True, False)
     assert rounds.attempt(who, h, "mallory") == (True, True)
     assert rounds.attempt(who, h, "") == (True, True)
+
+
+def test_a_packs_items_are_answers_shown_to_the_client_that_made_it(client, redis_url, celery_worker):
+    """Issue 67: a pack of 1,000 pool puzzles hands every answer; 169 random draws
+    without the answer met 25 of them, and 24 rated wins took a player from 1500
+    to 2458.  Now a pack's items count as shown to the client that made it: a
+    round on one of them is unrated for it, with the reason, and rated for another."""
+    from application.ratings.finisher import PACKED
+    from tests.helpers import wait_for_job
+
+    maker, other = _at(f"10.67.3.{uuid.uuid4().int % 250}"), _at("10.67.4.1")
+    asked = client.post("/v1/packs", json={"count": 1000, "min_length": 8, "max_length": 8, "seed": uuid.uuid4().hex},
+                        environ_base=maker)
+    assert asked.status_code == 202, asked.json
+    job = wait_for_job(client, asked.headers["Location"])
+    assert job["state"] == "succeeded", job
+    codes = {i["code"] for i in client.get(f"/v1/packs/{job['result']['pack_id']}", environ_base=maker).json["puzzles"]}
+    assert len(codes) == 1000
+    # Draw without the answer, as the issue did, until a draw is one of the pack's.
+    for _ in range(400):
+        seed = f"packed-{uuid.uuid4().hex}"
+        code = _random(client, 8, seed, solution=False, env=maker)["code"]
+        if code in codes:
+            break
+    else:
+        pytest.fail("400 draws of 8-move puzzles met none of a pack of 1,000")
+    won = _try(client, code, _answer(code), "p" + uuid.uuid4().hex[:8], maker)["attempt"]
+    assert won["rated"] is False and won["reason"] == PACKED and "pack" in won["reason"], won
+    assert won["player"]["change"] == 0.0
+    # The same draw by a client that made no pack is rated: the pack, and nothing else, spoiled it.
+    assert _random(client, 8, seed, solution=False, env=other)["code"] == code
+    assert _try(client, code, _answer(code), "q" + uuid.uuid4().hex[:8], other)["attempt"]["rated"] is True

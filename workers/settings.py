@@ -155,6 +155,9 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "Tasks the pack queue may hold before new packs are refused (503, Retry-After)."),
     Setting("RICOCHET_GAME_STREAMS", "4", "a whole number from 0 to 1000", _number(int, 0, 1000),
             "Game event streams one web process serves at once; beyond, 503 (clients poll instead)."),
+    Setting("RICOCHET_ADDRESS_STATE_KB", "4096", "KiB, a whole number from 1 to 10**7", _number(int, 1, 10**7),
+            "Games and rooms (their state, events and seats, as JSON) one address without an API key may add to "
+            "Redis a day (UTC); beyond, creating, joining and playing answer 429 until midnight."),
     Setting("RICOCHET_PUBLIC_URL", "", "http(s)://HOST[:PORT] with no path, or empty", _public_url,
             "The address people reach the site at: the absolute links of pages' Open Graph tags, oEmbed cards and "
             "Link headers use it, whatever Host a request names (empty: the request's own Host, as a front "
@@ -223,6 +226,7 @@ class Settings:
     max_queued_solves: int = _field("RICOCHET_MAX_QUEUED_SOLVES")
     max_queued_packs: int = _field("RICOCHET_MAX_QUEUED_PACKS")
     game_streams: int = _field("RICOCHET_GAME_STREAMS")
+    address_state_kb: int = _field("RICOCHET_ADDRESS_STATE_KB")
     public_url: str = _field("RICOCHET_PUBLIC_URL")
     trusted_proxies: int = _field("RICOCHET_TRUSTED_PROXIES")
     visibility_timeout: int = _field("RICOCHET_VISIBILITY_TIMEOUT")

@@ -15,7 +15,7 @@ from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
 from .players import NEW_PLAYERS_A_DAY, admitted, rating_of, scope, solved_daily
-from .rounds import answers_for_its_players, clients, is_today, reveal
+from .rounds import answers_for_its_players, clients, is_today, made_a_pack_with, reveal
 from .themes import puzzle_prior, shown
 
 # A player whose rating deviation is at most this (about 13 rated attempts from a
@@ -28,19 +28,25 @@ NOT_FIRST = "not the player's first attempt at this puzzle"
 SHOWN = ("this client was shown the puzzle's answer (a solution, every solution, the last hint, a solve, or a "
          "picture with the solution, its API key's or its address's, within 48 hours before or during the round) or "
          "checked it (a verify without a player, or of another player than the round's first)")
+PACKED = ("this client made a pack holding this puzzle (POST /v1/packs hands every item with its answer, its API "
+          "key's or its address's, within the week the pack is kept): its answers count as shown")
 LATE = f"answered after the round closed ({ROUND_SECONDS // 3600} hours after the puzzle was handed)"
 NOT_HANDED = ("the puzzle was not handed to this client without its answer within the last "
               f"{ROUND_SECONDS // 3600} hours: attempts are rated at puzzles from GET /v1/puzzles/next?solution=false, "
               "GET /v1/puzzles/random?solution=false and GET /v1/daily")
 
 
-def unrated_because(played: str | None, opened: bool, was_shown: bool, now: float) -> str | None:
+def unrated_because(played: str | None, opened: bool, was_shown: bool, now: float,
+                    packed: bool = False) -> str | None:
     """Why an attempt moves no rating, or None when it does: it must be the
     player's first at the puzzle (`played` is what the player was handed or tried
     of it), in a round (handed to the player by /next within ROUND_SECONDS, or
-    to the client: `opened`), and the client not shown the answer meanwhile."""
+    to the client: `opened`), and the client not shown the answer meanwhile
+    (`packed`: by a pack it made)."""
     if played == "tried":
         return NOT_FIRST
+    if packed:
+        return PACKED
     if was_shown or played == "shown":
         return SHOWN
     if played is not None and played.startswith("open:"):
@@ -85,11 +91,12 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
     own = played is not None and played.startswith("open:")  # handed to this player by /next: its own round
     claim = "" if own or answers_for_its_players(ctx) else player_id  # who claims the round, if anyone
     opened, was_shown = stores.rounds.attempt(clients(ctx), h, claim)
+    packed = was_shown and made_a_pack_with(ctx, p)  # which answer shown, for the reason
     line = {"code": p.code(), "won": won, "length": verdict["length"], "optimal_length": verdict["optimal_length"],
             "t": round(now, 3)}
 
     def decide(standing: Standing) -> Decision:
-        reason = unrated_because(standing.played, opened, was_shown, now)
+        reason = unrated_because(standing.played, opened, was_shown, now, packed)
         if reason is not None:
             return Decision(False, standing.player, history={**line, "rated": False, "reason": reason,
                                                              "rating": round(standing.player.value, 1), "change": 0.0},

@@ -6,8 +6,12 @@ first player's attempt.  Only an attempt in an unspoiled round moves ratings
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from solver.model.puzzle import Puzzle
 from solver.play import daily
+from workers.stores import Stores
 
 from .. import Context
 
@@ -31,6 +35,18 @@ def reveal(ctx: Context, p: Puzzle) -> None:
     `p` are not rated, in a round open now or opened within SHOWN_SECONDS."""
     if ctx.stores is not None:
         ctx.stores.rounds.show(clients(ctx), p.content_hash())
+
+
+def packed(stores: Stores, askers: Iterable[str], items: Iterable[dict[str, Any]]) -> None:
+    """A pack's items were made with their answers for `askers` (the clients that
+    asked for the pack): each counts as shown to them, as a solution read does,
+    so their rounds on it are not rated while the pack is kept (a week)."""
+    stores.rounds.pack(askers, [Puzzle.from_code(item["code"]).content_hash() for item in items])
+
+
+def made_a_pack_with(ctx: Context, p: Puzzle) -> bool:
+    """Whether the client (its key or its address) made a pack holding `p`."""
+    return ctx.stores is not None and ctx.stores.rounds.packed(clients(ctx), p.content_hash())
 
 
 def answers_for_its_players(ctx: Context) -> bool:

@@ -27,7 +27,9 @@ from .rounds import RoundStore
 from .slots import SlotStore
 from .webhooks import WebhookStore
 
-__all__ = ["JOB_STATES", "UNREACHABLE", "Sentinels", "Stores", "Unavailable"]
+PROBE = "ricochet:ready"  # the readiness probe's write (a byte, gone in 10 s)
+
+__all__ = ["JOB_STATES", "UNREACHABLE", "Full", "Sentinels", "Stores", "Unavailable"]
 
 
 class Stores:
@@ -69,8 +71,10 @@ class Stores:
         return settle(self.redis, replicas, milliseconds)
 
     def ping(self) -> None:
-        """Raises Unavailable when Redis cannot be reached."""
-        self.redis.ping()
+        """Raises Unavailable when Redis cannot be reached, and Full when it refuses
+        writes for memory: a write is the probe (a Redis at maxmemory answers PING
+        and every read, and refuses what the service does, a write)."""
+        self.redis.set(PROBE, 1, px=10_000)
 
     def queued(self, queue: str) -> int:
         """Messages waiting in a Celery queue (the Redis list kombu keeps per queue and priority)."""

@@ -21,12 +21,33 @@ from redis.sentinel import Sentinel
 FORMAT = 1   # the version every stored JSON value carries ("v")
 PATIENCE = 75  # a patient client's retries of one command (backoff to 5 s: about 6 minutes)
 # A Redis at its maxmemory with the noeviction policy refuses writes (OOM) until
-# expiries free room: a write then fails as an outage does (503, or retried by a patient client).
-_DOWN = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError)
+# expiries free room: a write then fails as an outage does (503, or retried by a
+# patient client).  A transaction whose EXEC itself is refused (memory crossed
+# maxmemory after its commands were queued, or the server turned replica) is
+# discarded whole: EXECABORT, nothing written, so it is refused alike.
+_DOWN = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError, redis.exceptions.ExecAbortError)
 
 
 class Unavailable(Exception):
     """The store cannot be reached now; retry shortly."""
+
+    detail = "the store is unreachable; retry shortly"
+    retry_after = 5  # seconds
+
+
+class Full(Unavailable):
+    """The store is at its maxmemory and refuses writes until expiries free room."""
+
+    detail = ("the store is full (Redis is at its maxmemory and refuses writes until kept things expire); "
+              "retry later")
+    retry_after = 60
+
+
+def refused(e: Exception) -> Unavailable:
+    """The store's error for a Redis error of _DOWN: Full when it was memory
+    (OOM, or a transaction discarded for it), else Unavailable."""
+    full = isinstance(e, redis.exceptions.OutOfMemoryError) or "OOM" in str(e)
+    return (Full if full else Unavailable)(str(e))
 
 
 # Redis or the broker cannot be reached, whichever part noticed first (the
@@ -39,23 +60,23 @@ class _Pipeline(Pipeline):
         try:
             return super().execute(raise_on_error)
         except _DOWN as e:
-            raise Unavailable(str(e)) from e
+            raise refused(e) from e
 
     def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
         try:
             return super().immediate_execute_command(*args, **options)
         except _DOWN as e:
-            raise Unavailable(str(e)) from e
+            raise refused(e) from e
 
 
 class Client(redis.Redis):
-    """redis.Redis whose outages surface as Unavailable."""
+    """redis.Redis whose outages surface as Unavailable (Full when Redis refuses writes for memory)."""
 
     def execute_command(self, *args: Any, **options: Any) -> Any:
         try:
             return super().execute_command(*args, **options)
         except _DOWN as e:
-            raise Unavailable(str(e)) from e
+            raise refused(e) from e
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> _Pipeline:
         return _Pipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)

@@ -1,16 +1,20 @@
 """Games: one JSON state (`game:<id>`), a list of events (`game:<id>:events`),
 player tokens, hashed (`game:<id>:tokens`), and the claim on solving a round
-(`game:<id>:rating:<round>`)."""
+(`game:<id>:rating:<round>`), all kept GAME_TTL after the game's last change;
+and what each address added to games and rooms a day (`stored:<client>:<day>`,
+bytes of JSON, kept two days), which application/games.py bounds."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from typing import Any
 
 from .base import Client, dump, optimistic
 
-GAME_TTL = 7 * 24 * 3600     # games: a week after their last change
+DAY = 24 * 3600
+GAME_TTL = 2 * DAY  # games: two days after their last change (an idle game is not kept for a week)
 
 
 class GameStore:
@@ -62,9 +66,24 @@ class GameStore:
     def events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
         return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]
 
+    def stored_today(self, client: str) -> int:
+        """Bytes of games and rooms `client` added today (UTC)."""
+        return int(self.redis.get(_stored(client)) or 0)
+
+    def charge(self, client: str, size: int) -> int:
+        """Count `size` bytes more that `client` added today: its total."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.incrby(_stored(client), size)
+            pipe.expire(_stored(client), 2 * DAY)
+            return int(pipe.execute()[0])
+
     def claim_round_rating(self, gid: str, number: int, seconds: int) -> bool:
         """Whether this process is the one to solve round `number` (for `seconds`)."""
         return bool(self.redis.set(f"game:{gid}:rating:{number}", 1, nx=True, ex=seconds))
+
+
+def _stored(client: str) -> str:
+    return f"stored:{client}:{time.strftime('%Y-%m-%d', time.gmtime())}"
 
 
 def token_hash(token: str) -> str:

@@ -1,6 +1,7 @@
 """Rooms: where players gather by a shared link before a game starts.  One JSON
-state (`room:<id>`) and the seats' tokens, hashed (`room:<id>:tokens`).  A
-seat's token is also its token in the room's game, so a browser keeps one."""
+state (`room:<id>`) and the seats' tokens, hashed (`room:<id>:tokens`), both
+expiring ROOM_TTL after the last change (GAME_TTL once started).  A seat's
+token is also its token in the room's game, so a browser keeps one."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from .base import Client, dump, optimistic
 from .games import GAME_TTL, token_hash
 
-ROOM_TTL = 24 * 3600  # a room nobody started is kept a day; a started one as long as its game
+ROOM_TTL = 6 * 3600  # a room nobody started: six hours after its last seat taken; a started one as its game
 
 
 class RoomStore:
