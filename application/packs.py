@@ -91,7 +91,6 @@ def _replay(ctx: Context, job_id: str, same: bool) -> Queued:
     return Queued(job)
 
 
-def pairs(items: list[dict[str, Any]]) -> int:
 def title(request: dict[str, Any]) -> str:
     """The pack's title: the one given at its creation, else what it holds in words
     ("Ricochet Robots — 24 puzzles, 10–12 moves"), never its id."""
@@ -102,6 +101,7 @@ def title(request: dict[str, Any]) -> str:
     return f"Ricochet Robots — {count} puzzle{'s' if count != 1 else ''}, {lengths}"
 
 
+def pairs(items: list[dict[str, Any]]) -> int:
     """How many (board, target) pairs a pack's puzzles are spread over."""
     return len({(i["board"] if isinstance(i["board"], str) else json.dumps(i["board"], sort_keys=True),
                  Puzzle.from_code(i["code"]).goal.cell) for i in items})
@@ -110,13 +110,13 @@ def title(request: dict[str, Any]) -> str:
 def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The pack's job and its puzzles in order (those made so far unless
     `finished`); not found, not ready (still running, failed, cancelled) or gone."""
-    stores = ctx.required_stores()
     job = read_job(ctx, pack_id, finished)
     return job, described(ctx, ctx.required_stores().packs.items(pack_id, job["request"]["count"]))
 
 
 def read_job(ctx: Context, pack_id: str, finished: bool = True) -> dict[str, Any]:
     """The pack's job, as `read` checks it (without reading its puzzles)."""
+    stores = ctx.required_stores()
     job = stores.jobs.get(pack_id) if len(pack_id) <= jobs.MAX_ID else None
     if job is None or job["kind"] != "pack":
         raise Problem("not-found", f"no pack {echo(pack_id)!r}: packs are kept for a week")
