@@ -100,6 +100,18 @@ def _children(pid: int) -> list[tuple[int, bytes]]:
     return found
 
 
+def _processes() -> list[tuple[int, bytes]]:
+    """Every process, with its command line."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                found.append((int(entry.name), (entry / "cmdline").read_bytes()))
+            except OSError:
+                continue
+    return found
+
+
 def _descendants(pid: int) -> dict[int, bytes]:
     """Every process below `pid`, with its command line."""
     found: dict[int, bytes] = {}
@@ -203,7 +215,8 @@ def test_kill_9_of_ricochet_serve_leaves_nothing_of_its_stack(tmp_path):
         started = time.monotonic()
         done = _ricochet_serve(free_port(), tmp_path)
         assert done.returncode == 1 and time.monotonic() - started < 10, done.stderr
-        assert f"another `ricochet serve` (pid {serve.pid}, " in done.stderr and str(tmp_path) in done.stderr
+        assert f"another `ricochet serve` (pid {serve.pid}, {base}) is running from the instance folder {tmp_path}" \
+            in done.stderr, done.stderr
 
         for _ in range(3):
             _get(base + "/v1/boards")
@@ -223,6 +236,8 @@ def test_kill_9_of_ricochet_serve_leaves_nothing_of_its_stack(tmp_path):
         while left := [p for p, cmdline in stack.items() if _alive(p, cmdline)]:
             assert time.monotonic() < deadline, [stack[p][:80] for p in left]
             time.sleep(0.2)
+        named = [c for p, c in _processes() if str(tmp_path).encode() in c and _alive(p, c)]
+        assert named == []  # nor anything else naming the instance (nginx's, the beat's command lines)
         for port in ports:
             with pytest.raises(ConnectionRefusedError):
                 socket.create_connection(("127.0.0.1", port), timeout=2).close()
