@@ -239,3 +239,56 @@ def test_the_client_reads_no_service_module():
             if isinstance(node, ast.Import):
                 assert all(a.name.partition(".")[0] in sys.stdlib_module_names for a in node.names), path
     assert "dependencies = []" in (CLIENT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+class _SlowJob(BaseHTTPRequestHandler):
+    """A job that runs for two polls, asking each time to be polled no sooner than in 1 s."""
+
+    polls: list[float] = []
+    paths: list[str] = []
+
+    def do_GET(self) -> None:
+        self.polls.append(time.monotonic())
+        self.paths.append(self.path)
+        state = "succeeded" if len(self.polls) > 2 else "running"
+        reply = json.dumps({"id": "j1", "kind": "solve", "state": state, "progress": 0.5}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Retry-After", "1")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_job_is_polled_no_sooner_than_retry_after_at_its_location():
+    from ricochet_client import Client
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowJob)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        job = Client(f"http://127.0.0.1:{server.server_port}").job("j1")
+        job.location = "/elsewhere/j1"  # as a 202's Location names it
+        job.wait(every=0.01, timeout=30)
+    finally:
+        server.shutdown()
+    assert job.state == "succeeded" and _SlowJob.paths == ["/v1/jobs/j1", "/elsewhere/j1", "/elsewhere/j1"]
+    gaps = [b - a for a, b in zip(_SlowJob.polls, _SlowJob.polls[1:])]
+    assert all(gap >= 0.9 for gap in gaps), gaps  # every=0.01 alone would poll a hundred times a second
+
+
+def test_the_limits_in_either_draft_form():
+    from ricochet_client import RateLimit
+
+    named = RateLimit.from_headers({"RateLimit-Policy": '"burst";q=100;w=60, "day";q=1000;w=86400',
+                                    "RateLimit": '"burst";r=50;t=30, "day";r=7;t=100',
+                                    "X-Quota-Kind": "packs", "X-Quota-Limit": "100", "X-Quota-Remaining": "0",
+                                    "X-Quota-Reset": "1795000000", "Retry-After": "3374"})
+    assert (named.tightest.policy, named.remaining, named.reset, named.tightest.quota) == ("day", 7, 100.0, 1000)
+    assert named.quota.remaining == 0 and named.quota.kind == "packs" and named.retry_after == 3374
+    older = RateLimit.from_headers({"RateLimit-Policy": "10;w=1, 50;w=60",
+                                    "RateLimit": "limit=10, remaining=9, reset=1"})
+    assert older.limits[0].quota == 10 and older.limits[0].window == 1 and older.remaining == 9
+    assert RateLimit.from_headers({"RateLimit": "not a structured field ("}).limits == ()
