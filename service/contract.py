@@ -13,6 +13,7 @@ tests/test_openapi.py fails when the committed file is not the generated one.
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -163,12 +164,50 @@ def build(app: Flask | None = None) -> dict[str, Any]:
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
     document["security"] = [{}, {"apiKey": []}]  # anonymous (by address), or an issued key
+    document["webhooks"] = webhooks()
     return document
+
+
+# What each event is sent for (docs/webhooks.md): the contract's `webhooks` section, one POST per event.
+EVENTS = {
+    "job.succeeded": "A pack or a queued solve this key queued (while it had a webhook) succeeded",
+    "job.failed": "A pack or a queued solve this key queued (while it had a webhook) failed",
+    "day.published": "A daily puzzle was published (00:00 UTC), to the endpoints that want it then",
+    "webhook.test": "POST /v1/webhooks/{id}/test: sent to that endpoint whatever its events",
+    "webhook.disabled": "Another endpoint of this key was disabled (it answered 410, or no attempt succeeded for "
+                        "RICOCHET_WEBHOOKS_DISABLE_AFTER): sent to the key's other enabled endpoints whatever their "
+                        "events",
+}
+WEBHOOK_HEADERS = [
+    {"name": "webhook-id", "in": "header", "required": True, "schema": {"type": "string"},
+     "description": "the message's id: the same on every attempt and replay (deduplicate by it)"},
+    {"name": "webhook-timestamp", "in": "header", "required": True, "schema": {"type": "integer"},
+     "description": "the attempt's time, whole seconds since the epoch"},
+    {"name": "webhook-signature", "in": "header", "required": True, "schema": {"type": "string"},
+     "description": "v1, and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a "
+                    "rotation's overlap two, separated by a space"},
+]
+
+
+def webhooks() -> dict[str, Any]:
+    """OpenAPI 3.1's top-level `webhooks`: every event the service POSTs, its body a component (shapes.EVENT_SHAPES)."""
+    if set(EVENTS) != set(shapes.EVENT_SHAPES):
+        raise ValueError(f"events described and shaped differ: {sorted(set(EVENTS) ^ set(shapes.EVENT_SHAPES))}")
+    return {name: {"post": {
+        "operationId": "on" + "".join(part.title() for part in re.split(r"[._]", name)),
+        "summary": EVENTS[name], "tags": ["webhooks"], "parameters": copy.deepcopy(WEBHOOK_HEADERS),
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": f"#/components/schemas/{shape.__name__}"}}}},
+        "responses": {"2XX": {"description": "Received: the delivery succeeded"},
+                      "410": {"description": "Gone: the endpoint is disabled, nothing more is sent to it"},
+                      "429": {"description": "Retried after Retry-After (seconds or an HTTP date), at most an hour"},
+                      "default": {"description": "Retried on the schedule (docs/webhooks.md)"}}}}
+        for name, shape in shapes.EVENT_SHAPES.items()}
 
 
 def render(document: dict[str, Any]) -> str:
     """The document as YAML, `openapi` first (clients sniff it) and then the rest in reading order."""
-    order = ("openapi", "info", "servers", "tags", "security", "paths", "components")
+    order = ("openapi", "info", "servers", "tags", "security", "paths", "webhooks", "components")
     ordered = {k: document[k] for k in order if k in document} | document
     head, rest = yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110).split("\n", 1)
     return f"{head}\n{GENERATED}{rest}"

@@ -24,8 +24,9 @@ from solver.play.game import Scoring, TieBreak
 from solver.production.difficulty import GRADES
 from solver.production.themes import THEMES
 from solver.search.solution import STATUSES
+from workers.webhooks import ALL_EVENTS as ALL_WEBHOOK_EVENTS
+from workers.webhooks import DISABLED_EVENT, TEST_EVENT
 from workers.webhooks import EVENTS as WEBHOOK_EVENTS
-from workers.webhooks import TEST_EVENT
 
 from .errors import KINDS
 
@@ -599,16 +600,38 @@ class OEmbed(Shape):
 # -- webhooks (docs/webhooks.md) -------------------------------------------------------------
 
 
+class WebhookDisabled(Shape):
+    reason = fields.String(required=True, metadata={"description": "why: the receiver answered 410, no attempt "
+                                                                   "succeeded for days, its key was revoked, ..."})
+    at = fields.Float(required=True, metadata={"description": "when (seconds since the epoch)"})
+
+
 class Webhook(Shape):
     id = fields.String(required=True, metadata={"description": "wh_ and 32 hex digits"})
     url = fields.String(required=True)
     events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_EVENTS)), required=True)
     created = fields.Float(required=True, metadata={"description": "seconds since the epoch"})
+    enabled = fields.Boolean(required=True, metadata={"description": "false: nothing is sent to it until it is "
+                                                                     "enabled again (PATCH enabled true)"})
+    disabled = fields.Nested(WebhookDisabled, allow_none=True, required=True,
+                             metadata={"description": "why and when it was disabled (null: enabled)"})
+    failing_since = fields.Float(allow_none=True, required=True, metadata={
+        "description": "when its attempts began failing, none succeeding since (null: the last succeeded)"})
+    previous_secret_expires = fields.Float(allow_none=True, required=True, metadata={
+        "description": "after a rotation, until when the previous secret still signs beside the new one"})
 
 
 class NewWebhook(Webhook):
     secret = fields.String(required=True, metadata={
         "description": "the signing secret, whsec_ and base64 (Standard Webhooks): shown only now, keep it"})
+
+
+class RotatedSecret(Shape):
+    id = fields.String(required=True)
+    secret = fields.String(required=True, metadata={
+        "description": "the new signing secret: shown only now, keep it"})
+    previous_secret_expires = fields.Float(required=True, metadata={
+        "description": "until when the previous secret signs too (deliveries carry both signatures)"})
 
 
 class Webhooks(Shape):
@@ -621,24 +644,77 @@ class DeliveryAttempt(Shape):
     error = fields.String(allow_none=True, required=True, metadata={"description": "why it failed (null: it "
                                                                                     "succeeded)"})
     duration_ms = fields.Integer(required=True)
+    retry_after = fields.Float(allow_none=True, metadata={
+        "description": "the receiver's Retry-After (429, 503) in seconds, as honoured (at most an hour)"})
 
 
-class WebhookEvent(Open):
-    type = fields.String(required=True)
-    timestamp = fields.String(required=True)
-    data = fields.Dict(required=True)
+class JobEventData(Shape):
+    id = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["pack", "solve"]))
+    state = fields.String(required=True, validate=validate.OneOf(["succeeded", "failed"]))
+    created = fields.Float(required=True)
+    finished = fields.Float(allow_none=True, required=True)
+    error = fields.String(allow_none=True, required=True)
+    job_url = fields.String(required=True, metadata={"description": "relative to the API's base URL"})
+    pack_url = fields.String(metadata={"description": "a pack's"})
+    made = fields.Integer(metadata={"description": "a pack's items made"})
+    failed = fields.Integer(metadata={"description": "a pack's items that failed"})
+    status = fields.String(allow_none=True, metadata={"description": "a solve's"})
+    optimal_length = fields.Integer(allow_none=True, metadata={"description": "a solve's"})
+    code = fields.String(allow_none=True, metadata={"description": "a solve's puzzle code"})
+
+
+class DayEventData(Shape):
+    date = fields.String(required=True)
+    number = fields.Integer(required=True)
+    code = fields.String(required=True)
+    optimal_length = fields.Integer(required=True)
+    grade = fields.String(allow_none=True, required=True)
+    url = fields.String(required=True)
+
+
+class TestEventData(Shape):
+    webhook = fields.String(required=True)
+    url = fields.String(required=True)
+    note = fields.String(required=True)
+
+
+class DisabledEventData(Shape):
+    webhook = fields.String(required=True, metadata={"description": "the endpoint disabled (another of the key's)"})
+    url = fields.String(required=True)
+    reason = fields.String(required=True)
+    disabled_at = fields.String(required=True, metadata={"description": "ISO 8601 UTC"})
+    failing_since = fields.String(allow_none=True, required=True, metadata={"description": "ISO 8601 UTC"})
+
+
+def _event(name: str, data: type[Shape], when: str) -> type[Shape]:
+    """The body an event POSTs (Standard Webhooks' {type, timestamp, data})."""
+    return type(name, (Shape,), {
+        "type": fields.String(required=True, validate=validate.OneOf([when])),
+        "timestamp": fields.String(required=True, metadata={"description": "ISO 8601 UTC: when it happened"}),
+        "data": fields.Nested(data, required=True)})
+
+
+# Every event, the body each POSTs: openapi.yaml's `webhooks` section (service/contract.py).
+EVENT_SHAPES: dict[str, type[Shape]] = {
+    "job.succeeded": _event("JobSucceededEvent", JobEventData, "job.succeeded"),
+    "job.failed": _event("JobFailedEvent", JobEventData, "job.failed"),
+    "day.published": _event("DayPublishedEvent", DayEventData, "day.published"),
+    TEST_EVENT: _event("WebhookTestEvent", TestEventData, TEST_EVENT),
+    DISABLED_EVENT: _event("WebhookDisabledEvent", DisabledEventData, DISABLED_EVENT),
+}
 
 
 class Delivery(Shape):
     id = fields.String(required=True, metadata={"description": "the message's id: webhook-id on every attempt"})
     webhook = fields.String(required=True)
-    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_EVENTS, TEST_EVENT]))
+    type = fields.String(required=True, validate=validate.OneOf(ALL_WEBHOOK_EVENTS))
     state = fields.String(required=True, validate=validate.OneOf(["pending", "succeeded", "failed"]))
     created = fields.Float(required=True)
     next_attempt = fields.Float(allow_none=True, required=True, metadata={
         "description": "when the next attempt is due (null once settled)"})
     attempts = fields.List(fields.Nested(DeliveryAttempt), required=True)
-    event = fields.Nested(WebhookEvent, required=True, metadata={"description": "the body each attempt POSTs"})
+    event = Either(*EVENT_SHAPES.values(), required=True, metadata={"description": "the body each attempt POSTs"})
 
 
 class Deliveries(Shape):
@@ -660,6 +736,7 @@ COMPONENTS: tuple[type[Schema], ...] = (
     Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
     FailedItem, FieldError, Problem, Known, PuzzleByCode, Made, RandomPuzzle, PackItem, Pack, CodedHint, DailyHint,
     DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
-    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, Webhook, NewWebhook, Webhooks,
-    DeliveryAttempt, WebhookEvent, Delivery, Deliveries, Health, Ready,
+    NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, WebhookDisabled, Webhook, NewWebhook,
+    RotatedSecret, Webhooks, DeliveryAttempt, JobEventData, DayEventData, TestEventData, DisabledEventData,
+    *EVENT_SHAPES.values(), Delivery, Deliveries, Health, Ready,
 )

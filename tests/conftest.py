@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -115,9 +117,23 @@ def redis_url(tmp_path_factory):
         yield server.url
 
 
+def start_webhook_worker(url: str, log: Path | None = None, **env: str) -> subprocess.Popen:
+    """The webhooks queue's worker, as `ricochet serve` starts it (threads), in a session of its own."""
+    from service.cli.worker import webhook_command
+
+    out = log.open("ab") if log is not None else subprocess.DEVNULL
+    try:
+        return subprocess.Popen(webhook_command(f"webhooks-{secrets.token_hex(4)}@%h"),
+                                env={**os.environ, "REDIS_URL": url, **env}, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    finally:
+        if log is not None:
+            out.close()
+
+
 @pytest.fixture(scope="session")
 def celery_worker(redis_url):
-    """A real Celery worker process on that Redis (stopped at the end)."""
+    """A real Celery worker process on that Redis (stopped at the end), and one for the webhooks queue."""
     import time
 
     from service.cli.serve import stop
@@ -125,13 +141,16 @@ def celery_worker(redis_url):
     from workers.app import make_celery
 
     proc = start_worker(redis_url, "ricochet,packs")
+    hooks = start_webhook_worker(redis_url)  # webhook deliveries: a worker of their own, as deployments have
     app = make_celery(redis_url)
     deadline = time.monotonic() + 60
-    while not app.control.ping(timeout=0.5):
-        if proc.poll() is not None or time.monotonic() > deadline:
+    while len(app.control.ping(timeout=0.5)) < 2:
+        if proc.poll() is not None or hooks.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise RuntimeError("the Celery worker did not start")
+            hooks.kill()
+            raise RuntimeError("the Celery workers did not start")
     yield proc
+    stop(hooks)
     stop(proc)
 
 

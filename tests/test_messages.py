@@ -26,7 +26,7 @@ def test_every_task_is_declared_once_and_registered_under_its_spec():
     celery = make_celery("redis://127.0.0.1:1/0")
     ours = {name for name in celery.tasks if name.startswith("ricochet.")}
     assert ours == set(TASKS) and tasks.solve_task.name == SOLVE.name
-    assert {r["queue"] for r in celery.conf.task_routes.values()} == {"ricochet", "packs", "analysis"}
+    assert {r["queue"] for r in celery.conf.task_routes.values()} == {"ricochet", "packs", "analysis", "webhooks"}
     assert {e["task"] for e in celery.conf.beat_schedule.values()} == {n for n, s in TASKS.items() if s.every}
     # No task name is written anywhere else in the code: senders and tasks name the spec.
     for top in ("application", "service", "workers", "solver"):

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_procfile_stack_serves_the_daily_puzzle(tmp_path):
     port = free_port()
     roles = dict(line.split(":", 1) for line in (ROOT / "deploy" / "Procfile").read_text().splitlines() if line)
-    assert set(roles) == {"web", "worker", "analysis", "beat"}
+    assert set(roles) == {"web", "worker", "analysis", "webhooks", "beat"}
     with EmbeddedRedis(tmp_path / "redis", persist=False) as redis:
         env = {**os.environ, "REDIS_URL": redis.url, "RICOCHET_BIND": f"127.0.0.1:{port}",
                "RICOCHET_WEB_WORKERS": "2", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}

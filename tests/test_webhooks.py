@@ -7,12 +7,17 @@ settings (private receivers allowed, short retries)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -21,39 +26,50 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from service.app import create_app
 from tests.helpers import issued_key, wait_for_job
+from workers.app import make_celery
 from workers.embedded import EmbeddedRedis
+from workers.webhooks import EVENTS, JITTER, RETRY_AFTER_MOST, Policy, due, next_attempt, public, retry_after, schedule
 
 ENV = {"RICOCHET_WEBHOOKS_ALLOW_PRIVATE": "on", "RICOCHET_WEBHOOKS_RETRY": "0.2", "RICOCHET_WEBHOOKS_ATTEMPTS": "5",
-       "RICOCHET_WEBHOOKS_TIMEOUT": "3"}
+       "RICOCHET_WEBHOOKS_TIMEOUT": "3", "RICOCHET_WEBHOOKS_DISABLE_AFTER": "8"}
 PACK = {"count": 3, "min_length": 8, "max_length": 10, "seed": "hooks"}  # the starter pools hold them: no search
 
 
-def start_worker(url: str, log: Path, beat: Path | None = None) -> subprocess.Popen:
-    """A worker (with the beat embedded, given a folder for its schedule) with the webhook settings."""
-    args = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
-            "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "ricochet,packs"]
-    if beat is not None:
-        args += ["--beat", "--schedule", str(beat / "beat-schedule")]
-    with log.open("ab") as out:
-        proc = subprocess.Popen(args, env={**os.environ, "REDIS_URL": url, **ENV}, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+def start_worker(url: str, log: Path, beat: Path | None = None) -> list[subprocess.Popen]:
+    """The worker for solves and packs, and the webhooks queue's own (with the beat embedded, given a
+    folder for its schedule), both with the webhook settings: started when both answer a ping."""
+    from service.cli.worker import webhook_command
     from workers.app import make_celery
 
+    tag = uuid.uuid4().hex[:8]
+    main = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
+            "--concurrency", "1", "--without-gossip", "--without-mingle", "--queues", "ricochet,packs",
+            "--hostname", f"main-{tag}@%h"]
+    hooks = webhook_command(f"webhooks-{tag}@%h")
+    if beat is not None:
+        hooks += ["--beat", "--schedule", str(beat / "beat-schedule")]
+    procs = []
+    with log.open("ab") as out:
+        for args in (main, hooks):
+            procs.append(subprocess.Popen(args, env={**os.environ, "REDIS_URL": url, **ENV}, stdout=out,
+                                          stderr=subprocess.STDOUT, start_new_session=True))
     app, deadline = make_celery(url), time.monotonic() + 60
     while True:
         try:
-            if app.control.ping(timeout=0.5):
-                return proc
+            if len(app.control.ping(timeout=0.5)) >= 2:
+                return procs
         except Exception:  # the broker just restarted: ask again
             pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop(proc, signal.SIGKILL)
-            raise AssertionError(f"the worker did not start: {log.read_text()[-2000:]}")
+        if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
+            stop(procs, signal.SIGKILL)
+            raise AssertionError(f"the workers did not start: {log.read_text()[-2000:]}")
 
 
-def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, sig)
+def stop(procs: list[subprocess.Popen], sig: int = signal.SIGTERM) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, sig)
+    for proc in procs:
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -63,9 +79,10 @@ def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
 
 class Receiver:
     """An HTTP receiver on 127.0.0.1 that records what it is sent.  Paths:
-    /ok answers 200; /flaky 500 three times, then 200; /hold keeps its first
-    request until `release` is set, then 200; /moved answers 302 to /ok.  `arrived` is
-    set once /hold is asked."""
+    /ok... answers 200; /flaky 500 three times, then 200; /hold keeps its first
+    request until `release` is set, then 200; /moved answers 302 to /ok; /gone
+    410; /busy 503 with Retry-After: 30; /later 429 with Retry-After two hours
+    on, as an HTTP date; /down... 500.  `arrived` is set once /hold is asked."""
 
     def __init__(self) -> None:
         self.got: list[dict] = []
@@ -82,16 +99,19 @@ class Receiver:
                                      "at": time.time()})
                 if path == "/hold":
                     receiver.arrived.set()
-                status = 200
-                if path == "/flaky" and earlier < 3:
+                base = path.split("?")[0]  # a query tells endpoints apart; the path says what to answer
+                status = {"/gone": 410, "/busy": 503, "/later": 429, "/moved": 302}.get(base, 200)
+                if path == "/flaky" and earlier < 3 or base == "/down":
                     status = 500
                 elif path == "/hold" and earlier == 0:
                     receiver.release.wait(30)
-                elif path == "/moved":
-                    status = 302
                 self.send_response(status)
                 if status == 302:
                     self.send_header("Location", "/ok")
+                if base == "/busy":
+                    self.send_header("Retry-After", "30")
+                if base == "/later":
+                    self.send_header("Retry-After", email.utils.formatdate(time.time() + 7200, usegmt=True))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -115,14 +135,14 @@ def stack(tmp_path_factory):
     """A Redis, a worker with the webhook settings, the API (private receivers allowed) and a receiver."""
     folder = tmp_path_factory.mktemp("hooks")
     with EmbeddedRedis(folder / "redis", persist=False) as redis:
-        worker = start_worker(redis.url, folder / "worker.log")
+        workers = start_worker(redis.url, folder / "worker.log")
         receiver = Receiver()
         client = create_app({"REDIS_URL": redis.url, "WEBHOOKS_ALLOW_PRIVATE": True}).test_client()
         try:
             yield redis.url, client, receiver
         finally:
             receiver.close()
-            stop(worker)
+            stop(workers)
 
 
 def register(client, key: dict, url: str, events: list[str]) -> dict:
@@ -192,8 +212,12 @@ def test_a_receiver_failing_three_times_gets_it_once_under_one_id(stack):
     attempts = deliveries[0]["attempts"]
     assert [a["status"] for a in attempts] == [500, 500, 500, 200]
     assert attempts[0]["error"] == "HTTP 500" and attempts[-1]["error"] is None
-    gaps = [b["at"] - a["at"] for a, b in zip(attempts, attempts[1:])]
-    assert gaps[0] >= 0.2 and gaps[1] >= 0.8 and gaps[2] >= 3.2, gaps  # 0.2 s, then 4 times longer each
+    # On the documented schedule from the first attempt (0.2 s, then each wait 4 times the last: 0, 0.2, 1.0,
+    # 4.2 s), each within 10% of the wait before it; late only by what the worker and the broker take.
+    offsets = [a["at"] - attempts[0]["at"] for a in attempts]
+    for k, (offset, planned) in enumerate(zip(offsets, schedule(Policy(retry=0.2, attempts=5)))):
+        wait = 0.2 * 4 ** (k - 1) if k else 0.0
+        assert planned - JITTER * wait - 0.01 <= offset <= planned + JITTER * wait + 1.5, (k, offsets)
     time.sleep(1.0)
     got = receiver.on("/flaky")
     assert len(got) == 4 and {g["headers"]["webhook-id"] for g in got} == {deliveries[0]["id"]}
@@ -223,7 +247,10 @@ def test_multicast_and_addresses_embedding_private_ipv4_are_refused(stack):
     client = create_app({"REDIS_URL": url}).test_client()  # the default: RICOCHET_WEBHOOKS_ALLOW_PRIVATE off
     key = issued_key(url)
     for host in ("224.0.0.1", "239.255.255.250", "[ff02::1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
-                 "[::127.0.0.1]", "[::ffff:10.0.0.1]", "[2002:a9fe:a9fe::]"):
+                 "[::127.0.0.1]", "[::ffff:10.0.0.1]", "[2002:a9fe:a9fe::]",
+                 # loopback IPv4-mapped and -translated, and behind NAT64's well-known and local-use prefixes
+                 "[::ffff:127.0.0.1]", "[::ffff:0:7f00:1]", "[64:ff9b:1::7f00:1]", "[64:ff9b:1:7f00:1::]",
+                 "[::ffff:0:a00:1]"):
         r = client.post("/v1/webhooks", json={"url": f"http://{host}/hook", "events": ["job.succeeded"]}, headers=key)
         assert r.status_code == 422 and r.json["type"] == "/problems/address-not-allowed", (host, r.json)
         assert r.json["field"] == "url" and f"resolves to {host.strip('[]')}," in r.json["detail"], r.json
@@ -315,17 +342,17 @@ def test_a_worker_killed_and_redis_restarted_mid_delivery_lose_nothing(tmp_path)
     key = issued_key(redis.url)
     hook = register(client, key, f"{receiver.base}/hold", ["job.failed"])
     days = register(client, key, f"{receiver.base}/ok", ["day.published"])
-    worker = start_worker(redis.url, tmp_path / "worker.log", beat=tmp_path)
+    workers = start_worker(redis.url, tmp_path / "worker.log", beat=tmp_path)
     try:
         held = client.post(f"/v1/webhooks/{hook['id']}/test", headers=key)
         assert held.status_code == 202 and receiver.arrived.wait(30)
-        stop(worker, signal.SIGKILL)  # mid-delivery: the receiver holds the request
+        stop(workers, signal.SIGKILL)  # mid-delivery: the receiver holds the request
         receiver.release.set()
         probe = client.post(f"/v1/webhooks/{hook['id']}/test", headers=key)  # queued while no worker runs
         assert probe.status_code == 202
         redis.stop()
         redis.start()  # the same port, password and files
-        worker = start_worker(redis.url, tmp_path / "worker.log", beat=tmp_path)
+        workers = start_worker(redis.url, tmp_path / "worker.log", beat=tmp_path)
 
         def settled():
             found = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=key).json["deliveries"]
@@ -349,7 +376,7 @@ def test_a_worker_killed_and_redis_restarted_mid_delivery_lose_nothing(tmp_path)
         assert event["data"]["number"] == today["number"] and event["data"]["url"] == f"/v1/daily/{today['date']}"
     finally:
         receiver.close()
-        stop(worker)
+        stop(workers)
         redis.stop()
 
 
@@ -379,3 +406,353 @@ def test_solve_jobs_send_succeeded_and_failed(stack, sample_puzzles, quadrant_te
     assert sorted(j["state"] for j in ends.values()) == ["failed", "succeeded"]
     succeeded = next(j for j in ends.values() if j["state"] == "succeeded")
     assert succeeded["result"]["length"] == longest["optimal_length"]
+
+
+# -- the schedule, Retry-After and addresses as pure functions ---------------------------------
+
+
+def test_the_retry_schedule_is_the_documented_one_with_bounded_jitter():
+    policy = Policy()  # the defaults: 5 s, 9 attempts
+    assert schedule(policy)[:5] == [0, 5, 25, 105, 425]  # docs/webhooks.md: 0, 5 s, 25 s, 105 s, 7 min ...
+    assert 29 * 3600 < schedule(policy)[-1] < 31 * 3600  # the ninth at about 30 h
+    first = 1_000_000.0
+    for made, planned in enumerate(schedule(policy)[1:], start=1):
+        wait = 5 * 4 ** (made - 1)
+        assert due(policy, first, made) == first + planned
+        assert due(policy, first, made, -1.0) == pytest.approx(first + planned - wait / 10)
+        assert due(policy, first, made, 1.0) == pytest.approx(first + planned + wait / 10)
+        assert due(policy, first, made, 7.0) == due(policy, first, made, 1.0)  # jitter is bounded
+    assert due(policy, first, 9) is None and next_attempt(policy, first, 9, first + 40) is None
+    # Late attempts do not push the schedule: the third is due at 25 s whenever the second ended.
+    assert next_attempt(policy, first, 2, first + 12.0) == first + 25
+    assert next_attempt(policy, first, 2, first + 30.0) == first + 30  # never before the attempt ended
+    assert next_attempt(policy, first, 1, first + 1.0, retry_after=30) == first + 31  # a receiver's Retry-After
+
+
+def test_retry_after_is_read_as_seconds_or_a_date_within_an_hour():
+    now = 1_800_000_000.0
+    assert retry_after("30", now) == 30 and retry_after(" 0 ", now) == 0
+    assert retry_after("999999", now) == RETRY_AFTER_MOST == 3600
+    assert retry_after(email.utils.formatdate(now + 90, usegmt=True), now) == pytest.approx(90)
+    assert retry_after(email.utils.formatdate(now - 90, usegmt=True), now) == 0  # past: now
+    assert retry_after(email.utils.formatdate(now + 86400, usegmt=True), now) == 3600
+    for nothing in (None, "", "soon", "-5", "1.5e3", "\u0663"):
+        assert retry_after(nothing, now) is None, nothing
+
+
+def test_loopback_and_private_addresses_in_ipv6_forms_are_not_public():
+    for ip in ("::ffff:127.0.0.1", "::ffff:0:7f00:1", "64:ff9b::7f00:1", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808",
+               "::ffff:0:a00:1", "::127.0.0.1", "2002:7f00:1::", "::1"):
+        assert not public(ip), ip
+    for ip in ("8.8.8.8", "2606:4700:4700::1111", "64:ff9b::808:808", "::ffff:8.8.8.8"):
+        assert public(ip), ip
+
+
+# -- endpoints' lifecycle ---------------------------------------------------------------------
+
+
+def deliveries_of(client, key: dict, hook: dict) -> list[dict]:
+    r = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=key)
+    assert r.status_code == 200, r.json
+    return r.json["deliveries"]
+
+
+def listed(client, key: dict, hook: dict) -> dict:
+    return next(h for h in client.get("/v1/webhooks", headers=key).json["webhooks"] if h["id"] == hook["id"])
+
+
+def test_a_410_disables_the_endpoint_after_one_attempt_and_tells_the_keys_others(stack):
+    url, client, receiver = stack
+    key = issued_key(url)
+    gone = register(client, key, f"{receiver.base}/gone", ["job.succeeded"])
+    other = register(client, key, f"{receiver.base}/ok?others", ["day.published"])  # told whatever its events
+    assert listed(client, key, gone)["enabled"] is True and listed(client, key, gone)["disabled"] is None
+    sent = client.post(f"/v1/webhooks/{gone['id']}/test", headers=key).json
+
+    def failed():
+        found = deliveries_of(client, key, gone)
+        return found if found and found[0]["state"] == "failed" else None
+
+    delivery = wait_until(failed, 30)
+    assert delivery and delivery[0]["id"] == sent["id"], deliveries_of(client, key, gone)
+    assert [a["status"] for a in delivery[0]["attempts"]] == [410] and delivery[0]["next_attempt"] is None
+    shown = listed(client, key, gone)
+    assert shown["enabled"] is False and "410" in shown["disabled"]["reason"], shown
+    told = wait_until(lambda: [g for g in receiver.on("/ok?others")
+                               if '"webhook.disabled"' in g["body"] and gone["id"] in g["body"]], 30)
+    event = Webhook(other["secret"]).verify(told[0]["body"], told[0]["headers"])
+    assert event["type"] == "webhook.disabled" and event["data"]["webhook"] == gone["id"]
+    assert event["data"]["url"] == gone["url"] and "410" in event["data"]["reason"]
+    time.sleep(1.0)
+    assert len(receiver.on("/gone")) == 1  # one attempt, no retry
+    # Disabled: nothing more is sent, a test is refused until it is enabled again.
+    refused = client.post(f"/v1/webhooks/{gone['id']}/test", headers=key)
+    assert refused.status_code == 409 and "enabled" in refused.json["detail"], refused.json
+    enabled = client.patch(f"/v1/webhooks/{gone['id']}", json={"enabled": True}, headers=key)
+    assert enabled.status_code == 200 and enabled.json["enabled"] is True and enabled.json["disabled"] is None
+    assert client.post(f"/v1/webhooks/{gone['id']}/test", headers=key).status_code == 202
+
+
+def test_a_receivers_retry_after_delays_the_next_attempt(stack):
+    url, client, receiver = stack
+    key = issued_key(url)
+    for path, least, most in (("/busy", 30, 31.5), ("/later", 3600, 3601.5)):  # 503 + 30 s; 429 + a date 2 h on
+        hook = register(client, key, f"{receiver.base}{path}", ["job.failed"])
+        client.post(f"/v1/webhooks/{hook['id']}/test", headers=key)
+
+        def attempted(hook=hook):
+            found = deliveries_of(client, key, hook)
+            return found[0] if found and found[0]["attempts"] else None
+
+        delivery = wait_until(attempted, 30)
+        first = delivery["attempts"][0]
+        assert delivery["state"] == "pending" and first["retry_after"] == pytest.approx(least, abs=1), delivery
+        # The next attempt is scheduled no sooner than the receiver asked (a schedule of 0.2 s otherwise),
+        # and an HTTP date two hours on is held to an hour.
+        assert least <= delivery["next_attempt"] - first["at"] <= most, delivery
+        assert f"Retry-After {first['retry_after']:g} s" in first["error"]
+    time.sleep(1.5)
+    assert len(receiver.on("/busy")) == 1 and len(receiver.on("/later")) == 1  # not before
+
+
+def test_failing_without_a_success_for_the_set_time_disables_the_endpoint(stack):
+    url, client, receiver = stack  # RICOCHET_WEBHOOKS_DISABLE_AFTER=8 for these workers
+    key = issued_key(url)
+    down = register(client, key, f"{receiver.base}/down", ["job.failed"])
+    other = register(client, key, f"{receiver.base}/ok?down-others", ["job.succeeded"])
+    client.post(f"/v1/webhooks/{down['id']}/test", headers=key)
+    assert wait_until(lambda: listed(client, key, down)["failing_since"], 30)
+    assert listed(client, key, down)["enabled"] is True  # failing for less than 8 s: kept
+    time.sleep(8.5 - (time.time() - listed(client, key, down)["failing_since"]))
+    client.post(f"/v1/webhooks/{down['id']}/test", headers=key)  # fails again, 8 s after the first failure
+    shown = wait_until(lambda: (lambda h: h if not h["enabled"] else None)(listed(client, key, down)), 30)
+    assert shown and "no attempt succeeded for 8 s" in shown["disabled"]["reason"], listed(client, key, down)
+    told = wait_until(lambda: [g for g in receiver.on("/ok?down-others") if '"webhook.disabled"' in g["body"]], 30)
+    event = Webhook(other["secret"]).verify(told[0]["body"], told[0]["headers"])
+    assert event["data"]["webhook"] == down["id"] and event["data"]["failing_since"], event
+    # A success resets the count: enabled again, the endpoint starts afresh.
+    enabled = client.patch(f"/v1/webhooks/{down['id']}", json={"enabled": True}, headers=key).json
+    assert enabled["enabled"] and enabled["failing_since"] is None
+
+
+def test_a_rotated_secret_signs_beside_the_new_one_during_the_overlap(stack):
+    url, client, receiver = stack
+    key = issued_key(url)
+    hook = register(client, key, f"{receiver.base}/ok?rotated", ["job.succeeded"])
+    rotated = client.post(f"/v1/webhooks/{hook['id']}/rotate", headers=key)
+    assert rotated.status_code == 200, rotated.json
+    assert rotated.json["secret"].startswith("whsec_") and rotated.json["secret"] != hook["secret"]
+    assert 23.9 * 3600 < rotated.json["previous_secret_expires"] - time.time() <= 24 * 3600
+    assert listed(client, key, hook)["previous_secret_expires"] == rotated.json["previous_secret_expires"]
+    assert "secret" not in listed(client, key, hook)
+    probe = client.post(f"/v1/webhooks/{hook['id']}/test", headers=key).json
+    got = wait_until(lambda: [g for g in receiver.on("/ok?rotated") if g["headers"]["webhook-id"] == probe["id"]], 30)
+    signatures = got[0]["headers"]["webhook-signature"].split(" ")
+    assert len(signatures) == 2 and all(s.startswith("v1,") for s in signatures)
+    for secret in (hook["secret"], rotated.json["secret"]):  # either secret verifies it
+        assert Webhook(secret).verify(got[0]["body"], got[0]["headers"])["type"] == "webhook.test"
+    with pytest.raises(WebhookVerificationError):
+        Webhook(register(client, key, f"{receiver.base}/ok?stranger", ["job.failed"])["secret"]).verify(
+            got[0]["body"], got[0]["headers"])
+    assert client.post("/v1/webhooks/wh_none/rotate", headers=key).status_code == 404
+
+
+def test_a_settled_delivery_is_replayed_once_under_its_id(stack):
+    url, client, receiver = stack
+    key = issued_key(url)
+    hook = register(client, key, f"{receiver.base}/ok?replay", ["job.succeeded"])
+    probe = client.post(f"/v1/webhooks/{hook['id']}/test", headers=key).json
+    retry = f"/v1/webhooks/{hook['id']}/deliveries/{probe['id']}/retry"
+    assert wait_until(lambda: deliveries_of(client, key, hook)[0]["state"] == "succeeded", 30)
+    replayed = client.post(retry, headers=key)
+    assert replayed.status_code == 202 and replayed.json["id"] == probe["id"], replayed.json
+    got = wait_until(lambda: (lambda g: g if len(g) == 2 else None)(receiver.on("/ok?replay")), 30)
+    assert got and {g["headers"]["webhook-id"] for g in got} == {probe["id"]} and got[0]["body"] == got[1]["body"]
+    Webhook(hook["secret"]).verify(got[1]["body"], got[1]["headers"])
+    assert wait_until(lambda: deliveries_of(client, key, hook)[0]["state"] == "succeeded", 30)
+    assert [a["status"] for a in deliveries_of(client, key, hook)[0]["attempts"]] == [200, 200]
+    assert client.post(f"/v1/webhooks/{hook['id']}/deliveries/msg_none/retry", headers=key).status_code == 404
+    assert client.post(retry, headers=issued_key(url)).status_code == 404  # another key's
+    busy = register(client, key, f"{receiver.base}/busy?replay", ["job.succeeded"])  # pending for 30 s
+    pending = client.post(f"/v1/webhooks/{busy['id']}/test", headers=key).json
+    again = client.post(f"/v1/webhooks/{busy['id']}/deliveries/{pending['id']}/retry", headers=key)
+    assert again.status_code == 409 and "pending" in again.json["detail"], again.json
+
+
+def test_patch_changes_the_url_and_events_and_checks_them(stack):
+    url, client, receiver = stack
+    key = issued_key(url)
+    hook = register(client, key, f"{receiver.base}/ok?before", ["job.succeeded"])
+    taken = register(client, key, f"{receiver.base}/ok?taken", ["job.succeeded"])
+    path = f"/v1/webhooks/{hook['id']}"
+    changed = client.patch(path, json={"url": f"{receiver.base}/ok?after", "events": ["day.published", "job.failed"]},
+                           headers=key)
+    assert changed.status_code == 200, changed.json
+    assert changed.json["url"] == f"{receiver.base}/ok?after" and changed.json["events"] == ["day.published",
+                                                                                           "job.failed"]
+    assert listed(client, key, hook)["url"] == f"{receiver.base}/ok?after"
+    probe = client.post(f"{path}/test", headers=key).json
+    assert wait_until(lambda: [g for g in receiver.on("/ok?after") if g["headers"]["webhook-id"] == probe["id"]], 30)
+    clash = client.patch(path, json={"url": taken["url"]}, headers=key)
+    assert clash.status_code == 409 and taken["id"] in clash.json["detail"]
+    for body, status, field in (({}, 400, "url"), ({"events": ["job.done"]}, 400, "events"),
+                                ({"enabled": "yes"}, 400, "enabled"), ({"secret": "x"}, 400, "secret"),
+                                ({"url": "http://10.0.0.1/x"}, 422, "url")):
+        strict = create_app({"REDIS_URL": url}).test_client() if status == 422 else client
+        r = strict.patch(path, json=body, headers=key)
+        assert r.status_code == status and r.json["field"].startswith(field), (body, r.json)
+    assert client.patch("/v1/webhooks/wh_none", json={"enabled": True}, headers=key).status_code == 404
+    assert client.patch(path, json={"enabled": True}, headers=issued_key(url)).status_code == 404
+    off = client.patch(path, json={"enabled": False}, headers=key).json
+    assert off["enabled"] is False and "PATCH" in off["disabled"]["reason"]
+
+
+def test_a_key_sends_at_most_5_tests_a_minute(stack):
+    url, client, receiver = stack
+    key = issued_key(url)
+    hook = register(client, key, f"{receiver.base}/ok?tests", ["job.succeeded"])
+    answers = [client.post(f"/v1/webhooks/{hook['id']}/test", headers=key) for _ in range(6)]
+    assert [a.status_code for a in answers] == [202] * 5 + [429]
+    refused = answers[-1]
+    assert refused.json["type"] == "/problems/rate-limited" and "5 test events a minute" in refused.json["detail"]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert client.post(f"/v1/webhooks/{hook['id']}/test", headers=issued_key(url)).status_code == 404
+    other = issued_key(url)  # another key's own count
+    mine = register(client, other, f"{receiver.base}/ok?tests", ["job.succeeded"])
+    assert client.post(f"/v1/webhooks/{mine['id']}/test", headers=other).status_code == 202
+
+
+def test_the_contract_lists_every_event_with_its_data():
+    from service.contract import build
+
+    document = build()
+    section = document["webhooks"]
+    assert set(section) == {*EVENTS, "webhook.test", "webhook.disabled"}
+    schemas = document["components"]["schemas"]
+    for name, item in section.items():
+        ref = item["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        body = schemas[ref.rsplit("/", 1)[1]]
+        assert body["properties"]["type"]["enum"] == [name] and set(body["required"]) == {"type", "timestamp", "data"}
+        data = body["properties"]["data"]
+        assert "$ref" in data and schemas[data["$ref"].rsplit("/", 1)[1]]["properties"], name
+    assert set(schemas["JobEventData"]["properties"]) >= {"id", "kind", "state", "job_url", "pack_url", "made"}
+    assert set(schemas["DisabledEventData"]["required"]) >= {"webhook", "url", "reason", "disabled_at"}
+
+
+# -- keys: revoked, and fair shares of the workers ---------------------------------------------------
+
+
+def test_a_revoked_keys_endpoints_receive_nothing_afterwards(stack):
+    """Revoked with `ricochet keys revoke`: its endpoints are disabled (a pending retry fails, a day's
+    announcement skips them); a new key of the same name lists, enables and deletes them, and the
+    operator lists and deletes them with `ricochet keys webhooks`."""
+    from application import Context
+    from application.webhooks import sweep
+    from workers.stores import Stores
+
+    url, client, receiver = stack
+    stores = Stores.from_url(url)
+    name = f"revoked-{uuid.uuid4().hex[:8]}"
+    key = {"X-API-Key": stores.keys.create(name)[0]}
+    busy = register(client, key, f"{receiver.base}/busy?revoked", ["job.failed"])  # retried in 30 s
+    days = register(client, key, f"{receiver.base}/ok?revoked-days", ["day.published"])
+    pending = client.post(f"/v1/webhooks/{busy['id']}/test", headers=key).json
+    assert wait_until(lambda: deliveries_of(client, key, busy)[0]["attempts"], 30)
+    ricochet = [str(Path(sys.executable).parent / "ricochet"), "keys"]
+    env = {**os.environ, "REDIS_URL": url}
+    revoked = subprocess.run([*ricochet, "revoke", name], env=env, capture_output=True, text=True, timeout=60)
+    assert revoked.returncode == 0 and "2 webhook(s) disabled" in revoked.stderr, revoked.stderr
+    after = time.time()
+    # The pending retry, made due now, fails without a request; tomorrow's puzzle skips the days endpoint.
+    stores.webhooks.reschedule(busy["id"], pending["id"], time.time())
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)
+    ctx = Context(stores=stores, pools=None, answers=None, send=make_celery(url).send)  # type: ignore[arg-type]
+    sweep(ctx, tomorrow)
+    failed = wait_until(lambda: stores.webhooks.delivery(busy["id"], pending["id"])["state"] == "failed", 30)
+    assert failed, stores.webhooks.delivery(busy["id"], pending["id"])
+    assert "revoked" in stores.webhooks.delivery(busy["id"], pending["id"])["attempts"][-1]["error"]
+    assert not stores.webhooks.deliveries(days["id"])  # no day.published queued for it
+    time.sleep(1.0)
+    assert not [g for g in receiver.got if "revoked" in g["path"] and g["at"] > after]  # nothing afterwards
+
+    again = {"X-API-Key": stores.keys.create(name)[0]}  # a new key of the same name: its owner again
+    hooks = client.get("/v1/webhooks", headers=again).json["webhooks"]
+    assert {h["id"] for h in hooks} == {busy["id"], days["id"]}
+    assert all(not h["enabled"] and "revoked" in h["disabled"]["reason"] for h in hooks)
+    assert client.patch(f"/v1/webhooks/{days['id']}", json={"enabled": True}, headers=again).json["enabled"]
+    assert client.delete(f"/v1/webhooks/{days['id']}", headers=again).status_code == 204
+    listing = subprocess.run([*ricochet, "webhooks", name], env=env, capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0 and [json.loads(line)["id"] for line in listing.stdout.splitlines()] == [busy["id"]]
+    gone = subprocess.run([*ricochet, "webhooks", name, "--delete-all"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert gone.returncode == 0 and busy["id"] in gone.stderr
+    assert client.get("/v1/webhooks", headers=again).json == {"webhooks": []}
+    missing = subprocess.run([*ricochet, "webhooks", name, "--delete", "wh_none"], env=env, capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode != 0 and "no webhook" in missing.stderr
+
+
+class Silent:
+    """A receiver that accepts connections and never answers (it holds them until closed)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.held: list[socket.socket] = []
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/never"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                self.held.append(self.sock.accept()[0])
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_30_webhook_tests_to_a_silent_receiver_do_not_delay_another_keys_pack_or_solve(stack, sample_puzzles):
+    """Issue 67's flood: six keys send five tests each (the most a key may in a minute) to a receiver that
+    never answers.  Deliveries run on the webhooks queue's own worker: another key's pack and queued solve
+    take what they take alone, within a few seconds."""
+    url, _, _ = stack
+    client = create_app({"REDIS_URL": url, "WEBHOOKS_ALLOW_PRIVATE": True, "SOLVE_TIME_BUDGET": 0.001}).test_client()
+    solved = max(sample_puzzles, key=lambda r: r["optimal_length"])  # test_solve_jobs_send_... solved it
+    rows = [r for r in sample_puzzles if r is not solved]
+    lengths = [r["optimal_length"] for r in rows]
+    twins = [r for r in rows if r["optimal_length"] == max(n for n in lengths if lengths.count(n) > 1)]
+    puzzles = iter({k: row[k] for k in ("board", "robots", "target", "rules") if k in row} for row in twins[:2])
+    other = issued_key(url)
+
+    def timed(seed: str) -> tuple[float, float]:  # a pack, then a queued solve (a puzzle not solved before)
+        started = time.monotonic()
+        pack = wait_for_job(client, client.post("/v1/packs", json={**PACK, "seed": seed},
+                                                headers=other).headers["Location"], 120)
+        packed = time.monotonic() - started
+        started = time.monotonic()
+        queued = client.post("/v1/solve", json=next(puzzles), headers=other)
+        assert queued.status_code == 202, queued.json
+        solved = wait_for_job(client, queued.headers["Location"], 120)
+        assert pack["state"] == solved["state"] == "succeeded", (pack, solved)
+        return packed, time.monotonic() - started
+
+    silent = Silent()
+    try:
+        wait_for_job(client, client.post("/v1/packs", json={**PACK, "seed": "flood-warm"},  # the pools loaded
+                                         headers=other).headers["Location"], 120)
+        alone = timed("flood-alone")
+        keys = [issued_key(url) for _ in range(6)]
+        hooks = [(k, register(client, k, f"{silent.url}?{i}", ["job.failed"])) for i, k in enumerate(keys)]
+        sent = [client.post(f"/v1/webhooks/{h['id']}/test", headers=k).status_code for k, h in hooks for _ in range(5)]
+        assert sent == [202] * 30
+        assert wait_until(lambda: silent.held, 30)  # the flood has reached the receiver
+        flooded = timed("flood-during")
+        assert any(d["state"] == "pending" for k, h in hooks for d in deliveries_of(client, k, h))  # still on
+        print(f"alone: pack {alone[0]:.2f} s, solve {alone[1]:.2f} s; during 30 silent tests: pack "
+              f"{flooded[0]:.2f} s, solve {flooded[1]:.2f} s")
+        assert flooded[0] < alone[0] + 5 and flooded[1] < alone[1] + 5, (alone, flooded)
+    finally:
+        silent.close()

@@ -27,7 +27,10 @@ from .schemas import MAX_TIME_BUDGET, StrictInt, load
 INTERACTIVE_QUEUE = "ricochet"  # solves, single puzzles, the daily puzzle: first
 PACK_QUEUE = "packs"            # bulk packs: after interactive work
 ANALYSIS_QUEUE = "analysis"     # pool builds (4 GiB each) and the catalogue's growth: their own workers
-QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE)
+# Webhook deliveries, tests and retries: a worker of their own (threads: they wait on receivers, not the CPU),
+# so that a receiver that never answers holds none of the slots solves and packs run in.
+WEBHOOK_QUEUE = "webhooks"
+QUEUES = (INTERACTIVE_QUEUE, PACK_QUEUE, ANALYSIS_QUEUE, WEBHOOK_QUEUE)
 
 POOL_HEARTBEAT_TIMEOUT = 600.0  # seconds without progress after which a pool build counts as lost
 # A started pack chunk silent this long (four heartbeats missed: application/running.BEAT_EVERY) lost its
@@ -138,9 +141,6 @@ class DeliverTask(_Payload):
     message_id = fields.String(required=True, validate=validate.Length(1, 64))
 
 
-class WebhookSweep(_Payload):
-    """ricochet.webhook_sweep: the beat's; no payload."""
-
 class BookTask(_Payload):
     """ricochet.book: a pack's book to make and keep under `key` (what it shows), with its options."""
 
@@ -151,6 +151,9 @@ class BookTask(_Payload):
                                                                 + ", ".join(map(str, GRIDS))))
     solutions = fields.Boolean(required=True)
 
+
+class WebhookSweep(_Payload):
+    """ricochet.webhook_sweep: the beat's; no payload."""
 
 
 @dataclass(frozen=True)
@@ -196,11 +199,12 @@ RECOVER_PENDING = TaskSpec("ricochet.recover_pending", PendingSweep, every=20.0)
 CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
 CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
 CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
-
-WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask)
-WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, every=5.0)  # a lost attempt waits about this long
 # A pack's book (seconds of CPU for a big one): made by a pack worker, never in a web process.
 BOOK = TaskSpec("ricochet.book", BookTask, PACK_QUEUE)
+
+WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask, WEBHOOK_QUEUE)
+# The beat's sweep: a lost attempt waits about this long.
+WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, WEBHOOK_QUEUE, every=5.0)
 
 TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
                                       RECOVER_CHUNKS, RECOVER_PENDING, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,

@@ -191,12 +191,18 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "Webhook URLs that resolve to private, loopback or link-local addresses: refused (off, 422) or "
             "allowed (on: tests, a receiver on the same network)."),
     Setting("RICOCHET_WEBHOOKS_RETRY", "5", "seconds, a number from 0.01 to 3600", _number(float, 0.01, 3600),
-            "A webhook delivery's first retry comes this long after a failed attempt; each next one 4 times later "
-            "(with 9 attempts and 5 s: 5 s, 20 s, ... 23 h, about 30 hours in all)."),
+            "A webhook delivery's second attempt is due this long after its first, each next wait 4 times the "
+            "last (with 5 s: attempts at 0, 5 s, 25 s, 105 s, 7 min ... 30 h), each within 10% either side."),
     Setting("RICOCHET_WEBHOOKS_ATTEMPTS", "9", "a whole number from 1 to 20", _number(int, 1, 20),
             "Attempts of a webhook delivery before it is given up as failed."),
-    Setting("RICOCHET_WEBHOOKS_TIMEOUT", "10", "seconds, a number from 0.5 to 30", _number(float, 0.5, 30),
-            "How long a webhook receiver may take to answer one attempt."),
+    Setting("RICOCHET_WEBHOOKS_CONNECT_TIMEOUT", "3", "seconds, a number from 0.5 to 30", _number(float, 0.5, 30),
+            "How long a webhook attempt waits for the receiver's connection."),
+    Setting("RICOCHET_WEBHOOKS_TIMEOUT", "5", "seconds, a number from 0.5 to 30", _number(float, 0.5, 30),
+            "How long a webhook receiver may take to answer one attempt once connected (its whole answer)."),
+    Setting("RICOCHET_WEBHOOKS_DISABLE_AFTER", "432000", "seconds, a whole number from 1 to 2592000",
+            _number(int, 1, 2_592_000),
+            "A webhook endpoint whose attempts all failed for this long (5 days), none succeeding, is disabled; "
+            "the key's other endpoints are sent `webhook.disabled`."),
 )}
 
 
@@ -241,7 +247,9 @@ class Settings:
     webhooks_allow_private: str = _field("RICOCHET_WEBHOOKS_ALLOW_PRIVATE")
     webhooks_retry: float = _field("RICOCHET_WEBHOOKS_RETRY")
     webhooks_attempts: int = _field("RICOCHET_WEBHOOKS_ATTEMPTS")
+    webhooks_connect_timeout: float = _field("RICOCHET_WEBHOOKS_CONNECT_TIMEOUT")
     webhooks_timeout: float = _field("RICOCHET_WEBHOOKS_TIMEOUT")
+    webhooks_disable_after: int = _field("RICOCHET_WEBHOOKS_DISABLE_AFTER")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

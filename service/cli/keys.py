@@ -1,4 +1,6 @@
-"""`ricochet keys`: issue, list and revoke API keys in the Redis the service uses:
+"""`ricochet keys`: issue, list and revoke API keys in the Redis the service uses
+(a revoked key's webhooks are disabled; `ricochet keys webhooks NAME` lists and
+deletes a key's webhooks):
 REDIS_URL's, else the private one of a `ricochet serve` running from the
 instance folder (its run file names it), so that beside `make run` one command
 issues a key.  A client sends its key as `X-API-Key`; an unknown or revoked key
@@ -34,9 +36,21 @@ def add(sub: argparse._SubParsersAction) -> None:
     revoke = actions.add_parser("revoke", help="revoke a key by name (refused within 30 s everywhere)")
     revoke.add_argument("name", help="the name it was issued under")
     revoke.set_defaults(run=run_revoke)
+    hooks = actions.add_parser("webhooks", help="a key's webhook endpoints (issued or revoked: a revoked key's "
+                                                "are disabled), one JSON line each; --delete deletes")
+    hooks.add_argument("name", help="the name the key was issued under")
+    which = hooks.add_mutually_exclusive_group()
+    which.add_argument("--delete", metavar="ID", help="delete this endpoint of the key")
+    which.add_argument("--delete-all", action="store_true", help="delete every endpoint of the key")
+    hooks.set_defaults(run=run_webhooks)
 
 
 def _stores(args: argparse.Namespace) -> Any:  # the stores, opened late: the other commands need no Redis
+    ctx, settings = _deployment(args)
+    return ctx.stores, settings
+
+
+def _deployment(args: argparse.Namespace) -> Any:  # the use cases' Context on the service's Redis, and the settings
     from workers.embedded import RUN_FILE, running_redis
     from workers.settings import settings_or_exit
 
@@ -49,7 +63,7 @@ def _stores(args: argparse.Namespace) -> Any:  # the stores, opened late: the ot
                              "--instance)")
         url = run["redis_url"]
         print(f"ricochet: the private Redis of the server at {run['address']} (pid {run['pid']})", file=sys.stderr)
-    return deployment("keys live in the service's Redis: set REDIS_URL", url).stores, settings
+    return deployment("keys live in the service's Redis: set REDIS_URL", url), settings
 
 
 def _keys(args: argparse.Namespace) -> Any:
@@ -107,9 +121,33 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    stores, settings = _stores(args)
+    from application import webhooks
+
+    ctx, settings = _deployment(args)
+    stores = ctx.stores
     if not stores.keys.revoke(args.name):
         print(f"ricochet: no key named {args.name!r}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"ricochet: key {args.name!r} revoked", file=sys.stderr)
+    disabled = webhooks.key_revoked(ctx, args.name)
+    print(f"ricochet: key {args.name!r} revoked" + (f"; its {disabled} webhook(s) disabled (a new key of the same "
+                                                     "name lists, enables and deletes them)" if disabled else ""),
+          file=sys.stderr)
     return _held(stores, settings)
+
+
+def run_webhooks(args: argparse.Namespace) -> int:
+    from application import webhooks
+    from application.problems import Problem
+
+    ctx, _ = _deployment(args)
+    if args.delete or args.delete_all:
+        try:
+            gone = webhooks.delete_owned(ctx, args.name, None if args.delete_all else args.delete)
+        except Problem as e:
+            raise InputError(e.detail) from None
+        print(f"ricochet: {len(gone)} webhook(s) of key {args.name!r} deleted: {', '.join(gone) or 'none'}",
+              file=sys.stderr)
+        return EXIT_OK
+    for hook in webhooks.owned_by(ctx, args.name):
+        print(json.dumps(hook))
+    return EXIT_OK

@@ -1,7 +1,7 @@
 """`ricochet serve`: the API under gunicorn with the production settings, behind
 nginx when it is installed (it buffers requests whole, so slow clients cannot
 hold web threads, and answers oversized ones with problem+json); without
-REDIS_URL, a private Redis, one worker and the beat beside it.
+REDIS_URL, a private Redis, one worker, a webhook worker and the beat beside it.
 
 It supervises them (supervisor.py): every process of the stack ends with it
 however it ends (`kill -9` included), each one that dies (Redis, the worker, the
@@ -45,10 +45,12 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _workers(stack: Stack, env: dict[str, str], instance: Path) -> list[Supervised]:
-    """The private Redis's worker and beat (REDIS_URL unset)."""
+    """The private Redis's worker, webhook worker and beat (REDIS_URL unset)."""
     work = worker.command(1, queues="ricochet,packs,analysis")
+    hooks = worker.webhook_command()  # deliveries wait on receivers: never in the slot solves and packs run in
     beat = worker.beat_command(instance)
     return [Supervised("worker", lambda: stack.spawn(work, env=env)),
+            Supervised("webhook worker", lambda: stack.spawn(hooks, env=env)),
             Supervised("beat", lambda: stack.spawn(beat, env=env))]
 
 
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             env["REDIS_URL"] = embedded.url
             parts += _workers(stack, env, instance)
             say(f"private Redis on 127.0.0.1:{embedded.port} (maxmemory {embedded.maxmemory}), "
-                "one worker and the beat")
+                "one worker, a webhook worker and the beat")
             keys.announce(args.instance, embedded.url, address)
         env.setdefault("RICOCHET_ACCESS_LOG", "")
         env["PROMETHEUS_MULTIPROC_DIR"] = _metrics(instance)

@@ -20,7 +20,11 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queues", default=DEFAULT_QUEUES,
                    help="queues to take work from, the first first: ricochet (solves, single puzzles, the "
                         "daily), packs, analysis (pool builds, about 4 GiB each: give those workers "
-                        "--concurrency 1); default ricochet,packs")
+                        "--concurrency 1), webhooks (deliveries: give them a worker of their own, --pool threads); "
+                        "default ricochet,packs")
+    p.add_argument("--pool", choices=("prefork", "threads"), default=None,
+                   help="Celery's pool: prefork (processes, the default) or threads (for the webhooks queue, whose "
+                        "tasks wait on receivers)")
     p.add_argument("-n", "--hostname", default=None,
                    help="the worker's node name, unique in the deployment (default: QUEUE-PID@HOST)")
     p.set_defaults(run=run_worker)
@@ -28,12 +32,21 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run_beat)
 
 
-def command(concurrency: int | None, queues: str = DEFAULT_QUEUES, hostname: str | None = None) -> list[str]:
+def command(concurrency: int | None, queues: str = DEFAULT_QUEUES, hostname: str | None = None,
+            pool: str | None = None) -> list[str]:
     """The Celery worker's command line (`ricochet serve` starts one too)."""
     name = hostname or f"{queues.split(',')[0]}-{os.getpid()}@%h"
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--loglevel", "warning",
            "--without-gossip", "--without-mingle", "--queues", queues, "--hostname", name]
-    return cmd + (["--concurrency", str(concurrency)] if concurrency else [])
+    return cmd + (["--concurrency", str(concurrency)] if concurrency else []) + (["--pool", pool] if pool else [])
+
+
+WEBHOOK_THREADS = 4  # deliveries one webhook worker attempts at once (each waits up to its timeouts, 8 s)
+
+
+def webhook_command(hostname: str | None = None) -> list[str]:
+    """The webhook worker's command line: the webhooks queue alone, on threads."""
+    return command(WEBHOOK_THREADS, queues="webhooks", hostname=hostname, pool="threads")
 
 
 def beat_command(schedule_dir: Path | None = None) -> list[str]:
@@ -49,7 +62,7 @@ def _redis_url() -> None:
 
 def run_worker(args: argparse.Namespace) -> int:
     _redis_url()
-    cmd = command(args.concurrency, queues=args.queues, hostname=args.hostname)
+    cmd = command(args.concurrency, queues=args.queues, hostname=args.hostname, pool=args.pool)
     os.execv(cmd[0], cmd)  # become the worker: signals reach Celery itself
     return 0
 

@@ -10,12 +10,16 @@ delivery whose worker died is found again by the sweep.  A lease
 (`webhook:lease:<hook>:<message>`) lets one worker at a time attempt it.
 Jobs a client with webhooks queued are followed (`webhook:followers:<job>`,
 `webhook:watched`) until their event is announced (`webhook:announced:<event>`).
+An owner's test events are counted per minute (`webhook:tests:<owner>`), and
+the attempts it has in flight (`webhook:flight:<owner>`, a sorted set of
+deliveries scored by when their hold lapses) are held to a few at once.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .base import Client, WatchError, dump, load, optimistic
@@ -29,6 +33,18 @@ def _member(hook_id: str, message_id: str) -> str:
     return f"{hook_id}:{message_id}"
 
 
+# KEYS[1] the owner's flight set; ARGV now, deadline, most, member, seconds: hold a place unless `most` are held
+_FLY = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) == false and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
+
+
 def _owned(reader: Any, owner: str) -> list[dict[str, Any]]:
     """The endpoints `owner` registered, oldest first, read through `reader` (the client, or a pipeline
     watching the owner's set)."""
@@ -40,6 +56,7 @@ def _owned(reader: Any, owner: str) -> list[dict[str, Any]]:
 class WebhookStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
+        self._fly = client.register_script(_FLY)
 
     # -- endpoints ---------------------------------------------------------------------------
 
@@ -82,6 +99,61 @@ class WebhookStore:
         ids = sorted(i.decode() for i in self.redis.smembers(f"webhooks:event:{event}"))
         found = [self.get(i) for i in ids]
         return [h for h in found if h is not None]
+
+    def change(self, hook_id: str, step: Callable[[dict[str, Any]], dict[str, Any] | None]) -> dict[str, Any] | None:
+        """The endpoint as `step` makes it from what is stored (one step, however many
+        workers change it at once; `step` returns None to leave it): the endpoint
+        then, or None when there is none.  Not for its URL or events (`patch`)."""
+        key = f"webhook:{hook_id}"
+
+        def apply(raw: bytes | None, pipe: Any) -> dict[str, Any] | None:
+            hook = load(raw, "webhook")
+            if hook is None:
+                return None
+            changed = step(dict(hook))
+            if changed is None:
+                return hook
+            pipe.multi()
+            pipe.set(key, dump("webhook", changed))
+            return changed
+
+        return optimistic(self.redis, key, apply, "webhook")
+
+    def patch(self, hook_id: str, changes: dict[str, Any],
+              global_events: tuple[str, ...]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """Change an endpoint's URL, events or anything else in `changes`, unless
+        another endpoint of its owner has the new URL: (the endpoint then, None)
+        or (None, the endpoint with that URL); (None, None) when there is none.
+        One step: the owner's endpoints and this one watched."""
+        key = f"webhook:{hook_id}"
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    hook = load(pipe.get(key), "webhook")
+                    if hook is None:
+                        pipe.reset()
+                        return None, None
+                    owned = f"webhooks:{hook['owner']}"
+                    pipe.watch(owned)
+                    url = changes.get("url", hook["url"])
+                    same = next((h for h in _owned(pipe, hook["owner"]) if h["url"] == url and h["id"] != hook_id),
+                                None)
+                    if same is not None:
+                        pipe.reset()
+                        return None, same
+                    changed = {**hook, **changes}
+                    pipe.multi()
+                    pipe.set(key, dump("webhook", changed))
+                    for event in global_events:
+                        if event in changed["events"]:
+                            pipe.sadd(f"webhooks:event:{event}", hook_id)
+                        else:
+                            pipe.srem(f"webhooks:event:{event}", hook_id)
+                    pipe.execute()
+                    return changed, None
+                except WatchError:
+                    continue
 
     def remove(self, record: dict[str, Any]) -> None:
         with self.redis.pipeline() as pipe:
@@ -131,7 +203,7 @@ class WebhookStore:
             if delivery is None:
                 return None
             delivery = {**delivery, "attempts": [*delivery["attempts"], attempt], "state": state,
-                        "next_attempt": next_attempt}
+                        "next_attempt": next_attempt, "replay": False}
             pipe.multi()
             pipe.set(key, dump("delivery", delivery), ex=KEEP)
             if next_attempt is None:
@@ -141,6 +213,58 @@ class WebhookStore:
             return delivery
 
         return optimistic(self.redis, key, step, "delivery")
+
+    def replay(self, hook_id: str, message_id: str, now: float) -> dict[str, Any] | None:
+        """A settled delivery made pending again, due `now`, for one more attempt
+        (`replay` set: a failed replay is not retried).  A pending one is left as
+        it is.  The delivery then, or None when there is none."""
+        key = f"webhook:delivery:{hook_id}:{message_id}"
+
+        def step(raw: bytes | None, pipe: Any) -> dict[str, Any] | None:
+            delivery = load(raw, "delivery")
+            if delivery is None or delivery["state"] == PENDING:
+                return delivery
+            delivery = {**delivery, "state": PENDING, "next_attempt": now, "replay": True}
+            pipe.multi()
+            pipe.set(key, dump("delivery", delivery), ex=KEEP)
+            pipe.zadd("webhook:due", {_member(hook_id, message_id): now})
+            return delivery
+
+        return optimistic(self.redis, key, step, "delivery")
+
+    def reschedule(self, hook_id: str, message_id: str, when: float) -> None:
+        """A pending delivery's next attempt moved to `when`, no attempt made (its owner had enough in flight)."""
+        key = f"webhook:delivery:{hook_id}:{message_id}"
+
+        def step(raw: bytes | None, pipe: Any) -> None:
+            delivery = load(raw, "delivery")
+            if delivery is None or delivery["state"] != PENDING:
+                return
+            pipe.multi()
+            pipe.set(key, dump("delivery", {**delivery, "next_attempt": when}), ex=KEEP)
+            pipe.zadd("webhook:due", {_member(hook_id, message_id): when})
+
+        optimistic(self.redis, key, step, "delivery")
+
+    def count_test(self, owner: str, window: int) -> tuple[int, float]:
+        """One more test event for `owner` in this `window` of seconds: how many it
+        has sent in it (this one included), and the seconds until it ends."""
+        key = f"webhook:tests:{owner}"
+        with self.redis.pipeline() as pipe:
+            pipe.incr(key)
+            pipe.expire(key, window, nx=True)
+            pipe.pttl(key)
+            count, _, ttl = pipe.execute()
+        return int(count), max(0.0, ttl / 1000) if ttl and ttl > 0 else float(window)
+
+    def take_flight(self, owner: str, hook_id: str, message_id: str, most: int, seconds: float) -> bool:
+        """Hold one of `owner`'s `most` places for an attempt in flight, for at most `seconds`."""
+        now = time.time()
+        return bool(self._fly(keys=[f"webhook:flight:{owner}"],
+                              args=[now, now + seconds, most, _member(hook_id, message_id), int(seconds) + 1]))
+
+    def land(self, owner: str, hook_id: str, message_id: str) -> None:
+        self.redis.zrem(f"webhook:flight:{owner}", _member(hook_id, message_id))
 
     def drop_due(self, hook_id: str, message_id: str) -> None:
         self.redis.zrem("webhook:due", _member(hook_id, message_id))

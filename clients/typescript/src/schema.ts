@@ -496,7 +496,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A finished pack as a printable book (PDF): A4 or Letter, 1 to 20 puzzles a page, numbered with their lengths and grades, the solutions at the back; vector boards, fonts embedded */
+        /**
+         * A finished pack as a printable book (PDF): A4 or Letter, 1 to 20 puzzles a page, titled, each numbered with its length and grade and captioned with its robot and target, the solutions at the back; vector boards, fonts embedded
+         * @description A worker makes the book (never a web process) and it is kept for an hour, so asking again is quick. A client waits for at most 2 books being made at once (429 with Retry-After beyond); a book not made within 10 s is 503 with Retry-After (ask again: it is kept once made).
+         */
         get: operations["getPackBook"];
         put?: never;
         post?: never;
@@ -811,6 +814,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/embed/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Today's puzzle (or a published day's), made to sit in an iframe on any site
+         * @description No site chrome; posts `moves`, `solved`, `revealed` and `resize` messages to its parent, and fits the frame it is given (docs/embed.md). The only pages another site may frame.
+         */
+        get: operations["embedDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{code}": {
         parameters: {
             query?: never;
@@ -828,26 +851,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/embed/daily": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Today's puzzle, made to sit in an iframe on any site
-         * @description No site chrome; posts `moves`, `solved`, `revealed` and `resize` messages to its parent (docs/embed.md). The only pages another site may frame.
-         */
-        get: operations["embedDaily"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/oembed": {
         parameters: {
             query?: never;
@@ -857,9 +860,26 @@ export interface paths {
         };
         /**
          * oEmbed 1.0: a puzzle page's address as a playable card (type rich)
-         * @description `url` is a page of this site: `/` (today's puzzle), `/?day=YYYY-MM-DD`, `/p/{code}` or an `/embed/...` address. Only JSON: `format=xml` is answered 501, as oEmbed says.
+         * @description `url` is a page of this site: `/` (today's puzzle), `/?day=YYYY-MM-DD`, `/p/{code}` or an `/embed/...` address. The card and its thumbnail are never larger than `maxwidth` x `maxheight` (oEmbed 1.0): a card fits from 280 px wide and 288 px high (its board shrinking, its controls compact); a smaller box is answered 404, as oEmbed answers a request it has no response for. Only JSON: `format=xml` is answered 501, as oEmbed says.
          */
         get: operations["oembed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/{code}/thumbnail.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A puzzle's picture as an oEmbed card's thumbnail, `size` px square (within the card's bounds) */
+        get: operations["embedThumbnail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -875,7 +895,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This key's endpoints (never their secrets) */
+        /** This key's endpoints (never their secrets), each enabled or disabled with the reason */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -903,6 +923,30 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
+        /**
+         * Change an endpoint's URL or events, or enable it again (`{"enabled": true}`)
+         * @description A new URL is checked as at registration. Enabling a disabled endpoint forgets its run of failures; deliveries that failed while it was disabled are not sent again (replay them).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{hook_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret, shown only in this answer; the previous one signs beside it for 24 hours
+         * @description During the overlap each attempt carries two signatures in `webhook-signature`, separated by a space (the new secret's first): a receiver holding either secret verifies it.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -915,7 +959,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the endpoint a `webhook.test` event, signed as every event */
+        /** Send the endpoint a `webhook.test` event, signed as every event (5 a minute per key; 429 beyond) */
         post: operations["testWebhook"];
         delete?: never;
         options?: never;
@@ -940,8 +984,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{hook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a settled delivery once more, under its webhook-id and body (409 while it is pending) */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "job.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A pack or a queued solve this key queued (while it had a webhook) succeeded */
+        post: operations["onJobSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A pack or a queued solve this key queued (while it had a webhook) failed */
+        post: operations["onJobFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "day.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A daily puzzle was published (00:00 UTC), to the endpoints that want it then */
+        post: operations["onDayPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /v1/webhooks/{id}/test: sent to that endpoint whatever its events */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Another endpoint of this key was disabled (it answered 410, or no attempt succeeded for RICOCHET_WEBHOOKS_DISABLE_AFTER): sent to the key's other enabled endpoints whatever their events */
+        post: operations["onWebhookDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Move: {
@@ -1261,6 +1408,8 @@ export interface components {
             /** @description level 4 */
             first_move?: components["schemas"]["Move"] | null;
             code: string;
+            /** @description the title given at creation, else what the pack holds in words; its book's header */
+            title: string;
         };
         DailyHint: {
             level: number;
@@ -1272,6 +1421,8 @@ export interface components {
             /** @description level 4 */
             first_move?: components["schemas"]["Move"] | null;
             code: string;
+            /** @description the title given at creation, else what the pack holds in words; its book's header */
+            title: string;
             /** Format: date */
             date: string;
         };
@@ -1464,6 +1615,12 @@ export interface components {
             thumbnail_width?: number;
             thumbnail_height?: number;
         };
+        WebhookDisabled: {
+            /** @description why: the receiver answered 410, no attempt succeeded for days, its key was revoked, ... */
+            reason: string;
+            /** @description when (seconds since the epoch) */
+            at: number;
+        };
         Webhook: {
             /** @description wh_ and 32 hex digits */
             id: string;
@@ -1471,6 +1628,14 @@ export interface components {
             events: ("job.succeeded" | "job.failed" | "day.published")[];
             /** @description seconds since the epoch */
             created: number;
+            /** @description false: nothing is sent to it until it is enabled again (PATCH enabled true) */
+            enabled: boolean;
+            /** @description why and when it was disabled (null: enabled) */
+            disabled: components["schemas"]["WebhookDisabled"] | null;
+            /** @description when its attempts began failing, none succeeding since (null: the last succeeded) */
+            failing_since: number | null;
+            /** @description after a rotation, until when the previous secret still signs beside the new one */
+            previous_secret_expires: number | null;
         };
         NewWebhook: {
             /** @description wh_ and 32 hex digits */
@@ -1479,8 +1644,23 @@ export interface components {
             events: ("job.succeeded" | "job.failed" | "day.published")[];
             /** @description seconds since the epoch */
             created: number;
+            /** @description false: nothing is sent to it until it is enabled again (PATCH enabled true) */
+            enabled: boolean;
+            /** @description why and when it was disabled (null: enabled) */
+            disabled: components["schemas"]["WebhookDisabled"] | null;
+            /** @description when its attempts began failing, none succeeding since (null: the last succeeded) */
+            failing_since: number | null;
+            /** @description after a rotation, until when the previous secret still signs beside the new one */
+            previous_secret_expires: number | null;
             /** @description the signing secret, whsec_ and base64 (Standard Webhooks): shown only now, keep it */
             secret: string;
+        };
+        RotatedSecret: {
+            id: string;
+            /** @description the new signing secret: shown only now, keep it */
+            secret: string;
+            /** @description until when the previous secret signs too (deliveries carry both signatures) */
+            previous_secret_expires: number;
         };
         Webhooks: {
             webhooks: components["schemas"]["Webhook"][];
@@ -1493,20 +1673,97 @@ export interface components {
             /** @description why it failed (null: it succeeded) */
             error: string | null;
             duration_ms: number;
+            /** @description the receiver's Retry-After (429, 503) in seconds, as honoured (at most an hour) */
+            retry_after?: number | null;
         };
-        WebhookEvent: {
-            type: string;
+        JobEventData: {
+            id: string;
+            /** @enum {string} */
+            kind: "pack" | "solve";
+            /** @enum {string} */
+            state: "succeeded" | "failed";
+            created: number;
+            finished: number | null;
+            error: string | null;
+            /** @description relative to the API's base URL */
+            job_url: string;
+            /** @description a pack's */
+            pack_url?: string;
+            /** @description a pack's items made */
+            made?: number;
+            /** @description a pack's items that failed */
+            failed?: number;
+            /** @description a solve's */
+            status?: string | null;
+            /** @description a solve's */
+            optimal_length?: number | null;
+            /** @description a solve's puzzle code */
+            code?: string | null;
+        };
+        DayEventData: {
+            date: string;
+            number: number;
+            code: string;
+            optimal_length: number;
+            grade: string | null;
+            url: string;
+        };
+        TestEventData: {
+            webhook: string;
+            url: string;
+            note: string;
+        };
+        DisabledEventData: {
+            /** @description the endpoint disabled (another of the key's) */
+            webhook: string;
+            url: string;
+            reason: string;
+            /** @description ISO 8601 UTC */
+            disabled_at: string;
+            /** @description ISO 8601 UTC */
+            failing_since: string | null;
+        };
+        JobSucceededEvent: {
+            /** @enum {string} */
+            type: "job.succeeded";
+            /** @description ISO 8601 UTC: when it happened */
             timestamp: string;
-            data: {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["JobEventData"];
+        };
+        JobFailedEvent: {
+            /** @enum {string} */
+            type: "job.failed";
+            /** @description ISO 8601 UTC: when it happened */
+            timestamp: string;
+            data: components["schemas"]["JobEventData"];
+        };
+        DayPublishedEvent: {
+            /** @enum {string} */
+            type: "day.published";
+            /** @description ISO 8601 UTC: when it happened */
+            timestamp: string;
+            data: components["schemas"]["DayEventData"];
+        };
+        WebhookTestEvent: {
+            /** @enum {string} */
+            type: "webhook.test";
+            /** @description ISO 8601 UTC: when it happened */
+            timestamp: string;
+            data: components["schemas"]["TestEventData"];
+        };
+        WebhookDisabledEvent: {
+            /** @enum {string} */
+            type: "webhook.disabled";
+            /** @description ISO 8601 UTC: when it happened */
+            timestamp: string;
+            data: components["schemas"]["DisabledEventData"];
         };
         Delivery: {
             /** @description the message's id: webhook-id on every attempt */
             id: string;
             webhook: string;
             /** @enum {string} */
-            type: "job.succeeded" | "job.failed" | "day.published" | "webhook.test";
+            type: "job.succeeded" | "job.failed" | "day.published" | "webhook.test" | "webhook.disabled";
             /** @enum {string} */
             state: "pending" | "succeeded" | "failed";
             created: number;
@@ -1514,7 +1771,7 @@ export interface components {
             next_attempt: number | null;
             attempts: components["schemas"]["DeliveryAttempt"][];
             /** @description the body each attempt POSTs */
-            event: components["schemas"]["WebhookEvent"];
+            event: components["schemas"]["JobSucceededEvent"] | components["schemas"]["JobFailedEvent"] | components["schemas"]["DayPublishedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["WebhookDisabledEvent"];
         };
         Deliveries: {
             /** @description newest first */
@@ -1623,6 +1880,8 @@ export interface components {
              * @enum {string}
              */
             theme?: "long" | "short" | "solo" | "very-long" | "vortex";
+            /** @description the pack's title, on its book's pages and in the PDF's metadata (default: what it holds, like 'Ricochet Robots — 24 puzzles, 10–12 moves') */
+            title?: string;
         };
         PlayerRating: {
             /** @description Glicko-2 rating (1500 for a new player) */
@@ -1706,8 +1965,16 @@ export interface components {
         WebhookRequest: {
             /** @description where events are POSTed: http:// or https://, to a public address; redirects are not followed */
             url: string;
-            /** @description the events wanted */
+            /** @description the events wanted (`webhook.test` and `webhook.disabled` are sent whatever these are) */
             events: ("job.succeeded" | "job.failed" | "day.published")[];
+        };
+        WebhookChange: {
+            /** @description where events are POSTed: http:// or https://, to a public address; redirects are not followed */
+            url?: string;
+            /** @description the events wanted (`webhook.test` and `webhook.disabled` are sent whatever these are) */
+            events?: ("job.succeeded" | "job.failed" | "day.published")[];
+            /** @description true enables a disabled endpoint again (its run of failures forgotten); false disables it */
+            enabled?: boolean;
         };
     };
     responses: {
@@ -2673,6 +2940,7 @@ export interface operations {
             414: components["responses"]["Problem"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getJob: {
@@ -3242,6 +3510,37 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    embedDaily: {
+        parameters: {
+            query?: {
+                /** @description the language (default: the reader's Accept-Language) */
+                lang?: "en" | "de" | "ru";
+                /** @description auto follows the reader's system */
+                theme?: "auto" | "light" | "dark";
+                /** @description a published day (YYYY-MM-DD; default today): its puzzle, with its length, as /?day= shows it */
+                day?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            431: components["responses"]["Problem"];
+        };
+    };
     embedPuzzle: {
         parameters: {
             query?: {
@@ -3273,40 +3572,14 @@ export interface operations {
             431: components["responses"]["Problem"];
         };
     };
-    embedDaily: {
-        parameters: {
-            query?: {
-                /** @description the language (default: the reader's Accept-Language) */
-                lang?: "en" | "de" | "ru";
-                /** @description auto follows the reader's system */
-                theme?: "auto" | "light" | "dark";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description HTML */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            400: components["responses"]["Problem"];
-            414: components["responses"]["Problem"];
-            431: components["responses"]["Problem"];
-        };
-    };
     oembed: {
         parameters: {
             query: {
                 /** @description a puzzle page of this site: /, /?day=YYYY-MM-DD, /p/{code} or /embed/... */
                 url: string;
+                /** @description the card is at most this wide (it fits from 280 px) */
                 maxwidth?: number;
+                /** @description the card is at most this high (it fits from 260 px) */
                 maxheight?: number;
                 /** @description json (xml is answered 501, as oEmbed says) */
                 format?: string;
@@ -3331,6 +3604,35 @@ export interface operations {
             414: components["responses"]["Problem"];
             431: components["responses"]["Problem"];
             501: components["responses"]["Problem"];
+        };
+    };
+    embedThumbnail: {
+        parameters: {
+            query?: {
+                /** @description the picture's width and height in px */
+                size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a puzzle code */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The picture, `size` px square */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            431: components["responses"]["Problem"];
         };
     };
     listWebhooks: {
@@ -3419,6 +3721,72 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the endpoint's id, as its creation gave it */
+                hook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookChange"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the endpoint's id, as its creation gave it */
+                hook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     testWebhook: {
         parameters: {
             query?: never;
@@ -3442,6 +3810,7 @@ export interface operations {
             };
             401: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
@@ -3475,6 +3844,288 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the endpoint's id, as its creation gave it */
+                hook_id: string;
+                /** @description the delivery's id (its webhook-id), as its listing gives it */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    onJobSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every attempt and replay (deduplicate by it) */
+                "webhook-id": string;
+                /** @description the attempt's time, whole seconds since the epoch */
+                "webhook-timestamp": number;
+                /** @description v1, and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a rotation's overlap two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried after Retry-After (seconds or an HTTP date), at most an hour */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (docs/webhooks.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onJobFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every attempt and replay (deduplicate by it) */
+                "webhook-id": string;
+                /** @description the attempt's time, whole seconds since the epoch */
+                "webhook-timestamp": number;
+                /** @description v1, and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a rotation's overlap two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried after Retry-After (seconds or an HTTP date), at most an hour */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (docs/webhooks.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDayPublished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every attempt and replay (deduplicate by it) */
+                "webhook-id": string;
+                /** @description the attempt's time, whole seconds since the epoch */
+                "webhook-timestamp": number;
+                /** @description v1, and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a rotation's overlap two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DayPublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried after Retry-After (seconds or an HTTP date), at most an hour */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (docs/webhooks.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every attempt and replay (deduplicate by it) */
+                "webhook-id": string;
+                /** @description the attempt's time, whole seconds since the epoch */
+                "webhook-timestamp": number;
+                /** @description v1, and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a rotation's overlap two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried after Retry-After (seconds or an HTTP date), at most an hour */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (docs/webhooks.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message's id: the same on every attempt and replay (deduplicate by it) */
+                "webhook-id": string;
+                /** @description the attempt's time, whole seconds since the epoch */
+                "webhook-timestamp": number;
+                /** @description v1, and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a rotation's overlap two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried after Retry-After (seconds or an HTTP date), at most an hour */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule (docs/webhooks.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
