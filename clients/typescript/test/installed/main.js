@@ -1,0 +1,2 @@
+// The package's main entry and nothing else, bundled for the browser.
+export * from "@ricochet/client";
