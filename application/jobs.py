@@ -7,6 +7,7 @@ from typing import Any
 
 from workers.messages import INTERACTIVE_QUEUE, TaskSpec
 from workers.stores.jobs import JobState
+from workers.stores.quotas import WINDOW
 
 from . import Context
 from .problems import Problem, echo
@@ -33,22 +34,35 @@ def admit(ctx: Context, queue: str) -> None:
                       headers={"Retry-After": "30"})
 
 
+UNITS = {"solve": "worker-seconds", "pack": "puzzle-moves"}  # what each quota counts
+QUOTA_WINDOW = WINDOW  # the seconds quotas count over: an hour, from the hour
+
+
 def charge(ctx: Context, kind: str, cost: int) -> dict[str, str]:
     """Charge queued work to the client's quota for this hour: `solve` in
     worker-seconds (a queued solve's whole budget), `pack` in puzzle-moves
-    (count x max_length).  Over the quota: 429 with Retry-After until the window
-    turns.  Returns the headers that announce what is left."""
+    (count x max_length).  Work that does not fit in what is left is refused
+    (429 with Retry-After until the hour turns) and charged nothing.  Returns
+    the headers that announce what is left; a refusal carries the same headers,
+    and its problem the same numbers (`quota`, `remaining`, `reset`)."""
     limit = ctx.quotas.get(kind)
     if limit is None or ctx.stores is None:
         return {}
-    used, reset = ctx.stores.quotas.charge(kind, ctx.client, cost, limit)
-    headers = {"X-Quota-Kind": kind, "X-Quota-Limit": str(limit), "X-Quota-Remaining": str(max(0, limit - used)),
-               "X-Quota-Reset": str(reset)}
-    if used > limit:
-        unit = "worker-seconds" if kind == "solve" else "puzzle-moves"
-        raise Problem("quota-exceeded", f"this work ({cost} {unit}) is over your quota of {limit} {unit} "
-                      f"an hour ({max(0, limit - used + cost)} left); retry after {reset} s",
-                      headers={**headers, "Retry-After": str(reset)}, quota=kind)
+    done = ctx.stores.quotas.charge(kind, ctx.client, cost, limit)
+    left = max(0, limit - done.used)
+    headers = {"X-Quota-Kind": kind, "X-Quota-Limit": str(limit), "X-Quota-Remaining": str(left),
+               "X-Quota-Reset": str(done.reset)}
+    if not done.charged:
+        unit = UNITS[kind]
+        if cost > limit:  # never fits, whatever is left
+            fix = (f"a pack fits in at most {limit} {unit}: ask for fewer puzzles or a shorter max_length"
+                   if kind == "pack" else "no queued solve fits in this quota (ricochet keys create --quota-solve)")
+        else:
+            fix = (f"ask for at most {left} {unit}, or " if kind == "pack" else "") + f"retry after {done.reset} s"
+        raise Problem("quota-exceeded", f"this work ({cost} {unit}) is over what is left of your quota of "
+                      f"{limit} {unit} an hour: {left} left, the hour turns in {done.reset} s; {fix}",
+                      headers={**headers, "Retry-After": str(done.reset)}, quota=kind, remaining=left,
+                      reset=done.reset, **{"violated-policies": [kind]})
     return headers
 
 

@@ -143,7 +143,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     limits.register(app)
     # Browser clients (the daily puzzle, verify) call the API from other origins.
     CORS(app, resources={r"/v1/*": {"origins": "*"}, r"/oembed": {"origins": "*"}},
-         expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count"])
+         expose_headers=["Location", "ETag", "Retry-After", "Link", "X-Total-Count", *limits.EXPOSED])
     _blueprints(app)
     return app
 

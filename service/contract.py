@@ -54,7 +54,13 @@ at most {depth} moves deep, tables within {tables}); a random puzzle is searched
 Rate limits per client address and route: {rate}, and
 {rate_search} for the routes that search (solve, difficulty, random
 puzzles, new packs); beyond them 429 with Retry-After.  Operators set them
-with RICOCHET_RATE_LIMIT and RICOCHET_RATE_LIMIT_SEARCH.
+with RICOCHET_RATE_LIMIT and RICOCHET_RATE_LIMIT_SEARCH.  Every answer of a
+/v1 route says them as the IETF draft's fields (draft-ietf-httpapi-ratelimit-headers):
+`RateLimit-Policy: "default";q=1200;w=60` (or "search"; with, on the routes
+that queue work, the client's hourly quota "solve" or "pack") and
+`RateLimit: "default";r=1187;t=42` (what is left, and the seconds until the
+window turns); an answer that charges queued work adds the quota's state,
+equal to its X-Quota-* headers.
 """
 
 
@@ -88,6 +94,10 @@ SERVERS = [{"url": "/", "description": "the server that serves this document (ri
                                        "http://127.0.0.1:8000)"}]
 
 PROBLEM = {"application/problem+json": {"schema": "Problem"}}
+# Every /v1 answer's limits (service/limits.py), and the quota state of one that charges queued work.
+LIMIT_HEADERS = {"RateLimit-Policy": "RateLimitPolicy", "RateLimit": "RateLimit"}
+QUOTA_HEADERS = {"X-Quota-Kind": "QuotaKind", "X-Quota-Limit": "QuotaLimit", "X-Quota-Remaining": "QuotaRemaining",
+                 "X-Quota-Reset": "QuotaReset"}
 # The parameters several operations share (components/parameters), each a request schema with its COMPONENT.
 PARAMETERS = {DayPath: "path", DayOrPicturePath: "path", SinceQuery: "query", HintQuery: "query"}
 RESPONSES = {
@@ -97,17 +107,39 @@ RESPONSES = {
               "headers": {"ETag": {"schema": {"type": "string"}}, "Cache-Control": {"schema": {"type": "string"}}},
               "content": {"application/json": {"schema": "Daily"},
                           "image/png": {"schema": {"type": "string", "format": "binary"}}}},
-    "TooManyRequests": {"description": "A rate limit for this client and route was exceeded (problem+json); "
-                                       "Retry-After gives the seconds until the window resets",
-                        "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": PROBLEM},
+    "TooManyRequests": {"description": "A rate limit for this client and route was exceeded (problem+json: "
+                                       "`limit` names the policy, as RateLimit does), or queued work is over the "
+                                       "client's hourly quota (`quota` names it, X-Quota-* say what is left); "
+                                       "`remaining` and `reset` are the headers' numbers, Retry-After the seconds "
+                                       "until the window resets",
+                        "headers": {"Retry-After": {"schema": {"type": "integer"}}, **LIMIT_HEADERS,
+                                    **QUOTA_HEADERS}, "content": PROBLEM},
     "Unavailable": {"description": "The store is unreachable; retry after the given seconds",
-                    "headers": {"Retry-After": {"schema": {"type": "string"}}}, "content": PROBLEM},
-    "Problem": {"description": "What was wrong with the request and how to fix it", "content": PROBLEM},
-    "NotModified": {"description": "Not modified (If-None-Match matched the ETag)"},
+                    "headers": {"Retry-After": {"schema": {"type": "string"}}, **LIMIT_HEADERS}, "content": PROBLEM},
+    "Problem": {"description": "What was wrong with the request and how to fix it", "headers": LIMIT_HEADERS,
+                "content": PROBLEM},
+    "NotModified": {"description": "Not modified (If-None-Match matched the ETag)", "headers": LIMIT_HEADERS},
 }
 HEADERS = {
     "ETag": {"description": "strong, from the body", "schema": {"type": "string"}},
     "CacheControl": {"description": "public; immutable where the content never changes", "schema": {"type": "string"}},
+    "RateLimitPolicy": {"description": "On every answer of a /v1 route: the limits it counts against "
+                                       "(draft-ietf-httpapi-ratelimit-headers, a structured field list), each a "
+                                       "name with its quota `q` and window `w` in seconds: the route's \"default\" "
+                                       "or \"search\" (requests), and on the routes that queue work the client's "
+                                       "hourly \"solve\" (worker-seconds) or \"pack\" (puzzle-moves) quota, its "
+                                       "unit in `ricochet-unit`", "schema": {"type": "string"},
+                        "example": '"search";q=120;w=60, "pack";q=200000;w=3600;ricochet-unit="puzzle-moves"'},
+    "RateLimit": {"description": "What is left of each limit (`r`) and the seconds until its window turns (`t`): "
+                                 "the route's on every answer the limiter counted, a quota's on the answers that "
+                                 "charge or refuse queued work (equal to X-Quota-Remaining and X-Quota-Reset)",
+                  "schema": {"type": "string"}, "example": '"search";r=117;t=42, "pack";r=199940;t=3374'},
+    "QuotaKind": {"description": "The hourly quota the work is charged to: solve or pack",
+                  "schema": {"type": "string"}},
+    "QuotaLimit": {"description": "The quota, in its unit, an hour", "schema": {"type": "string"}},
+    "QuotaRemaining": {"description": "What is left of it this hour, after this work (a refusal costs nothing)",
+                       "schema": {"type": "string"}},
+    "QuotaReset": {"description": "Seconds until the hour turns", "schema": {"type": "string"}},
 }
 LINKS = {
     "GetJob": {"operationId": "getJob", "parameters": {"job_id": "$response.body#/id"},
@@ -225,20 +257,23 @@ def _operations(app: Flask) -> list[tuple[str, dict[str, Any]]]:
             continue
         path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
         view = app.view_functions[rule.endpoint]
-        doc = {m: op.openapi() for (m, p), op in operations_of(view).items() if p == rule.rule}
+        declared = {m: op for (m, p), op in operations_of(view).items() if p == rule.rule}
+        doc = {m: op.openapi() for m, op in declared.items()}
         methods = {m.lower() for m in rule.methods or ()} - {"head", "options"}
         missing = methods - set(doc)
         if missing:
             raise ValueError(f"the view of {path} declares no {', '.join(sorted(missing))} operation "
                              "(service/declare.py: @operation)")
-        out.setdefault(path, {}).update({m: _shared(path, doc[m]) for m in sorted(methods)})
+        out.setdefault(path, {}).update({m: _shared(path, doc[m], declared[m].quota) for m in sorted(methods)})
     return list(out.items())
 
 
-def _shared(path: str, operation: dict[str, Any]) -> dict[str, Any]:
+def _shared(path: str, operation: dict[str, Any], quota: str | None = None) -> dict[str, Any]:
     """What kinds of routes share, so that no declaration repeats it: every route
     refuses an oversized request line (414) or headers (431); every /v1 route
-    refuses a key not issued (401) and is rate limited (429); a route that takes
+    refuses a key not issued (401), is rate limited (429) and says its limits
+    on every answer (RateLimit-Policy, RateLimit), and one that queues work
+    (`quota`) says what is left of the quota on its 202; a route that takes
     a body refuses a bad (400) or too large (413) one; a path parameter not
     described otherwise is a plain string."""
     responses = operation.setdefault("responses", {})
@@ -247,6 +282,10 @@ def _shared(path: str, operation: dict[str, Any]) -> dict[str, Any]:
     if path.startswith("/v1/"):
         responses.setdefault("401", "Problem")  # an X-API-Key not issued here
         responses.setdefault("429", "TooManyRequests")
+        for status, response in responses.items():  # the shared ones (a name) carry the fields themselves
+            if isinstance(response, dict):
+                charged = QUOTA_HEADERS if quota is not None and status == "202" else {}
+                response["headers"] = {**response.get("headers", {}), **LIMIT_HEADERS, **charged}
     if "requestBody" in operation:
         responses.setdefault("400", "Problem")
         responses.setdefault("413", "Problem")

@@ -120,6 +120,7 @@ class Operation:
     parameters: Sequence[Any] = ()
     security: Sequence[Mapping[str, Any]] | None = None
     searches: bool = False  # the tighter rate limit of the routes that search (service/limits.py)
+    quota: str | None = None  # the client's hourly quota its queued work is charged to ("solve", "pack")
 
     @functools.cached_property
     def query_loader(self) -> Schema | None:

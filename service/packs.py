@@ -20,7 +20,7 @@ from .shapes import Job, Pack, PackItem
 
 bp = Blueprint("packs", __name__)
 
-@operation(bp, "post /v1/packs", "createPack", tag="packs", body=PackRequest, searches=True,
+@operation(bp, "post /v1/packs", "createPack", tag="packs", body=PackRequest, searches=True, quota="pack",
            summary="Generate a pack of puzzles in the background (202 + the job's Location)",
            header=IdempotencyHeader, errors=(400, 409, 422, 503), replies={
                202: Reply("Accepted; follow `Location`", Job, headers={"Location": {"schema": {"type": "string"}}},

@@ -329,7 +329,17 @@ class Problem(Shape):
     field = fields.String(metadata={"description": "Dotted path of the bad field, e.g. robots.red"})
     errors = fields.List(fields.Nested(FieldError),
                          metadata={"description": "Every bad field, when there was more than one"})
-    limit = fields.String(metadata={"description": "The rate limit that was exceeded (429)"})
+    limit = fields.String(metadata={"description": "The rate limit that was exceeded (429): its policy's name in "
+                                                   "RateLimit-Policy (\"default\", \"search\"), or for what one "
+                                                   "client holds at once, how many"})
+    quota = fields.String(metadata={"description": "The hourly quota the work is over (429): \"solve\" or \"pack\", "
+                                                   "as X-Quota-Kind and RateLimit-Policy name it"})
+    remaining = fields.Integer(metadata={"description": "What is left of that limit or quota (429): RateLimit's `r`, "
+                                                        "and X-Quota-Remaining for a quota"})
+    reset = fields.Integer(metadata={"description": "Seconds until its window turns (429): Retry-After, RateLimit's "
+                                                    "`t`, and X-Quota-Reset for a quota"})
+    violated_policies = fields.List(fields.String(), data_key="violated-policies", metadata={
+        "description": "The policies exceeded, by their RateLimit-Policy names (draft-ietf-httpapi-ratelimit-headers)"})
 
 
 # -- puzzles with what the service knows of them -----------------------------------------

@@ -20,7 +20,7 @@ bp = Blueprint("solving", __name__)
 
 
 @operation(bp, "post /v1/solve", "solve", tag="solving", summary="An optimal solution (docs/formats.md answer)",
-           body=PUZZLE, searches=True, errors=(400, 503), replies={
+           body=PUZZLE, searches=True, quota="solve", errors=(400, 503), replies={
                200: Reply("The answer; `status` says whether the search finished", Answer),
                202: Reply("The search needs longer than a request may take; poll the job at `Location`", Job,
                           headers={"Location": {"schema": {"type": "string"}, "description": "/v1/jobs/{job_id}"},
