@@ -135,7 +135,9 @@ def _alive(pid: int, cmdline: bytes) -> bool:
 def _killed_and_back(serve: subprocess.Popen, log: Path, name: str, marker: bytes) -> None:
     """kill -9 the process of `ricochet serve` named `name`; it starts again, the log says so,
     and nothing it left runs (a Celery pool process, an nginx worker holding the port)."""
-    (pid,) = [p for p, cmdline in _children(serve.pid) if marker in cmdline]
+    found = [p for p, cmdline in _children(serve.pid) if marker in cmdline]
+    assert len(found) == 1, (name, _children(serve.pid))
+    (pid,) = found
     left = _descendants(pid)
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
@@ -170,7 +172,7 @@ def _redis_killed_and_back(serve: subprocess.Popen, instance: Path) -> None:
 
 @pytest.mark.slow
 def test_ricochet_serve_starts_again_what_dies(tmp_path):
-    """kill -9 Redis, the worker, the beat, nginx and gunicorn under a running
+    """kill -9 Redis, the worker, the webhook worker, the beat, nginx and gunicorn under a running
     `ricochet serve`: each comes back (Redis within 10 s with its data), the log
     says so, and a solve queued as a job completes."""
     from tests.test_jobs import HARD
@@ -179,7 +181,8 @@ def test_ricochet_serve_starts_again_what_dies(tmp_path):
     # the solve below is a job
     with _serving(tmp_path, log, RICOCHET_WEB_WORKERS="1", RICOCHET_SOLVE_TIME_BUDGET="0.01") as (serve, base):
         _redis_killed_and_back(serve, tmp_path)
-        _killed_and_back(serve, log, "worker", b"worker\x00--loglevel")
+        _killed_and_back(serve, log, "worker", b"--queues\x00ricochet")
+        _killed_and_back(serve, log, "webhook worker", b"--queues\x00webhooks")
         _killed_and_back(serve, log, "beat", b"beat\x00--loglevel")
         _killed_and_back(serve, log, "front (nginx)", b"nginx")
         _killed_and_back(serve, log, "gunicorn", b"gunicorn")
