@@ -1285,8 +1285,16 @@ export interface components {
             field?: string;
             /** @description Every bad field, when there was more than one */
             errors?: components["schemas"]["FieldError"][];
-            /** @description The rate limit that was exceeded (429) */
+            /** @description The rate limit that was exceeded (429): its policy's name in RateLimit-Policy ("default", "search"), or for what one client holds at once, how many */
             limit?: string;
+            /** @description The hourly quota the work is over (429): "solve" or "pack", as X-Quota-Kind and RateLimit-Policy name it */
+            quota?: string;
+            /** @description What is left of that limit or quota (429): RateLimit's `r`, and X-Quota-Remaining for a quota */
+            remaining?: number;
+            /** @description Seconds until its window turns (429): Retry-After, RateLimit's `t`, and X-Quota-Reset for a quota */
+            reset?: number;
+            /** @description The policies exceeded, by their RateLimit-Policy names (draft-ietf-httpapi-ratelimit-headers) */
+            "violated-policies"?: string[];
         };
         Known: {
             board: string | components["schemas"]["BoardObject"];
@@ -1990,10 +1998,16 @@ export interface components {
                 "image/png": string;
             };
         };
-        /** @description A rate limit for this client and route was exceeded (problem+json); Retry-After gives the seconds until the window resets */
+        /** @description A rate limit for this client and route was exceeded (problem+json: `limit` names the policy, as RateLimit does), or queued work is over the client's hourly quota (`quota` names it, X-Quota-* say what is left); `remaining` and `reset` are the headers' numbers, Retry-After the seconds until the window resets */
         TooManyRequests: {
             headers: {
                 "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-Quota-Kind": components["headers"]["QuotaKind"];
+                "X-Quota-Limit": components["headers"]["QuotaLimit"];
+                "X-Quota-Remaining": components["headers"]["QuotaRemaining"];
+                "X-Quota-Reset": components["headers"]["QuotaReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -2004,6 +2018,8 @@ export interface components {
         Unavailable: {
             headers: {
                 "Retry-After"?: string;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -2013,6 +2029,8 @@ export interface components {
         /** @description What was wrong with the request and how to fix it */
         Problem: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -2022,6 +2040,8 @@ export interface components {
         /** @description Not modified (If-None-Match matched the ETag) */
         NotModified: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -2043,6 +2063,24 @@ export interface components {
         ETag: string;
         /** @description public; immutable where the content never changes */
         CacheControl: string;
+        /**
+         * @description On every answer of a /v1 route: the limits it counts against (draft-ietf-httpapi-ratelimit-headers, a structured field list), each a name with its quota `q` and window `w` in seconds: the route's "default" or "search" (requests), and on the routes that queue work the client's hourly "solve" (worker-seconds) or "pack" (puzzle-moves) quota, its unit in `ricochet-unit`
+         * @example "search";q=120;w=60, "pack";q=200000;w=3600;ricochet-unit="puzzle-moves"
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of each limit (`r`) and the seconds until its window turns (`t`): the route's on every answer the limiter counted, a quota's on the answers that charge or refuse queued work (equal to X-Quota-Remaining and X-Quota-Reset)
+         * @example "search";r=117;t=42, "pack";r=199940;t=3374
+         */
+        RateLimit: string;
+        /** @description The hourly quota the work is charged to: solve or pack */
+        QuotaKind: string;
+        /** @description The quota, in its unit, an hour */
+        QuotaLimit: string;
+        /** @description What is left of it this hour, after this work (a refusal costs nothing) */
+        QuotaRemaining: string;
+        /** @description Seconds until the hour turns */
+        QuotaReset: string;
     };
     pathItems: never;
 }
@@ -2356,6 +2394,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2389,6 +2429,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,6 +2467,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2461,6 +2505,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2474,6 +2520,8 @@ export interface operations {
             /** @description No hint: the puzzle has no solution, or its optimal solution takes longer than a request may search (POST /v1/solve queues that search; hints follow) */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2500,6 +2548,8 @@ export interface operations {
             /** @description The report */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2538,6 +2588,8 @@ export interface operations {
             /** @description The puzzle with its solution (unless solution=false) and difficulty report */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2572,6 +2624,8 @@ export interface operations {
             /** @description The puzzle, in GET /v1/puzzles/random's shape */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +2658,8 @@ export interface operations {
             /** @description How many there are, and the first `limit` */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,6 +2693,8 @@ export interface operations {
             /** @description The puzzle's popularity after the vote */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,6 +2730,8 @@ export interface operations {
             /** @description The puzzles, one per line (CSV with a header row) */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2708,6 +2768,8 @@ export interface operations {
             /** @description The picture: SVG, or PNG with ?format=png */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2739,6 +2801,8 @@ export interface operations {
             /** @description The answer; `status` says whether the search finished */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2751,6 +2815,12 @@ export interface operations {
                     /** @description /v1/jobs/{job_id} */
                     Location?: string;
                     "Retry-After"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Kind": components["headers"]["QuotaKind"];
+                    "X-Quota-Limit": components["headers"]["QuotaLimit"];
+                    "X-Quota-Remaining": components["headers"]["QuotaRemaining"];
+                    "X-Quota-Reset": components["headers"]["QuotaReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2782,6 +2852,8 @@ export interface operations {
             /** @description The `ricochet check` verdict plus `optimal` and `optimal_length` */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2817,6 +2889,12 @@ export interface operations {
             202: {
                 headers: {
                     Location?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Kind": components["headers"]["QuotaKind"];
+                    "X-Quota-Limit": components["headers"]["QuotaLimit"];
+                    "X-Quota-Remaining": components["headers"]["QuotaRemaining"];
+                    "X-Quota-Reset": components["headers"]["QuotaReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2854,6 +2932,8 @@ export interface operations {
                     Vary?: string;
                     /** @description NDJSON only: the pack's job state */
                     "X-Pack-State"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,6 +2969,8 @@ export interface operations {
             /** @description One sheet */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2926,6 +3008,8 @@ export interface operations {
             /** @description The book */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2957,6 +3041,8 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2985,6 +3071,8 @@ export interface operations {
             /** @description The job as it stands (state cancelled, unless it had settled before or another client that asked for it still wants it) */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3146,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3184,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,6 +3224,8 @@ export interface operations {
                     Link?: string;
                     "X-Total-Count"?: number;
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3161,6 +3255,8 @@ export interface operations {
             /** @description The player */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3193,6 +3289,8 @@ export interface operations {
             /** @description The player's history */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3225,6 +3323,8 @@ export interface operations {
             201: {
                 headers: {
                     Location?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3257,6 +3357,8 @@ export interface operations {
             /** @description The game */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3290,6 +3392,8 @@ export interface operations {
             /** @description The game after the bid */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,6 +3430,8 @@ export interface operations {
             /** @description The attempt's result and the game after it */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3364,6 +3470,8 @@ export interface operations {
             /** @description An event stream: each event's `id` is the game version after it, `event` its type and `data` the GameEvent as JSON */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3402,6 +3510,8 @@ export interface operations {
             201: {
                 headers: {
                     Location?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,6 +3541,8 @@ export interface operations {
             /** @description The room */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3463,6 +3575,8 @@ export interface operations {
             /** @description The room and this seat's token */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3608,8 @@ export interface operations {
             /** @description The room and its game */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,6 +3763,8 @@ export interface operations {
             /** @description The endpoints */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3677,6 +3795,8 @@ export interface operations {
             201: {
                 headers: {
                     Location?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,6 +3829,8 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3740,6 +3862,8 @@ export interface operations {
             /** @description The endpoint as it is now */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3773,6 +3897,8 @@ export interface operations {
             /** @description The new secret */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,6 +3928,8 @@ export interface operations {
             /** @description The delivery, queued */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3832,6 +3960,8 @@ export interface operations {
             /** @description The deliveries */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3863,6 +3993,8 @@ export interface operations {
             /** @description The delivery, pending again */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
