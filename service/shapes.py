@@ -409,6 +409,8 @@ class PackItem(Made):
 
 class Pack(Shape):
     pack_id = fields.String(required=True)
+    title = fields.String(required=True, metadata={"description": "the title given at creation, else what the pack "
+                                                                  "holds in words; its book's header"})
     count = fields.Integer(required=True, metadata={"description": "puzzles made"})
     request = fields.Dict()
     pairs = fields.Integer(metadata={"description": "the (board, target) pairs the puzzles are spread over: a "
@@ -420,8 +422,6 @@ class Pack(Shape):
 
 class CodedHint(Hint):
     code = fields.String(required=True)
-    title = fields.String(required=True, metadata={"description": "the title given at creation, else what the pack "
-                                                                  "holds in words; its book's header"})
 
 
 class DailyHint(CodedHint):
