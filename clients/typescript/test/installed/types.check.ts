@@ -3,7 +3,7 @@
  * installed package (tests/test_typescript_client.py).  Each `@ts-expect-error`
  * line must fail to compile, or tsc reports the directive as unused and the
  * check fails: a stray body key, a path or a parameter the contract does not
- * have, a problem type it does not define.
+ * have, a problem type or a webhook event it does not define.
  */
 import {
   type Daily,
@@ -15,7 +15,12 @@ import {
   rateLimit,
   unwrap,
 } from "@ricochet/client";
-import { type WebhookEvent, type WebhookEventType, verifyWebhook } from "@ricochet/client/webhooks";
+import {
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventType,
+  verifyWebhook,
+} from "@ricochet/client/webhooks";
 
 const api = createRicochetClient({ baseUrl: "http://127.0.0.1:8000" });
 
@@ -86,4 +91,12 @@ export async function contract(): Promise<void> {
   const name: WebhookEventType = event.type;
   const when: string = event.timestamp;
   void [name, when, event.data];
+  // The events are the contract's `webhooks` section: narrowing on the type types the data.
+  if (event.type === "job.succeeded") {
+    const data: WebhookEventOf<"job.succeeded">["data"] = event.data;
+    void data;
+  }
+  // @ts-expect-error not an event the contract declares
+  const bogus: WebhookEventType = "no.such.event";
+  void bogus;
 }
