@@ -46,6 +46,28 @@ test("a pack: queued, followed, read in order", async () => {
   for (const puzzle of pack.puzzles) assert.ok(puzzle.optimal_length >= 6 && puzzle.optimal_length <= 8);
 });
 
+test("waiting for a job, a poll refused 503 is asked again after its Retry-After", async () => {
+  let refused = 0;
+  const flaky: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    if (request.method === "GET" && new URL(request.url).pathname.startsWith("/v1/jobs/") && refused === 0) {
+      refused += 1; // the store unreachable once, as the service answers then
+      const problem = { type: "/problems/unavailable", title: "Service unavailable", status: 503, detail: "retry" };
+      return new Response(JSON.stringify(problem), {
+        status: 503,
+        headers: { "Content-Type": "application/problem+json", "Retry-After": "1" },
+      });
+    }
+    return fetch(request);
+  };
+  const patient = createRicochetClient({ baseUrl: baseUrl!, fetch: flaky });
+  const started = Date.now();
+  const pack = await makePack(patient, { count: 1, min_length: 6, max_length: 8, seed: "retry-after" });
+  assert.equal(refused, 1);
+  assert.equal(pack.count, 1);
+  assert.ok(Date.now() - started >= 1000, `${Date.now() - started} ms: the Retry-After was not waited`);
+});
+
 test("a refusal is a ProblemError with the problem's type", async () => {
   await assert.rejects(
     async () => unwrap(await client.GET("/v1/jobs/{job_id}", { params: { path: { job_id: "no-such-job" } } })),
