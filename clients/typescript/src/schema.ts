@@ -1396,6 +1396,8 @@ export interface components {
         };
         Pack: {
             pack_id: string;
+            /** @description the title given at creation, else what the pack holds in words; its book's header */
+            title: string;
             /** @description puzzles made */
             count: number;
             request?: {
@@ -1416,8 +1418,6 @@ export interface components {
             /** @description level 4 */
             first_move?: components["schemas"]["Move"] | null;
             code: string;
-            /** @description the title given at creation, else what the pack holds in words; its book's header */
-            title: string;
         };
         DailyHint: {
             level: number;
@@ -1429,8 +1429,6 @@ export interface components {
             /** @description level 4 */
             first_move?: components["schemas"]["Move"] | null;
             code: string;
-            /** @description the title given at creation, else what the pack holds in words; its book's header */
-            title: string;
             /** Format: date */
             date: string;
         };
