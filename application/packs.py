@@ -28,6 +28,12 @@ from .running import watching
 from .solving import Queued
 
 SHORTEST = 2  # a round solved in one move is void (docs/rules.md)
+# Fair shares of the pack workers: a client's chunks wait for a worker at most this many at a time (Context.
+# max_queued[CHUNKS_PER_CLIENT], RICOCHET_QUEUED_CHUNKS_PER_CLIENT); the rest are held in Redis and queued as
+# workers take these, so the queue's FIFO interleaves the clients (docs/operations.md, "Fair shares").
+CHUNKS_PER_CLIENT = "pack chunks per client"
+QUEUED_CHUNKS = 2
+SERVICE = "service"  # whose chunks a pack's are when no client asked for it (the service's own work)
 SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -155,7 +161,8 @@ def item(request: dict[str, Any], index: int, library: Library) -> dict[str, Any
 
 def plan(ctx: Context, job_id: str) -> int:
     """A queued pack planned (ricochet.pack): the puzzles pools hold are stored at
-    once, the rest are sent out in chunks (ricochet.pack_chunk); the job's
+    once, the rest go out in chunks (ricochet.pack_chunk), held in Redis and
+    queued a few at a time (`release`: the client's fair share); the job's
     progress counts the puzzles settled.  Returns the pack's count (0: no such job)."""
     stores = ctx.required_stores()
     job = stores.jobs.get(job_id)
@@ -172,11 +179,31 @@ def plan(ctx: Context, job_id: str) -> int:
             by_size.setdefault(chunk_size(p.length), []).append((p.index, p.length))
     chunks = [items[first:first + size] for size, items in sorted(by_size.items())
               for first in range(0, len(items), size)]
-    stores.packs.track_chunks(job_id, {str(chunk[0][0]): chunk for chunk in chunks})
-    for chunk in chunks:
-        jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": [list(i) for i in chunk]})
+    client = owner(job)
+    stores.packs.hold_chunks(job_id, client, {str(chunk[0][0]): [list(i) for i in chunk] for chunk in chunks})
+    release(ctx, client)
     settle(stores, job_id, request)
     return request["count"]
+
+
+def owner(job: dict[str, Any]) -> str:
+    """Whose share of the pack workers a pack's chunks take: the client that asked for it."""
+    return str(job["askers"][0]) if job.get("askers") else SERVICE
+
+
+def release(ctx: Context, client: str) -> int:
+    """Queue the client's next held chunks, so that `CHUNKS_PER_CLIENT` of them wait
+    for a worker (fewer when it has no more): another client's work queued meanwhile
+    waits behind those few, not behind the whole of this client's packs.  Called as
+    a plan holds its chunks, as a worker takes or ends one, and by the beat's sweep
+    (should a worker die between the two).  Returns how many were queued."""
+    most = ctx.max_queued.get(CHUNKS_PER_CLIENT, QUEUED_CHUNKS)
+    released = ctx.required_stores().packs.release(client, most)
+    for job_id, _, items in released:
+        # A send lost here leaves a chunk counted as queued that no worker received:
+        # recover_pending sends it again, as it does any chunk whose message was lost.
+        jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
+    return len(released)
 
 
 def make_chunk(ctx: Context, job_id: str, items: list[list[int]]) -> int:
@@ -185,19 +212,32 @@ def make_chunk(ctx: Context, job_id: str, items: list[list[int]]) -> int:
     and the rest go on.  Returns how many were made."""
     stores = ctx.required_stores()
     job = stores.jobs.get(job_id)
-    if job is None or job["state"] not in OPEN:
-        return 0
     key = str(items[0][0])
+    if job is None or job["state"] not in OPEN:  # cancelled (or gone): its held chunks are dropped
+        stores.packs.forget_chunks(job_id)
+        if job is not None:
+            stores.packs.taken(job_id, owner(job), key)
+            release(ctx, owner(job))
+        return 0
+    stores.packs.taken(job_id, owner(job), key)  # as chunk_received did, should its signal have failed
     stores.packs.chunk_beat(job_id, key)
     with watching(stores, job_id, beat=lambda: stores.packs.chunk_beat(job_id, key)) as cancel:
         made = _search_items(ctx, job_id, job, items, cancel)
     stores.packs.chunk_done(job_id, key)
+    release(ctx, owner(job))
     return made
 
 
 def chunk_received(ctx: Context, job_id: str, items: list[list[int]]) -> None:
-    """A chunk's first heartbeat, as a worker takes its message."""
-    ctx.required_stores().packs.chunk_beat(job_id, str(items[0][0]))
+    """A chunk's first heartbeat, as a worker takes its message; and the client's
+    next chunk queued in its place (the queue keeps its few, as workers take them)."""
+    stores = ctx.required_stores()
+    key = str(items[0][0])
+    stores.packs.chunk_beat(job_id, key)
+    job = stores.jobs.get(job_id)
+    if job is not None:
+        stores.packs.taken(job_id, owner(job), key)
+        release(ctx, owner(job))
 
 
 def _search_items(ctx: Context, job_id: str, job: dict[str, Any], items: list[list[int]],
@@ -260,6 +300,8 @@ def recover_chunks(ctx: Context, silence: float = CHUNK_SILENCE) -> list[str]:
         stores.packs.chunk_beat(job_id, key, requeued=True)
         jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
         sent.append(f"{job_id}:{key}")
+    for client in stores.packs.holding():  # a worker that died between taking a chunk and queuing the next
+        release(ctx, client)
     return sent
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,12 +53,32 @@ client that asks for it (any of them may follow it); a job's
         quota = {} if ctx.client in job.get("askers", []) else jobs.charge(ctx, "solve", int(budget))
         return Queued(ctx.stores.jobs.join(job["id"], ctx.client) or job, quota)
     try:
+        _take_place(ctx, job["id"], budget + 60)
         quota = jobs.charge(ctx, "solve", int(budget))
     except Problem:
         ctx.stores.jobs.cancel(job["id"])
         raise
     jobs.send(ctx, SOLVE, {"job_id": job["id"], "puzzle": p.to_json(), "time_budget": budget})
     return Queued(job, quota)
+
+
+SOLVES_PER_CLIENT = "solves per client"  # Context.max_queued's key: RICOCHET_QUEUED_SOLVES_PER_CLIENT
+
+
+def _take_place(ctx: Context, job_id: str, ttl: float) -> None:
+    """One of the client's places among queued solves (waiting or running), or 429
+    with Retry-After: the interactive queue is every client's, and a client's own
+    solves beyond its few would keep another's waiting for a worker (docs/operations.md)."""
+    most = ctx.max_queued.get(SOLVES_PER_CLIENT)
+    if most is None:
+        return
+    taken, wait = ctx.required_stores().jobs.take_solve_place(ctx.client, job_id, ttl, most)
+    if not taken:
+        retry = max(1, min(math.ceil(wait), 30))
+        raise Problem("rate-limited", f"this client has {most} queued solves waiting or running, the most one "
+                      "client may have at once; follow them (GET /v1/jobs/{id}) and send this one once one has "
+                      f"ended, or retry after {retry} s", headers={"Retry-After": str(retry)},
+                      limit=f"{most} at once")
 
 
 def verify(ctx: Context, p: Puzzle, moves: list[Move]) -> dict[str, Any]:

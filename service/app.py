@@ -11,6 +11,7 @@ from flask import Flask
 from flask_cors import CORS
 
 from application import held_by
+from application.solving import SOLVES_PER_CLIENT
 from workers import failover, memory
 from workers.settings import Settings
 
@@ -106,7 +107,8 @@ def _config(settings: Settings) -> dict[str, Any]:
         PUBLIC_URL=settings.public_url,
         QUOTAS={"solve": settings.quota_solve_seconds, "pack": settings.quota_pack_moves,
                 "state_bytes_a_day": settings.address_state_kb << 10},
-        MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs},
+        MAX_QUEUED={"ricochet": settings.max_queued_solves, "packs": settings.max_queued_packs,
+                    SOLVES_PER_CLIENT: settings.queued_solves_per_client},
         WEBHOOKS_ALLOW_PRIVATE=settings.webhooks_allow_private == "on",
     )
 

@@ -153,6 +153,13 @@ VARIABLES: dict[str, Setting] = {s.variable: s for s in (
             "Retry-After)."),
     Setting("RICOCHET_MAX_QUEUED_PACKS", "5000", "a whole number from 1 to 10**7", _number(int, 1, 10**7),
             "Tasks the pack queue may hold before new packs are refused (503, Retry-After)."),
+    Setting("RICOCHET_QUEUED_SOLVES_PER_CLIENT", "2", "a whole number from 1 to 1000", _number(int, 1, 1000),
+            "Queued solves one client may have waiting or running at once; beyond, a new one is refused (429, "
+            "Retry-After), so that one client's solves cannot hold every worker while another's wait."),
+    Setting("RICOCHET_QUEUED_CHUNKS_PER_CLIENT", "2", "a whole number from 1 to 1000", _number(int, 1, 1000),
+            "Chunks of one client's packs waiting in the pack queue at once; the rest wait in Redis and are "
+            "queued as workers take these, so another client's pack is queued behind this few, not behind the "
+            "whole of a big pack (more: fewer idle moments for many workers, a longer wait for other clients)."),
     Setting("RICOCHET_GAME_STREAMS", "4", "a whole number from 0 to 1000", _number(int, 0, 1000),
             "Game event streams one web process serves at once; beyond, 503 (clients poll instead)."),
     Setting("RICOCHET_ADDRESS_STATE_KB", "4096", "KiB, a whole number from 1 to 10**7", _number(int, 1, 10**7),
@@ -231,6 +238,8 @@ class Settings:
     quota_pack_moves: int = _field("RICOCHET_QUOTA_PACK_MOVES")
     max_queued_solves: int = _field("RICOCHET_MAX_QUEUED_SOLVES")
     max_queued_packs: int = _field("RICOCHET_MAX_QUEUED_PACKS")
+    queued_solves_per_client: int = _field("RICOCHET_QUEUED_SOLVES_PER_CLIENT")
+    queued_chunks_per_client: int = _field("RICOCHET_QUEUED_CHUNKS_PER_CLIENT")
     game_streams: int = _field("RICOCHET_GAME_STREAMS")
     address_state_kb: int = _field("RICOCHET_ADDRESS_STATE_KB")
     public_url: str = _field("RICOCHET_PUBLIC_URL")

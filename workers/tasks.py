@@ -45,9 +45,10 @@ log = logging.getLogger(__name__)
 
 
 def context(app: Ricochet) -> Context:
-    """The use cases' Context on a worker: the app's stores, its pools, and the app as the queue."""
+    """The use cases' Context on a worker: the app's stores, its pools, the app as the
+    queue, and each client's share of the pack queue."""
     return Context(stores=app.stores, pools=app.library, answers=Answers(app.stores, app.settings.solve_time_budget),
-                   send=app.send)
+                   send=app.send, max_queued={packs.CHUNKS_PER_CLIENT: app.settings.queued_chunks_per_client})
 
 
 def task(spec: TaskSpec, **options: Any) -> Callable[[Callable[..., Any]], Task]:

@@ -1,6 +1,7 @@
 """Job records (`job:<id>`), the job doing a piece of work now (`inflight:<kind>:<work>`),
-the shared solves no worker has started yet (`jobs:waiting:solve`), and
-Idempotency-Keys (`idempotency:<client>:<key>`).
+the shared solves no worker has started yet (`jobs:waiting:solve`), the queued
+solves each client started and that may still be open (`jobs:solving:<client>`),
+and Idempotency-Keys (`idempotency:<client>:<key>`).
 
 A job record keeps who asked for it (`askers`, each charged once) and who of
 them still wants it (`wanting`): a shared job stops only when nobody wants it."""
@@ -102,6 +103,38 @@ class JobStore:
             pipe.zremrangebyscore(WAITING_SOLVES, "-inf", time.time())
             pipe.zcard(WAITING_SOLVES)
             return int(pipe.execute()[1])
+
+    def take_solve_place(self, client: str, job_id: str, ttl: float, most: int) -> tuple[bool, float]:
+        """Count `job_id` (a queued solve just made) among the client's open solves
+        unless it has `most` open already (waiting or running; settled ones and those
+        whose claim lapsed no longer count): (True, 0), else (False, seconds until the
+        first of them is over anyway, at its claim's end)."""
+        key = f"jobs:solving:{client}"
+        now = time.time()
+        members = [m.decode() for m in self.redis.zrangebyscore(key, now, "+inf")]
+        records = self.redis.mget([f"job:{m}" for m in members]) if members else []
+        settled = [m for m, raw in zip(members, records, strict=True)
+                   if raw is None or json.loads(raw)["state"] not in OPEN]
+        with self.redis.pipeline() as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)
+            if settled:
+                pipe.zrem(key, *settled)
+            pipe.execute()
+        with self.redis.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    if pipe.zcard(key) >= most:
+                        first = pipe.zrange(key, 0, 0, withscores=True)
+                        pipe.reset()
+                        return False, max(0.0, float(first[0][1]) - now) if first else 0.0
+                    pipe.multi()
+                    pipe.zadd(key, {job_id: now + ttl})
+                    pipe.expire(key, max(1, int(ttl)))
+                    pipe.execute()
+                    return True, 0.0
+                except WatchError:
+                    continue
 
     def join(self, job_id: str, asker: str) -> dict[str, Any] | None:
         """`asker` asks for a job others asked for: it may follow and cancel it."""

@@ -3,7 +3,13 @@
 `pack:<id>:items` index -> puzzle JSON; `pack:<id>:failed` index -> reason;
 `pack:<id>:keys` what no two puzzles share (board, target, optimal solution);
 `pack:<id>:chunks` and `pack:<id>:beats` the chunks of a running pack and their
-heartbeats; the set `packs:running` the packs with chunks out."""
+heartbeats; the set `packs:running` the packs with chunks out.
+
+Chunks held back for fairness (application/packs.py: a client's chunks are
+queued a few at a time): `pack:<id>:held` the pack's chunks not sent yet;
+`packs:held:<client>` the client's held chunks in order ("<pack>:<chunk>"),
+`packs:queued:<client>` those sent and not yet taken by a worker, and
+`packs:clients` the clients with chunks held."""
 
 from __future__ import annotations
 
@@ -15,12 +21,44 @@ from .answers import AnswerStore
 from .base import Client
 
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
+CLIENTS = "packs:clients"
+
+# KEYS[1] the client's held list, KEYS[2] its queued set, KEYS[3] CLIENTS; ARGV most, client, ttl.
+# Queued chunks whose pack forgot them (settled, cancelled) no longer count; then held chunks move to
+# queued until `most` are, skipping those whose pack forgot them.  Returns [member, chunk JSON, ...] to send.
+_RELEASE = """
+local function chunk_of(member)
+  local pack, key = string.match(member, '^(.*):([^:]*)$')
+  return pack, key, redis.call('HGET', 'pack:' .. pack .. ':chunks', key)
+end
+for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  local _, _, chunk = chunk_of(member)
+  if not chunk then redis.call('SREM', KEYS[2], member) end
+end
+local out = {}
+while redis.call('SCARD', KEYS[2]) < tonumber(ARGV[1]) do
+  local member = redis.call('LPOP', KEYS[1])
+  if not member then break end
+  local pack, key, chunk = chunk_of(member)
+  if chunk and redis.call('SREM', 'pack:' .. pack .. ':held', key) == 1 then
+    redis.call('SADD', KEYS[2], member)
+    out[#out + 1] = member
+    out[#out + 1] = chunk
+  end
+end
+if redis.call('LLEN', KEYS[1]) == 0 then
+  redis.call('SREM', KEYS[3], ARGV[2])
+end
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return out
+"""
 
 
 class PackStore:
     def __init__(self, client: Client, answers: AnswerStore) -> None:
         self.redis = client
         self.answers = answers
+        self._release = client.register_script(_RELEASE)
 
     def save_items(self, pack_id: str, items: list[tuple[int, dict[str, Any]]],
                         keys: list[tuple[str, int]]) -> None:
@@ -56,6 +94,44 @@ class PackStore:
             pipe.sadd("packs:running", pack_id)
             pipe.execute()
 
+    def hold_chunks(self, pack_id: str, client: str, chunks: dict[str, list[list[int]]]) -> None:
+        """Record a pack's chunks as out (as `track_chunks`) but held back: queued by
+        `release` a few at a time, after the client's chunks held before them."""
+        if not chunks:
+            return
+        with self.redis.pipeline() as pipe:
+            pipe.hset(f"pack:{pack_id}:chunks", mapping={k: json.dumps(v) for k, v in chunks.items()})
+            pipe.sadd(f"pack:{pack_id}:held", *chunks)
+            pipe.rpush(f"packs:held:{client}", *(f"{pack_id}:{k}" for k in chunks))
+            pipe.sadd(CLIENTS, client)
+            for key in (f"pack:{pack_id}:chunks", f"pack:{pack_id}:held", f"packs:held:{client}"):
+                pipe.expire(key, PACK_TTL)
+            pipe.sadd("packs:running", pack_id)
+            pipe.execute()
+
+    def release(self, client: str, most: int) -> list[tuple[str, str, list[list[int]]]]:
+        """The client's next held chunks, now counted as queued, so that at most `most`
+        of its chunks wait for a worker (pack, chunk key, items each): the caller sends them."""
+        raw = self._release(keys=[f"packs:held:{client}", f"packs:queued:{client}", CLIENTS],
+                            args=[most, client, PACK_TTL])
+        out = []
+        for member, chunk in zip(raw[::2], raw[1::2], strict=True):
+            pack_id, _, key = member.decode().rpartition(":")
+            out.append((pack_id, key, json.loads(chunk)))
+        return out
+
+    def taken(self, pack_id: str, client: str, key: str) -> None:
+        """A worker took one of the client's queued chunks: it waits no more."""
+        self.redis.srem(f"packs:queued:{client}", f"{pack_id}:{key}")
+
+    def holding(self) -> list[str]:
+        """The clients with chunks held back."""
+        return sorted(c.decode() for c in self.redis.smembers(CLIENTS))
+
+    def queued_for(self, client: str) -> int:
+        """The client's chunks sent and not yet taken by a worker (some may be settled: `release` forgets those)."""
+        return int(self.redis.scard(f"packs:queued:{client}"))
+
     def chunk_beat(self, pack_id: str, key: str, requeued: bool = False) -> None:
         """A chunk's heartbeat (a chunk sent again starts silent, as if just queued)."""
         with self.redis.pipeline() as pipe:
@@ -70,23 +146,25 @@ class PackStore:
         with self.redis.pipeline() as pipe:
             pipe.hdel(f"pack:{pack_id}:chunks", key)
             pipe.hdel(f"pack:{pack_id}:beats", key)
+            pipe.srem(f"pack:{pack_id}:held", key)
             pipe.execute()
 
     def forget_chunks(self, pack_id: str) -> None:
         with self.redis.pipeline() as pipe:
-            pipe.delete(f"pack:{pack_id}:chunks", f"pack:{pack_id}:beats")
+            pipe.delete(f"pack:{pack_id}:chunks", f"pack:{pack_id}:beats", f"pack:{pack_id}:held")
             pipe.srem("packs:running", pack_id)
             pipe.execute()
 
     def unheard_chunks(self) -> list[tuple[str, str, list[list[int]]]]:
-        """Chunks out that no worker has received (no heartbeat yet): queued, or lost
-        on the way to a worker whose host went."""
+        """Chunks sent that no worker has received (no heartbeat yet): queued, or lost
+        on the way to a worker whose host went (chunks held back were not sent)."""
         out = []
         for raw in self.redis.smembers("packs:running"):
             pack_id = raw.decode()
             beats = set(self.redis.hkeys(f"pack:{pack_id}:beats"))
+            held = self.redis.smembers(f"pack:{pack_id}:held")
             for key, chunk in self.redis.hgetall(f"pack:{pack_id}:chunks").items():
-                if key not in beats:
+                if key not in beats and key not in held:
                     out.append((pack_id, key.decode(), json.loads(chunk)))
         return out
 
