@@ -38,9 +38,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import marshal
 import random
+from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -81,28 +83,75 @@ def pool_id(board: str, goal: Goal, robots: int, ricochet: Ricochet) -> str:
     return f"{board}@{x}-{y}-{goal.colour or 'any'}-{robots}-{ricochet}"
 
 
+class PackedRows(Sequence[tuple[Any, ...]]):
+    """A loaded pool's rows as one bytes object (each row marshalled) and where
+    each ends: reading a row makes a new tuple and writes to nothing shared.
+    Why: CPython writes a reference count into every object it reads, and a page
+    written is copied, so a web process forked after gunicorn's master loaded
+    the pools (preload_app) made its own copy of every page of row tuples it
+    read; 100,000 random draws took 125 MiB of a web process's own, and an hour
+    of mixed load took web processes over their budget (docs/operations.md).
+    Packed, the rows also take about a fifth of the memory."""
+
+    __slots__ = ("_data", "_ends")
+
+    def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
+        chunks, ends, at = [], array("Q"), 0
+        for row in rows:
+            chunk = marshal.dumps(tuple(row))
+            chunks.append(chunk)
+            at += len(chunk)
+            ends.append(at)
+        self._data, self._ends = b"".join(chunks), ends
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, i: int | slice) -> Any:  # noqa: ANN401 - a row, or a list of rows for a slice
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("pool row index out of range")
+        return marshal.loads(self._data[self._ends[i - 1] if i else 0:self._ends[i]])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == tuple(b) for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment] - compared by value, as the list it replaces
+
+    def __repr__(self) -> str:
+        return f"PackedRows({len(self)} rows, {len(self._data)} bytes)"
+
+
 @dataclass
 class Pool:
     board: Board
     goal: Goal
     colours: tuple[str, ...]
     ricochet: Ricochet
-    rows: list[tuple[Any, ...]]
+    rows: Sequence[tuple[Any, ...]]  # a list while built, PackedRows once loaded
     fair_positions: dict[int, int] = field(default_factory=dict)
     built: dict[str, Any] = field(default_factory=dict)
-    _by_length: dict[int, list[int]] | None = field(default=None, repr=False, compare=False)
+    _by_length: dict[int, array[int]] | None = field(default=None, repr=False, compare=False)
     _move_of: list[Move] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
         return pool_id(self.board.spec, self.goal, len(self.colours), self.ricochet)
 
-    def lengths(self) -> dict[int, list[int]]:
-        """Row indices per optimal length (computed once: a pool never changes)."""
+    def lengths(self) -> dict[int, array[int]]:
+        """Row indices per optimal length (computed once: a pool never changes), as
+        arrays: reading one makes a new int, where a list's ints would be shared
+        objects written to (see PackedRows)."""
         if self._by_length is None:
-            self._by_length = {}
+            by_length: dict[int, array[int]] = {}
             for i, row in enumerate(self.rows):
-                self._by_length.setdefault(row[1], []).append(i)
+                by_length.setdefault(row[1], array("I")).append(i)
+            self._by_length = by_length
         return self._by_length
 
     def puzzle(self, i: int) -> Puzzle:
@@ -152,9 +201,11 @@ class Pool:
             raise ValueError("pool columns differ from this version's")
         t = doc["target"]
         goal = Goal(tuple(t["cell"]), t["colour"], t.get("symbol"))
-        rows = [(tuple(r[0]), r[1], tuple(r[2]), *r[3:]) for r in doc["rows"]]
-        return cls(real_board(doc["board"]), goal, tuple(doc["robots"]), Ricochet(doc["ricochet"]), rows,
+        rows = PackedRows((tuple(r[0]), r[1], tuple(r[2]), *r[3:]) for r in doc["rows"])
+        pool = cls(real_board(doc["board"]), goal, tuple(doc["robots"]), Ricochet(doc["ricochet"]), rows,
                    {int(k): v for k, v in doc["fair_positions"].items()}, doc.get("built", {}))
+        pool.lengths()  # now: in gunicorn's master, before it forks, so its web processes share them
+        return pool
 
 
 # -- building ---------------------------------------------------------------------------
