@@ -385,6 +385,10 @@ class RandomPuzzle(Made):
 class NextPuzzle(RandomPuzzle):
     aim = fields.Float(required=True, metadata={"description": "the rating looked for: the player's plus the "
                                                                 "difficulty's offset"})
+    off_aim = fields.Float(required=True, metadata={
+        "description": "how far from the aim the selector had to go: the puzzle's rating minus `aim`.  With a "
+                       "theme, when no puzzle with it is near the aim, the window around the aim widens a length "
+                       "at a time (Lichess's compromise) rather than fail (docs/ratings.md)"})
 
 
 class Solutions(Shape):

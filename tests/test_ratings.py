@@ -690,3 +690,76 @@ def test_a_packs_items_are_answers_shown_to_the_client_that_made_it(client, redi
     # The same draw by a client that made no pack is rated: the pack, and nothing else, spoiled it.
     assert _random(client, 8, seed, solution=False, env=other)["code"] == code
     assert _try(client, code, _answer(code), "q" + uuid.uuid4().hex[:8], other)["attempt"]["rated"] is True
+
+
+def test_themes_from_a_stored_count_are_those_a_full_listing_gives():
+    """Issue 68: a pool puzzle's report (its stored count of every optimal solution)
+    spares listing them where the count decides (more than LISTED orderings, or
+    one): the themes are those the listing gives with all the time it needs, on
+    pool puzzles of both ricochet options with thousands of orderings, with one,
+    and (the listing kept) with a few."""
+    from solver.production.pools import Library, packaged
+    from solver.search.orders import LISTED
+
+    kinds = {"many": lambda n, capped: capped or n > LISTED, "one": lambda n, capped: n == 1,
+             "few": lambda n, capped: 1 < n <= 40}
+    checked = {kind: set() for kind in kinds}
+    library = Library([packaged()])
+    for entry in library.entries():
+        pool = library.load(entry.id)
+        for n in range(8, 13):
+            for i in pool.lengths().get(n, []):
+                kind = next((k for k, fits in kinds.items() if fits(pool.rows[i][6], pool.rows[i][7])), None)
+                if kind is None or sum(r == entry.ricochet for r, _ in checked[kind]) >= 2:
+                    continue  # each kind: two puzzles of each ricochet option
+                g = pool.generated(i)
+                listed = themes(g.puzzle, g.solution.moves, time_budget=60)
+                assert themes(g.puzzle, g.solution.moves, time_budget=60, report=g.difficulty) == listed, \
+                    (g.puzzle.code(), g.difficulty)
+                checked[kind].add((entry.ricochet, g.puzzle.code()))
+        if all(len(v) >= 4 for v in checked.values()):
+            break
+    assert all(len(v) >= 4 and len({r for r, _ in v}) == 2 for v in checked.values()), checked
+
+
+def test_a_pool_puzzle_is_served_with_the_report_and_themes_a_fresh_computation_gives(client):
+    """GET /v1/puzzles/random?length=L answers a pool puzzle with its stored report
+    (and themes read with its count): the same values as working both out again
+    for that puzzle, with time to spare (issue 68)."""
+    from dataclasses import replace
+
+    for length, seed in ((9, "stored-a"), (10, "stored-b"), (10, "stored-c")):
+        made = _random(client, length, f"{seed}-{uuid.uuid4().hex}")
+        p = Puzzle.from_code(made["code"])
+        found = replace(solve(p), moves=moves_from_json(made["solution"]))  # the served optimum, solved here
+        assert made["difficulty"] == difficulty(p, found, time_budget=60), made["code"]
+        assert made["themes"] == themes(p, found.moves, time_budget=60), made["code"]
+
+
+# Themes the puzzles drawn show too seldom for the search to be sure of one within its time (issue 68:
+# a targeted search in the background is to fill them); for these a 422 says so.
+RARE = {"ricochet-rule", "many-ways"}
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_next_with_a_theme_widens_rather_than_fail(theme, client):
+    """Issue 68: 20 of 56 themed requests of new players answered 422 (short and
+    very-long always: neither is near a new player's aim).  Now the window around
+    the aim widens a length at a time: at normal and hardest a new player gets a
+    puzzle with the theme (checked by listing its solutions here), saying how far
+    from the aim it went; only a rare theme may answer the documented 422."""
+    for level in ("normal", "hardest"):
+        for _ in range(2):  # its 9 s can run out on a loaded machine: the 422 says to ask again, and once is asked
+            player = f"w{uuid.uuid4().hex[:10]}"
+            r = client.get(f"/v1/puzzles/next?player={player}&theme={theme}&difficulty={level}")
+            if r.status_code != 422:
+                break
+        if r.status_code == 422 and theme in RARE:
+            assert f"the theme {theme}" in r.json["detail"] and "rare" in r.json["detail"], r.json
+            continue
+        assert r.status_code == 200, (level, r.json)
+        made = r.json
+        assert theme in made["themes"], made
+        p = Puzzle.from_code(made["code"])
+        assert theme in themes(p, moves_from_json(made["solution"]), time_budget=30), made["code"]
+        assert made["off_aim"] == pytest.approx(made["rating"]["value"] - made["aim"], abs=0.11)

@@ -17,7 +17,7 @@ from solver.play.glicko import prior
 from solver.production.difficulty import difficulty as difficulty_of
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated, NoPuzzleFound
-from solver.production.themes import could_have
+from solver.production.themes import LENGTH_THEMES, could_have, themes_of_length
 from solver.search.solution import Solution
 
 from .. import Context
@@ -34,6 +34,8 @@ NEAR_PAGES = 4  # windows of played puzzles read at most (each TRIES above and T
 TRIES = 16
 FIRST_STEPS = 3  # a player's first puzzles (fewer attempts than this) are short whatever the aim (and no theme asked)
 FIRST_STEPS_LONGEST = 6
+THEMED_LONGEST = 26  # the longest optimum the shipped pools hold: a theme's search widens up to it
+THEMED_TRIES = 3  # new puzzles drawn of one length before a theme's window widens to the next length
 
 
 def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme: str | None = None,
@@ -55,7 +57,9 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
     first_steps = record is None or record["attempts"] < FIRST_STEPS
     longest = FIRST_STEPS_LONGEST if first_steps and theme is None else None  # a theme asked is the player's choice
     deadline = time.monotonic() + NEXT_BUDGET
-    for g, seed in _candidates(ctx, who, player_id, aim, TRIES * (4 if theme else 1), longest, deadline):
+    found = _themed(ctx, who, player_id, aim, theme, deadline) if theme else \
+        _candidates(ctx, who, player_id, aim, TRIES, longest, deadline)
+    for g, seed in found:
         # A candidate found is served even past the deadline (a pool read for the first
         # time can take it all): the deadline only stops looking for more.
         if (theme is None or could_have(theme, g.puzzle, g.difficulty)) \
@@ -71,14 +75,19 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
                 return _handed(ctx, g, seed, described, aim, solution, player_id)
         if time.monotonic() > deadline:
             break
+    if theme:
+        raise Problem("no-puzzle-found", f"no puzzle with the theme {theme} that the player has not seen was found "
+                      f"in time, though the search widened from the aim ({aim:.0f}) to every length from 2 to "
+                      f"{THEMED_LONGEST} moves that can have it: {theme} is rare among the puzzles drawn "
+                      "(docs/ratings.md); ask again")
     raise Problem("no-puzzle-found", f"no puzzle the player has not seen was found near the aim ({aim:.0f}) in time"
-                  + (f" with the theme {theme}; ask again, or with another difficulty (harder and hardest aim 300 "
-                     "and 600 higher: long puzzles rate well above a new player)" if theme else "; ask again"))
+                  "; ask again")
 
 
 def _handed(ctx: Context, g: Generated, seed: str, described: dict[str, Any], aim: float,
             solution: bool, player_id: str) -> dict[str, Any]:
-    out = {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1)}
+    out = {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1),
+           "off_aim": round(described["rating"]["value"] - aim, 1)}
     if solution:
         reveal(ctx, g.puzzle)
     else:  # a round for the client too: an answer shown to it later spoils the round
@@ -106,6 +115,38 @@ def _candidates(ctx: Context, who: str, player_id: str, aim: float, tries: int,
             yield generate(length, seed=seed, time_budget=max(left, 0.5), pools=ctx.pools), seed
         except NoPuzzleFound:
             continue
+
+
+def _themed(ctx: Context, who: str, player_id: str, aim: float, theme: str,
+            deadline: float) -> Iterator[tuple[Generated, str]]:
+    """Candidates for a theme, nearest the aim first, as Lichess's selector
+    compromises: played puzzles rated within NEAR of the aim, then new ones of
+    the length whose prior is nearest the aim, then of the next nearest, and
+    so on (the window around the aim widened a length at a time, THEMED_TRIES
+    draws each) over every length from 2 to THEMED_LONGEST that can have the
+    theme.  Nearest first keeps `difficulty`'s order: a higher aim never
+    reaches a shorter length first.  Why: a theme seldom near the aim
+    (`short` for a player at 1500, `very-long` below 2500) answered 422 when
+    only the lengths either side of the nearest were tried (issue 68)."""
+    yield from _played_near(ctx, who, player_id, aim, TRIES, THEMED_LONGEST)
+    for n in widening(aim, theme):
+        for k in range(THEMED_TRIES):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:  # pools hold 8 moves and more (a draw); shorter ones are searched, in milliseconds
+                seed = f"next:{who}:{player_id}:{uuid.uuid4().hex[:12]}:{n}:{k}"
+                yield generate(n, seed=seed, time_budget=max(min(left, NEXT_BUDGET / 2), 0.5), pools=ctx.pools), seed
+            except NoPuzzleFound:
+                break  # none of this length to be had: widen
+
+
+def widening(aim: float, theme: str | None = None) -> list[int]:
+    """The optimal lengths from 2 to THEMED_LONGEST (those a theme of lengths
+    allows), by how far their prior (with one helper) lies from `aim`, nearest first."""
+    lengths = [n for n in range(2, THEMED_LONGEST + 1)
+               if theme not in LENGTH_THEMES or theme in themes_of_length(n)]
+    return sorted(lengths, key=lambda n: (abs(prior(n, 2).value - aim), n))
 
 
 def _played_near(ctx: Context, who: str, player_id: str, aim: float, tries: int,

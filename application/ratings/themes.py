@@ -42,12 +42,14 @@ def of_puzzle(ctx: Context, p: Puzzle, length: int | None, robots_moved: int) ->
     return shown(ctx.stores.ratings.puzzle(p.content_hash(), base))
 
 
-def themes_of(ctx: Context, p: Puzzle, moves: list[Move]) -> list[str]:
-    """The puzzle's themes (solver/production/themes.py), worked out once and kept."""
+def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> list[str]:
+    """The puzzle's themes (solver/production/themes.py), worked out once and
+    kept; its difficulty `report`, when given, spares listing its solutions
+    where the count it holds decides."""
     kept = ctx.stores.answers.themes(p.content_hash()) if ctx.stores is not None else None
     if kept is not None:
         return kept
-    found = themes(p, moves, time_budget=ctx.answers.budget)
+    found = themes(p, moves, time_budget=ctx.answers.budget, report=report)
     if ctx.stores is not None:
         ctx.stores.answers.save_themes(p.content_hash(), found)
     return found
@@ -57,7 +59,7 @@ def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] 
     """What a served puzzle with the optimal solution `moves` carries besides
     itself: `rating`, `popularity` and `themes`; and its difficulty `report`
     graded by its rating once GRADED_AFTER players have tried it."""
-    out = {**of_puzzle(ctx, p, len(moves), len({m.robot for m in moves})), "themes": themes_of(ctx, p, moves)}
+    out = {**of_puzzle(ctx, p, len(moves), len({m.robot for m in moves})), "themes": themes_of(ctx, p, moves, report)}
     if report is not None and out["rating"]["plays"] >= GRADED_AFTER:
         out["difficulty"] = {**report, "grade": grade_of_rating(out["rating"]["value"]), "graded_by": "rating"}
     return out

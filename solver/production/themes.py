@@ -15,7 +15,7 @@ from solver.model.geometry import DIRECTIONS
 from solver.model.moves import IllegalMove, State, slide
 from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.search.orders import LISTED, classes
-from solver.search.solve import every_solution, solve
+from solver.search.solve import Solutions, every_solution, solve
 
 LISTING_STATE_BUDGET = 32 << 20  # bytes the listing of every solution may take (a web process lists them)
 
@@ -37,10 +37,14 @@ THEMES: dict[str, str] = {
 }
 
 
-def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorough: bool = True) -> list[str]:
+def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorough: bool = True,
+           report: dict[str, Any] | None = None) -> list[str]:
     """The puzzle's themes (sorted), given one optimal solution `moves`.  Not
     `thorough` (a pack's thousand puzzles): only what the puzzle and that
-    solution show at once (its length, the vortex, solo), no search."""
+    solution show at once (its length, the vortex, solo), no search.  A
+    difficulty `report` that counted every optimal solution (a pool's, the
+    bank's, one made by `difficulty`) spares the listing where its count
+    already decides it (`_listing`): the same themes, without the search."""
     length = len(moves)
     found = set(themes_of_length(length))
     if p.goal.colour is None:
@@ -52,8 +56,7 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
                       time_budget=time_budget)
         if plain.status == "optimal":
             found.add("ricochet-rule")
-    listed = every_solution(p, length, limit=LISTED, time_budget=time_budget,
-                            state_budget=LISTING_STATE_BUDGET) if length else None
+    listed = _listing(p, moves, report, time_budget) if length else None
     if listed is None or not listed.complete:
         return sorted(found | _helpers([list(moves)], complete=False))
     found |= _helpers(listed.listed, complete=True)
@@ -69,6 +72,27 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     return sorted(found)
 
 
+def _listing(p: Puzzle, moves: Sequence[Move], report: dict[str, Any] | None, time_budget: float) -> Solutions | None:
+    """Every optimal solution, up to LISTED, as `themes` reads them.  Where the
+    report counted them (uncapped), the count decides without a search: more
+    than LISTED and the listing could not be complete (the themes about every
+    solution are not given, as after a listing that stops there), and exactly
+    one is `moves` itself.  Why: listing a long puzzle's solutions took a
+    second or more a request (issue 68), and most long pool puzzles have
+    thousands of orderings."""
+    length = len(moves)
+    counted = report.get("optimal_solutions") if report is not None else None
+    if counted is not None and report is not None and report.get("optimal_length") == length:
+        if report.get("optimal_solutions_capped") or counted > LISTED:
+            return Solutions(length, counted, bool(report.get("optimal_solutions_capped")), [])
+        if counted == 1:
+            return Solutions(length, 1, False, [list(moves)])
+    return every_solution(p, length, limit=LISTED, time_budget=time_budget, state_budget=LISTING_STATE_BUDGET)
+
+
+# The themes given only when every optimal solution was listed.
+EVERY_SOLUTION = frozenset({"one-helper", "two-helpers", "three-helpers", "blocker-moved-again", "diagonal",
+                            "turn-at-the-end", "unique", "many-ways"})
 HELPED = {"solo": 1, "one-helper": 2, "two-helpers": 3}  # the fewest robots moved each theme says ("three-helpers": 4+)
 
 
@@ -77,20 +101,28 @@ def could_have(theme: str, p: Puzzle, report: dict[str, Any]) -> bool:
     the puzzle and its difficulty report alone (False only where it cannot): a
     request for one theme skips the others' puzzles before listing solutions."""
     length = report["optimal_length"]
-    if theme in ("short", "long", "very-long"):
+    if theme in LENGTH_THEMES:
         return theme in themes_of_length(length)
     if theme == "vortex":
         return p.goal.colour is None
     if theme == "ricochet-rule":
         return p.rules.ricochet is Ricochet.TURN and length > 0
+    counted = report.get("optimal_solutions")
+    exact = counted is not None and not report.get("optimal_solutions_capped")
+    if theme in EVERY_SOLUTION and counted is not None and (not exact or counted > LISTED):
+        return False  # they need every solution listed, and there are more than a listing holds (`_listing`)
     if theme == "diagonal":
         return bool(p.board.diagonals)
-    exact = report.get("optimal_solutions") is not None and not report.get("optimal_solutions_capped")
+    if theme == "many-ways" and exact and counted < 10:
+        return False  # ten ways up to order need ten orderings at least
     if exact and theme in HELPED:  # every optimal solution was counted: its fewest robots moved is the puzzle's
         return report["fewest_robots_moved"] == HELPED[theme]
     if exact and theme == "three-helpers":
         return report["fewest_robots_moved"] >= 4
     return True
+
+
+LENGTH_THEMES = ("short", "long", "very-long")  # the themes a puzzle's optimal length alone decides
 
 
 def themes_of_length(length: int) -> list[str]:

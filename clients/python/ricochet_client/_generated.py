@@ -660,6 +660,7 @@ class NextPuzzle(TypedDict):
     difficulty: Difficulty
     seed: str
     aim: float
+    off_aim: float
 
 
 class Solutions(TypedDict):

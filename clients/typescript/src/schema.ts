@@ -1819,6 +1819,8 @@ export interface components {
             seed: string;
             /** @description the rating looked for: the player's plus the difficulty's offset */
             aim: number;
+            /** @description how far from the aim the selector had to go: the puzzle's rating minus `aim`.  With a theme, when no puzzle with it is near the aim, the window around the aim widens a length at a time (Lichess's compromise) rather than fail (docs/ratings.md) */
+            off_aim: number;
         };
         Solutions: {
             code: string;
