@@ -126,7 +126,9 @@ def thumbnail(code: str, query: dict[str, Any]) -> Response:
     size = query["size"]
     svg = puzzle_svg(_puzzle(code))
     data = bytes(resvg_py.svg_to_bytes(svg_string=svg, width=size, height=size, background="#ffffff"))
-    return cached(Response(data, mimetype=PNG), IMMUTABLE)
+    response = Response(data, mimetype=PNG)
+    response.headers["Content-Security-Policy"] = EMBED_POLICY  # under /embed/: any site may frame it
+    return cached(response, IMMUTABLE)
 
 
 def _puzzle(code: str) -> Puzzle:

@@ -20,11 +20,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workers.settings import settings_or_exit
 
 from . import front, keys, worker
 from .supervisor import Stack, Supervised, listening, lock_instance, port_refusal, say, stop  # noqa: F401 - stop: tests
+
+if TYPE_CHECKING:
+    from workers.embedded import EmbeddedRedis
 
 TICK = 0.5  # seconds between two looks at the processes
 STARTUP = 120.0  # seconds gunicorn (the app loaded, the pools warmed) or nginx may take to listen
@@ -63,6 +67,49 @@ def _metrics(instance: Path) -> str:
     return str(folder)
 
 
+def _private_redis(stack: Stack, parts: list[Supervised], env: dict[str, str], instance: Path) -> EmbeddedRedis:
+    """The private Redis (its data under the instance), then the workers and the beat on it."""
+    from workers.embedded import EmbeddedRedis
+
+    embedded = EmbeddedRedis(instance / "redis")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    parts.append(Supervised("Redis", lambda: stack.spawn(embedded.command(), **quiet)))
+    embedded.wait(parts[-1].proc)
+    env["REDIS_URL"] = embedded.url
+    parts += _workers(stack, env, instance)
+    say(f"private Redis on 127.0.0.1:{embedded.port} (maxmemory {embedded.maxmemory}), "
+        "one worker, a webhook worker and the beat")
+    return embedded
+
+
+def _web(stack: Stack, parts: list[Supervised], env: dict[str, str], instance: Path, public_host: str,
+         public_port: int) -> bool:
+    """gunicorn, behind nginx on the public address when nginx is installed (else on it itself);
+    False (said why) when one did not start listening."""
+    host, port = public_host, public_port
+    if front.available():
+        from workers.embedded import free_port
+
+        host, port = "127.0.0.1", free_port()
+        env.setdefault("RICOCHET_TRUSTED_PROXIES", "1")  # nginx sets X-Forwarded-For to the client's address
+    web = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",
+           "--bind", f"{host}:{port}", "service.app:create_app()"]
+    parts.append(Supervised("gunicorn", lambda: stack.spawn(web, env=env)))
+    if not listening(parts[-1].proc, host, port, STARTUP):
+        say(f"gunicorn did not start listening on {host}:{port} (its log is above); stopping")
+        return False
+    if not front.available():
+        say("nginx is not installed (make install installs it): gunicorn faces clients itself, "
+            "and slow clients can hold its threads")
+        return True
+    config = front.configure(instance / "front", f"{public_host}:{public_port}", f"{host}:{port}")
+    parts.append(Supervised("front (nginx)", lambda: front.start(config, stack.spawn)))
+    if not listening(parts[-1].proc, public_host, public_port, STARTUP):
+        say(f"nginx did not start listening on {public_host}:{public_port} (its log is above); stopping")
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     settings_or_exit()  # a bad variable stops here, before anything starts
     instance = Path(args.instance).resolve()
@@ -83,40 +130,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         stack = Stack()
         if not env.get("REDIS_URL"):
-            from workers.embedded import EmbeddedRedis
-
-            embedded = EmbeddedRedis(instance / "redis")
-            quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-            parts.append(Supervised("Redis", lambda: stack.spawn(embedded.command(), **quiet)))
-            embedded.wait(parts[-1].proc)
-            env["REDIS_URL"] = embedded.url
-            parts += _workers(stack, env, instance)
-            say(f"private Redis on 127.0.0.1:{embedded.port} (maxmemory {embedded.maxmemory}), "
-                "one worker, a webhook worker and the beat")
+            embedded = _private_redis(stack, parts, env, instance)
             keys.announce(args.instance, embedded.url, address)
         env.setdefault("RICOCHET_ACCESS_LOG", "")
         env["PROMETHEUS_MULTIPROC_DIR"] = _metrics(instance)
-        host, port = args.host, args.port
-        if front.available():
-            from workers.embedded import free_port
-
-            host, port = "127.0.0.1", free_port()
-            env.setdefault("RICOCHET_TRUSTED_PROXIES", "1")  # nginx sets X-Forwarded-For to the client's address
-        web = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_config",
-               "--bind", f"{host}:{port}", "service.app:create_app()"]
-        parts.append(Supervised("gunicorn", lambda: stack.spawn(web, env=env)))
-        if not listening(parts[-1].proc, host, port, STARTUP):
-            say(f"gunicorn did not start listening on {host}:{port} (its log is above); stopping")
+        if not _web(stack, parts, env, instance, args.host, args.port):
             return 1
-        if front.available():
-            config = front.configure(instance / "front", f"{args.host}:{args.port}", f"{host}:{port}")
-            parts.append(Supervised("front (nginx)", lambda: front.start(config, stack.spawn)))
-            if not listening(parts[-1].proc, args.host, args.port, STARTUP):
-                say(f"nginx did not start listening on {args.host}:{args.port} (its log is above); stopping")
-                return 1
-        else:
-            say("nginx is not installed (make install installs it): gunicorn faces clients itself, "
-                "and slow clients can hold its threads")
         say(f"serving on {address}/ with {'nginx and ' if front.available() else ''}gunicorn (Ctrl-C stops)")
         while True:
             for part in parts:
