@@ -29,6 +29,9 @@ LATENCY = Histogram("ricochet_http_request_seconds", "HTTP request latency", ["e
 SOLVE_SECONDS = Histogram("ricochet_solve_seconds", "Time in the solver per request",
                           buckets=(0.0001, 0.001, 0.01, 0.1, 0.5, 1, 2, 5))
 CACHE = Counter("ricochet_solve_cache_total", "Solve cache lookups", ["result"])
+# A client names the method: any other counts as "other", or each made-up method
+# would add its series to every web process's metrics (and files) for good.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
 
 
 def register(app: Flask) -> None:
@@ -43,7 +46,8 @@ def register(app: Flask) -> None:
     @app.after_request
     def _count(response: Response) -> Response:
         endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        REQUESTS.labels(request.method, endpoint, str(response.status_code)).inc()
+        method = request.method if request.method in METHODS else "other"
+        REQUESTS.labels(method, endpoint, str(response.status_code)).inc()
         if "started" in g:
             LATENCY.labels(endpoint).observe(time.perf_counter() - g.started)
         return response

@@ -11,6 +11,32 @@ import ctypes
 
 M_ARENA_MAX = -8
 
+# What each process of the default deployment (`ricochet serve` on 2 cores: five
+# web processes, one worker process) may hold, in MiB of PSS: the one table that
+# docs/operations.md shows ("The default deployment's budget"; tests/test_memory.py
+# checks they agree) and bench/soak.py judges its run by.
+BUDGETS_MIB: dict[str, int] = {
+    "gunicorn master": 140,
+    "web process": 320,
+    "web process exporting": 380,
+    "worker's main process": 70,
+    "worker process": 700,
+    "webhook worker": 80,
+    "beat": 70,
+}
+# Three web processes at 320 and two exporting, and one of each other process.
+STACK_BUDGET_MIB = sum(BUDGETS_MIB.values()) + 2 * BUDGETS_MIB["web process"] + BUDGETS_MIB["web process exporting"]
+
+
+def role_of(name: str) -> str | None:
+    """The budget's row for a process bench/soak.py names "PART" (the process it
+    started) or "PART: COMMAND" (a child of it); None for Redis (its maxmemory)."""
+    part, child = name.split(":", 1)[0], ":" in name
+    roles = {("gunicorn", False): "gunicorn master", ("gunicorn", True): "web process",
+             ("worker", False): "worker's main process", ("worker", True): "worker process",
+             ("webhook worker", False): "webhook worker", ("beat", False): "beat"}
+    return roles.get((part, child))
+
 
 def _libc() -> ctypes.CDLL | None:
     try:
