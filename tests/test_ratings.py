@@ -736,9 +736,11 @@ def test_a_pool_puzzle_is_served_with_the_report_and_themes_a_fresh_computation_
         assert made["themes"] == themes(p, found.moves, time_budget=60), made["code"]
 
 
-# Themes the puzzles drawn show too seldom for the search to be sure of one within its time (issue 68:
-# a targeted search in the background is to fill them); for these a 422 says so.
-RARE = {"ricochet-rule", "many-ways"}
+# Themes the puzzles drawn show too seldom for the search to be sure of one within its time: issue 68
+# names ricochet-rule, many-ways, very-long, three-helpers and diagonal as the ones random positions
+# rarely show (a targeted search in the background is to fill them); very-long is found by widening to
+# its lengths, the other four may answer the documented 422 (three-helpers did once at hardest in CI).
+RARE = {"ricochet-rule", "many-ways", "three-helpers", "diagonal"}
 
 
 @pytest.mark.parametrize("theme", sorted(THEMES))
