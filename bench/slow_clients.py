@@ -17,19 +17,14 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
-import signal
 import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from _stack import wait_ready
+from _stack import private_serve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -174,21 +169,8 @@ def main() -> None:
     if args.url:
         run(args.url, args.connections, args.seconds, args.bodies, args.one_address)
         return
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        serve = subprocess.Popen([str(Path(sys.executable).parent / "ricochet"), "serve", "--port", str(port),
-                                  "--instance", tmp], cwd=tmp, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            wait_ready(f"http://127.0.0.1:{port}", path="/healthz")
-            run(f"http://127.0.0.1:{port}", args.connections, args.seconds, args.bodies, args.one_address,
-                nginx_workers(serve.pid))
-        finally:
-            os.killpg(serve.pid, signal.SIGTERM)
-            serve.wait(timeout=60)
+    with private_serve() as (base, serve):
+        run(base, args.connections, args.seconds, args.bodies, args.one_address, nginx_workers(serve.pid))
 
 
 if __name__ == "__main__":
