@@ -82,6 +82,20 @@ ERROR_PAGE = Path(__file__).resolve().parent / "static" / "error.html"
 API_PATHS = ("/v1/", "/oembed", "/openapi", "/metrics", "/healthz", "/readyz", "/static/", "/problems")
 
 
+JSON_TYPES = ("application/json", "application/problem+json")
+
+
+def wants_page() -> bool:
+    """A person's browser: text/html named outright, at the Accept header's top
+    quality, above any JSON.  Werkzeug's `best` prefers a type with parameters
+    whatever its quality, so Chromium's `application/signed-exchange;v=b3;q=0.7`
+    came out best; `*/*` alone (curl, most clients) names no HTML."""
+    accepted = [(value.split(";")[0].strip().lower(), q) for value, q in request.accept_mimetypes]
+    html = max((q for value, q in accepted if value == "text/html"), default=0)
+    json_q = max((q for value, q in accepted if value in JSON_TYPES), default=0)
+    return html > 0 and html > json_q and html >= max(q for _, q in accepted)
+
+
 def _as_page(response: Response) -> Response:
     """A problem met by a person's browser on a page's address (a mistyped link,
     /?length=99) is answered as a page in the reader's language, with the same
@@ -91,7 +105,7 @@ def _as_page(response: Response) -> Response:
     from . import i18n
 
     if response.mimetype != "application/problem+json" or request.method != "GET" \
-            or request.path.startswith(API_PATHS) or request.accept_mimetypes.best != "text/html":
+            or request.path.startswith(API_PATHS) or not wants_page():
         return response
     detail = html.escape(str(json.loads(response.get_data()).get("detail", "")))
     page = i18n.page(request, ERROR_PAGE, remember=False)
