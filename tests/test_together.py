@@ -13,6 +13,7 @@ column under chip scoring, no moment for the chip won."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -199,5 +200,95 @@ def test_a_solitaire_rooms_timer_runs_down_from_the_start(browser, base_url):
         assert 0 < value < top == 60
         box = page.locator("#timer-bar").bounding_box()
         assert box["width"] >= 120  # a bar, not a dot, on a phone
+    finally:
+        ctx.close()
+
+
+def _api(url: str, body: dict | None = None, token: str | None = None) -> dict:
+    """POST `body` (or an empty one) to a served app with a seat's token."""
+    import urllib.request
+
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    request = urllib.request.Request(url, data=json.dumps(body or {}).encode(), headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as r:
+        return json.load(r)
+
+
+def _bo_wins_the_round(base_url: str, gid: str, token: str, number: int) -> None:
+    """Bo bids the optimum, the sand timer runs out, Bo shows it: round `number` is Bo's."""
+    game = _game(base_url, gid)
+    found = solve(_puzzle(game), time_budget=10)
+    _api(f"{base_url}/v1/games/{gid}/bids", {"moves": found.length}, token)
+    deadline = time.monotonic() + 30
+    while _game(base_url, gid)["phase"] != "verifying":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    _api(f"{base_url}/v1/games/{gid}/solutions", {"moves": moves_to_json(found.moves)}, token)
+    _round_over(base_url, gid, number)
+
+
+def _left_edge(page, selector: str) -> float:
+    return page.locator(selector).bounding_box()["x"]
+
+
+def test_a_room_on_a_phone(browser, base_url):
+    """Issue 69's defect 5, at 390x844 by touch: the table's head (phase, goal, sand
+    timer, the chip won, "Start a new game") off the screen's edge; the lobby's
+    "Link copied." gone once the game starts; "What happened" kept over a reload;
+    a new round chooses its chip's robot, not the one chosen last round."""
+    seed = _seed(2)
+    options = {"timer_seconds": TIMER, "chips_to_win": 2}
+    opened = _api(f"{base_url}/v1/rooms", {"name": "Ada", "seed": seed, "options": options})
+    rid, ada = opened["room"]["id"], opened["token"]
+    bo = _api(f"{base_url}/v1/rooms/{rid}/players", {"name": "Bo"})["token"]
+    # Round 2's chip, as the seeded deck deals it once Bo wins round 1: its robot is the one to choose then.
+    local = Game.create("g", ["Ada", "Bo"], None, options_from_json(options), seed, 0.0)
+    target = real_board(local.state["board"]).targets[local.state["deck"][-1]]
+    colours = [c for c in ("red", "green", "blue", "yellow", "black") if c in local.state["robots"]]
+    second = target.colour if target.colour in colours else colours[0]
+    first = next(c for c in colours if c != second)
+    ctx = context(browser, "en", "phone", seen_how_to_play=True)
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+    seats = json.dumps({rid: {"name": "Ada", "token": ada}})
+    ctx.add_init_script(f"localStorage.setItem('rr-seats-v1', JSON.stringify({seats}))")
+    try:
+        page = ctx.new_page()
+        tour = Tour(page, "room-phone", "en", "phone")
+        page.goto(f"{base_url}/r/{rid}")
+        page.wait_for_selector("#copy:not([hidden])")
+        page.tap("#copy")
+        page.wait_for_selector("#message:not(:empty)")
+        page.wait_for_function("document.querySelectorAll('#seated li').length === 2")
+        page.tap("#start")
+        page.wait_for_selector("#table:not([hidden]) .robot", timeout=30_000)
+        assert page.text_content("#message") == ""  # the lobby's words went with the lobby
+        for selector in ("#phase", "#goal", "#timer-box"):
+            assert _left_edge(page, selector) >= 8, selector  # not flush against the screen's edge
+        gid = get_json(f"{base_url}/v1/rooms/{rid}")["room"]["game"]
+        box = page.locator(f".robot.{first}").bounding_box()  # chosen by a tap on the board while bidding
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        assert page.get_attribute(f'#robots [data-colour="{first}"]', "aria-pressed") == "true"
+        tour.state("robot-chosen")
+        _bo_wins_the_round(base_url, gid, bo, 1)
+        page.wait_for_selector("#win:not([hidden])", timeout=20_000)
+        assert _left_edge(page, "#win") >= 8
+        tour.state("chip-won")
+        page.wait_for_function("document.querySelector('#phase').textContent.startsWith('Round 2')", timeout=20_000)
+        assert page.get_attribute(f'#robots [data-colour="{second}"]', "aria-pressed") == "true"
+        assert page.locator(f".robot.{second}.selected").count() == 1
+        page.wait_for_function("[...document.querySelectorAll('#log li')]"
+                               ".some(li => li.textContent.startsWith('Round 2'))")
+        told = page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
+        assert told[0].startswith("Round 1") and any("Bo" in line for line in told)
+        page.reload()
+        page.wait_for_selector("#table:not([hidden]) .robot", timeout=30_000)
+        page.wait_for_function("n => document.querySelectorAll('#log li').length >= n", arg=len(told))
+        assert page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)") == told
+        tour.state("reloaded")
+        _bo_wins_the_round(base_url, gid, bo, 2)
+        page.wait_for_selector("#over:not([hidden])", timeout=20_000)
+        assert _left_edge(page, "#over a") >= 8 and _left_edge(page, "#phase") >= 8
+        tour.state("finished")
+        assert tour.errors == []
     finally:
         ctx.close()

@@ -168,10 +168,11 @@ async function start() {
 async function startTable(gid) {
   if (state.gid) return;
   state.gid = gid;
+  say("");  // the lobby's words ("Link copied.") are not the game's
   $("lobby").hidden = true;
   $("table").hidden = false;
   document.body.classList.add("playing");
-  const view = await api("GET", `/v1/games/${gid}`);
+  const view = await api("GET", `/v1/games/${gid}?since=0`);  // with what happened before this page came
   const spec = view.game.board;
   state.board = await api("GET", `/v1/boards/${encodeURIComponent(spec)}?tables=true`);
   $("board-image").src = `/v1/boards/${encodeURIComponent(spec)}.svg`;
@@ -186,6 +187,7 @@ async function startTable(gid) {
   houseRules($("table-rules-list"), view.game.options, view.game.players.length);
   for (const el of document.querySelectorAll(".points")) el.hidden = view.game.options.scoring !== "infinity";
   show(view);
+  for (const event of view.events) log(event);  // a reload keeps "What happened"
   state.version = view.game.version;
   if (view.game.phase !== "finished") follow(gid);  // a finished game has nothing more to tell
   setInterval(tick, 250);
@@ -341,6 +343,7 @@ function show(view) {
   const number = r ? r.number : null;
   if (number !== state.round) {  // a new round: the robots stand on their markers, last round's words go
     state.round = number;
+    state.selected = null;  // the new chip's robot is chosen, not last round's
     state.roundStart = copy(game.robots);
     state.moves = [];
     state.history = [];
