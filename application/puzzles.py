@@ -46,12 +46,14 @@ def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
 
 
 def about(ctx: Context, p: Puzzle) -> dict[str, Any]:
-    """A puzzle's rating, popularity and themes, when its optimal solution is
-    kept (GET /v1/puzzles/{code} searches nothing)."""
+    """A puzzle's optimal length, rating, popularity and themes, when its optimal
+    solution is kept (GET /v1/puzzles/{code} searches nothing): a shared link
+    keeps its par."""
     kept = ctx.stores.answers.get(p.content_hash()) if ctx.stores is not None else None
     if kept is None or kept["status"] != "optimal":
         return {}
-    return ratings.describe(ctx, p, moves_from_json(kept["moves"]))
+    moves = moves_from_json(kept["moves"])
+    return {"optimal_length": len(moves), **ratings.describe(ctx, p, moves)}
 
 
 def rate(ctx: Context, p: Puzzle) -> dict[str, Any]:

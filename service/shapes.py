@@ -366,6 +366,8 @@ class Rated(Shape):
 
 class PuzzleByCode(Known, Rated):
     hash = fields.String(required=True)
+    optimal_length = fields.Integer(metadata={"description": "the fewest moves that solve it, once the service "
+                                                             "knows (a daily, a random or a solved puzzle)"})
 
 
 class Made(Known, Rated):

@@ -216,6 +216,7 @@ class PuzzleByCode(TypedDict):
     code: str
     driftingdroids_id: str | None
     hash: str
+    optimal_length: NotRequired[int]
 
 
 class Made(TypedDict):

@@ -1326,6 +1326,8 @@ export interface components {
             /** @description The position as a DriftingDroids game ID (e.g. 0765+42+2E21BD0F+93), where that program shows the board as we do: real quadrants without diagonal barriers (every 1999-edition board) and the standard robots; null otherwise. DriftingDroids keeps no rule options: under the ricochet rule its optimum may be shorter. */
             driftingdroids_id: string | null;
             hash: string;
+            /** @description the fewest moves that solve it, once the service knows (a daily, a random or a solved puzzle) */
+            optimal_length?: number;
         };
         Made: {
             /** @description Glicko-2, from players' first attempts (POST /v1/verify with `player`); before any, the prior from its optimal length and robots moved */
