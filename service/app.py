@@ -100,6 +100,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         RATING_PRIOR=settings.rating_prior == "on",
         JSON_SORT_KEYS=False,
         CLOCK=time.time,  # the games' clock; tests inject their own
+        STORM_SECONDS=180.0,  # a storm run's clock at the start (application/storms.py); tests make it shorter
         GAME_SSE_SECONDS=25.0,
         GAME_STREAMS=settings.game_streams,
         **limits.PLACES,
@@ -152,8 +153,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
 def _blueprints(app: Flask) -> None:
     """Every concern's views."""
-    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving, webhooks
+    from . import daily, embed, games, jobs, meta, packs, players, puzzles, rooms, solving, storms, webhooks
 
     for blueprint in (meta.bp, puzzles.bp, solving.bp, packs.bp, jobs.bp, daily.bp, players.bp, games.bp, rooms.bp,
-                      embed.bp, webhooks.bp):
+                      embed.bp, webhooks.bp, storms.bp):
         app.register_blueprint(blueprint)

@@ -156,6 +156,8 @@ TAGS = [
     {"name": "jobs", "description": "Following and cancelling queued work"},
     {"name": "players", "description": "Players rated from their attempts (POST /v1/verify with `player`)"},
     {"name": "games", "description": "Multiplayer games: rounds, bids, solutions shown, scores, live events"},
+    {"name": "storms", "description": "Storm: puzzles against the clock the server keeps, high scores, the day's "
+                                      "seeded run and its board"},
     {"name": "service", "description": "The play page, documentation, problem types and health"},
     {"name": "embed", "description": "The embeddable puzzle (an iframe any site may show) and oEmbed"},
     {"name": "webhooks", "description": "Signed events (Standard Webhooks) to an API key's endpoints: jobs "

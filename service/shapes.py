@@ -747,6 +747,100 @@ class Ready(Shape):
     workers = fields.Integer()
 
 
+class StormPuzzle(Puzzle):
+    """The puzzle a storm run hands now: without its answer."""
+
+    index = fields.Integer(required=True, metadata={"description": "its place in the run, from 0; an answer names it"})
+    code = fields.String(required=True)
+    optimal_length = fields.Integer(required=True, metadata={
+        "description": "the moves that solve it: more, or as many without reaching the target, fail it"})
+    rating = fields.Float(required=True, metadata={"description": "the puzzle's rating (docs/ratings.md)"})
+
+
+class StormReviewed(Shape):
+    index = fields.Integer(required=True)
+    code = fields.String(required=True)
+    optimal_length = fields.Integer(required=True)
+    rating = fields.Float(required=True)
+    result = fields.String(required=True, validate=validate.OneOf(["solved", "failed", "shown", "unanswered"]),
+                           metadata={"description": "solved at the optimum; failed (10 s off); shown: its answer "
+                                                    "had been shown to this client, so it scored nothing; unanswered: "
+                                                    "the puzzle in hand when the time was up"})
+    solution = moves(required=True, metadata={"description": "an optimal solution"})
+    moves = moves(metadata={"description": "the player's answer (none for the puzzle unanswered)"})
+    seconds = fields.Float(metadata={"description": "from the puzzle handed to its answer, by the server's clock"})
+
+
+class StormClock(Shape):
+    seconds = fields.Float(required=True, metadata={"description": "the run's clock at the start"})
+    bonus = fields.Float(required=True, metadata={"description": "seconds the combo's steps added"})
+    penalty = fields.Float(required=True, metadata={"description": "seconds failed puzzles took off (10 each)"})
+
+
+class StormAnswered(Shape):
+    index = fields.Integer(required=True)
+    result = fields.String(required=True, validate=validate.OneOf(["solved", "failed", "shown"]))
+    seconds = fields.Float(required=True, metadata={"description": "from the puzzle handed to this answer, by the "
+                                                                     "server's clock"})
+    clock_change = fields.Float(required=True, metadata={"description": "seconds added (a combo's step) or taken "
+                                                                          "off (a fail)"})
+    combo = fields.Integer(required=True, metadata={"description": "solves in a row after this answer"})
+
+
+class StormBoardRow(Shape):
+    rank = fields.Integer(required=True)
+    player = fields.String(required=True)
+    score = fields.Integer(required=True)
+
+
+class StormBoard(Shape):
+    day = date(required=True)
+    top = fields.List(fields.Nested(StormBoardRow), required=True, metadata={"description": "the day's best 20"})
+    rank = fields.Integer(allow_none=True, required=True, metadata={"description": "the player's place, null when "
+                                                                                   "it has no seeded run today"})
+
+
+class StormBest(Shape):
+    day = fields.Integer(required=True, metadata={"description": "today's (UTC)"})
+    week = fields.Integer(required=True, metadata={"description": "this ISO week's"})
+    month = fields.Integer(required=True)
+    all = fields.Integer(required=True, metadata={"description": "of all time"})
+
+
+class StormScores(Shape):
+    player = fields.String(required=True)
+    scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
+    best = fields.Nested(StormBest, required=True, metadata={"description": "the player's best scores"})
+    board = fields.Nested(StormBoard, required=True, metadata={"description": "the day's board of the seeded run"})
+
+
+class Storm(Shape):
+    id = fields.String(required=True)
+    player = fields.String(required=True)
+    scope = fields.String(required=True, metadata={"description": "the API key's name, or public"})
+    seeded = fields.Boolean(required=True, metadata={"description": "the day's seeded run"})
+    day = date(required=True)
+    over = fields.Boolean(required=True, metadata={"description": "the time is up: no more answers"})
+    seconds_left = fields.Float(required=True, metadata={"description": "by the server's clock, when it answered"})
+    started_at = fields.Float(required=True, metadata={"description": "Unix time (server)"})
+    ends_at = fields.Float(required=True, metadata={"description": "Unix time (server) the clock reaches zero, as "
+                                                                    "things stand"})
+    clock = fields.Nested(StormClock, required=True)
+    score = fields.Integer(required=True, metadata={"description": "puzzles solved"})
+    solves = fields.Integer(required=True)
+    fails = fields.Integer(required=True)
+    combo = fields.Integer(required=True, metadata={"description": "solves in a row now"})
+    best_combo = fields.Integer(required=True)
+    highest_rating = fields.Float(required=True, allow_none=True, metadata={
+        "description": "the highest rating of a puzzle solved (null before the first)"})
+    answered = fields.Integer(required=True)
+    puzzle = fields.Nested(StormPuzzle, metadata={"description": "the puzzle to answer now (while the run lasts)"})
+    review = fields.List(fields.Nested(StormReviewed), metadata={
+        "description": "once the time is up: every puzzle handed, with the answer and an optimal solution"})
+    answer = fields.Nested(StormAnswered, metadata={"description": "what the answer just sent did"})
+    scores = fields.Nested(StormScores, metadata={"description": "once the time is up: the player's high scores"})
+
+
 # Components in the order the document lists them.
 COMPONENTS: tuple[type[Schema], ...] = (
     Move, Rules, BoardObject, Target, Puzzle, ByCode, ByDriftingDroidsId, Answer, Verdict, Difficulty, Hint, Job,
@@ -754,5 +848,6 @@ COMPONENTS: tuple[type[Schema], ...] = (
     DailySolution, Daily, ArchiveDay, Archive, Edition, Section, Boards, Game, GameOptions, GameEvent, GameView,
     NewGameView, Attempt, AttemptView, Room, RoomView, Seat, StartedRoom, OEmbed, WebhookDisabled, Webhook, NewWebhook,
     RotatedSecret, Webhooks, DeliveryAttempt, JobEventData, DayEventData, TestEventData, DisabledEventData,
-    *EVENT_SHAPES.values(), Delivery, Deliveries, Health, Ready,
+    *EVENT_SHAPES.values(), Delivery, Deliveries, Health, Ready, StormPuzzle, StormReviewed, StormClock,
+    StormAnswered, StormBoardRow, StormBoard, StormBest, StormScores, Storm,
 )

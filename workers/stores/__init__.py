@@ -25,6 +25,7 @@ from .ratings import RatingStore
 from .rooms import RoomStore
 from .rounds import RoundStore
 from .slots import SlotStore
+from .storms import StormStore
 from .webhooks import WebhookStore
 
 PROBE = "ricochet:ready"  # the readiness probe's write (a byte, gone in 10 s)
@@ -52,6 +53,7 @@ class Stores:
         self.rounds = RoundStore(client)
         self.slots = SlotStore(client)
         self.webhooks = WebhookStore(client)
+        self.storms = StormStore(client)
 
     @classmethod
     def from_url(cls, url: str, patient: bool = False, sentinels: Sentinels | None = None) -> Stores:

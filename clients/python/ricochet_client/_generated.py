@@ -642,6 +642,101 @@ class Ready(TypedDict):
     workers: NotRequired[int]
 
 
+class StormPuzzle(TypedDict):
+    """The StormPuzzle schema of the contract."""
+    board: str | BoardObject
+    robots: dict[str, list[int]]
+    target: Target
+    rules: NotRequired[Rules | None]
+    index: int
+    code: str
+    optimal_length: int
+    rating: float
+
+
+class StormReviewed(TypedDict):
+    """The StormReviewed schema of the contract."""
+    index: int
+    code: str
+    optimal_length: int
+    rating: float
+    result: Literal["solved", "failed", "shown", "unanswered"]
+    solution: list[Move]
+    moves: NotRequired[list[Move]]
+    seconds: NotRequired[float]
+
+
+class StormClock(TypedDict):
+    """The StormClock schema of the contract."""
+    seconds: float
+    bonus: float
+    penalty: float
+
+
+class StormAnswered(TypedDict):
+    """The StormAnswered schema of the contract."""
+    index: int
+    result: Literal["solved", "failed", "shown"]
+    seconds: float
+    clock_change: float
+    combo: int
+
+
+class StormBoardRow(TypedDict):
+    """The StormBoardRow schema of the contract."""
+    rank: int
+    player: str
+    score: int
+
+
+class StormBoard(TypedDict):
+    """The StormBoard schema of the contract."""
+    day: str
+    top: list[StormBoardRow]
+    rank: int | None
+
+
+class StormBest(TypedDict):
+    """The StormBest schema of the contract."""
+    day: int
+    week: int
+    month: int
+    all: int
+
+
+class StormScores(TypedDict):
+    """The StormScores schema of the contract."""
+    player: str
+    scope: str
+    best: StormBest
+    board: StormBoard
+
+
+class Storm(TypedDict):
+    """The Storm schema of the contract."""
+    id: str
+    player: str
+    scope: str
+    seeded: bool
+    day: str
+    over: bool
+    seconds_left: float
+    started_at: float
+    ends_at: float
+    clock: StormClock
+    score: int
+    solves: int
+    fails: int
+    combo: int
+    best_combo: int
+    highest_rating: float | None
+    answered: int
+    puzzle: NotRequired[StormPuzzle]
+    review: NotRequired[list[StormReviewed]]
+    answer: NotRequired[StormAnswered]
+    scores: NotRequired[StormScores]
+
+
 PuzzleRef: TypeAlias = "Puzzle | ByCode | ByDriftingDroidsId"
 
 
@@ -796,6 +891,18 @@ class WebhookChange(TypedDict):
     url: NotRequired[str]
     events: NotRequired[list[Literal["job.succeeded", "job.failed", "day.published"]]]
     enabled: NotRequired[bool]
+
+
+class StormRequest(TypedDict):
+    """The StormRequest schema of the contract."""
+    player: str
+    seeded: NotRequired[bool]
+
+
+class StormAnswer(TypedDict):
+    """The StormAnswer schema of the contract."""
+    puzzle: int
+    moves: list[Move]
 
 
 AnswerStatus: TypeAlias = Literal[
@@ -972,6 +1079,10 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "testWebhook": ("POST", "/v1/webhooks/{hook_id}/test", "test_webhook"),
     "listWebhookDeliveries": ("GET", "/v1/webhooks/{hook_id}/deliveries", "list_webhook_deliveries"),
     "retryWebhookDelivery": ("POST", "/v1/webhooks/{hook_id}/deliveries/{delivery_id}/retry", "retry_webhook_delivery"),
+    "openStorm": ("POST", "/v1/storms", "open_storm"),
+    "getStormScores": ("GET", "/v1/storms/scores", "get_storm_scores"),
+    "getStorm": ("GET", "/v1/storms/{run_id}", "get_storm"),
+    "answerStorm": ("POST", "/v1/storms/{run_id}/answers", "answer_storm"),
 }
 
 
@@ -1467,4 +1578,32 @@ class Operations:
         return self._transport.request(
             "POST",
             f"/v1/webhooks/{quote_path(hook_id)}/deliveries/{quote_path(delivery_id)}/retry",
+        )
+
+    def open_storm(self, *, player: str, seeded: bool | None = None) -> Reply[Storm]:
+        """Open a run for a player: its clock starts (3 minutes), its first puzzle is handed without its answer (POST
+        /v1/storms).
+        """
+        return self._transport.request("POST", "/v1/storms", body={"player": player, "seeded": seeded})
+
+    def get_storm_scores(self, *, player: str) -> Reply[StormScores]:
+        """A player's best storm scores (day, week, month, all time) and the day's board of the seeded run (GET
+        /v1/storms/scores).
+        """
+        return self._transport.request("GET", "/v1/storms/scores", query={"player": player})
+
+    def get_storm(self, run_id: str) -> Reply[Storm]:
+        """A run now: its clock and puzzle; once the time is up, its summary, review and high scores (GET
+        /v1/storms/{run_id}).
+        """
+        return self._transport.request("GET", f"/v1/storms/{quote_path(run_id)}")
+
+    def answer_storm(self, run_id: str, *, puzzle: int, moves: list[Move]) -> Reply[Storm]:
+        """Answer the puzzle handed: checked and timed by the server, then the next puzzle (POST
+        /v1/storms/{run_id}/answers).
+        """
+        return self._transport.request(
+            "POST",
+            f"/v1/storms/{quote_path(run_id)}/answers",
+            body={"puzzle": puzzle, "moves": moves},
         )

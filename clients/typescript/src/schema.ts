@@ -1001,6 +1001,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/storms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a run for a player: its clock starts (3 minutes), its first puzzle is handed without its answer */
+        post: operations["openStorm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/storms/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A player's best storm scores (day, week, month, all time) and the day's board of the seeded run */
+        get: operations["getStormScores"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/storms/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run now: its clock and puzzle; once the time is up, its summary, review and high scores */
+        get: operations["getStorm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/storms/{run_id}/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer the puzzle handed: checked and timed by the server, then the next puzzle */
+        post: operations["answerStorm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "job.succeeded": {
@@ -1795,6 +1863,126 @@ export interface components {
             redis?: string;
             workers?: number;
         };
+        StormPuzzle: {
+            board: string | components["schemas"]["BoardObject"];
+            robots: {
+                [key: string]: number[];
+            };
+            target: components["schemas"]["Target"];
+            /** @description The rules in force; left out or null, docs/rules.md's defaults */
+            rules?: components["schemas"]["Rules"] | null;
+            /** @description its place in the run, from 0; an answer names it */
+            index: number;
+            code: string;
+            /** @description the moves that solve it: more, or as many without reaching the target, fail it */
+            optimal_length: number;
+            /** @description the puzzle's rating (docs/ratings.md) */
+            rating: number;
+        };
+        StormReviewed: {
+            index: number;
+            code: string;
+            optimal_length: number;
+            rating: number;
+            /**
+             * @description solved at the optimum; failed (10 s off); shown: its answer had been shown to this client, so it scored nothing; unanswered: the puzzle in hand when the time was up
+             * @enum {string}
+             */
+            result: "solved" | "failed" | "shown" | "unanswered";
+            /** @description an optimal solution */
+            solution: components["schemas"]["Move"][];
+            /** @description the player's answer (none for the puzzle unanswered) */
+            moves?: components["schemas"]["Move"][];
+            /** @description from the puzzle handed to its answer, by the server's clock */
+            seconds?: number;
+        };
+        StormClock: {
+            /** @description the run's clock at the start */
+            seconds: number;
+            /** @description seconds the combo's steps added */
+            bonus: number;
+            /** @description seconds failed puzzles took off (10 each) */
+            penalty: number;
+        };
+        StormAnswered: {
+            index: number;
+            /** @enum {string} */
+            result: "solved" | "failed" | "shown";
+            /** @description from the puzzle handed to this answer, by the server's clock */
+            seconds: number;
+            /** @description seconds added (a combo's step) or taken off (a fail) */
+            clock_change: number;
+            /** @description solves in a row after this answer */
+            combo: number;
+        };
+        StormBoardRow: {
+            rank: number;
+            player: string;
+            score: number;
+        };
+        StormBoard: {
+            /** Format: date */
+            day: string;
+            /** @description the day's best 20 */
+            top: components["schemas"]["StormBoardRow"][];
+            /** @description the player's place, null when it has no seeded run today */
+            rank: number | null;
+        };
+        StormBest: {
+            /** @description today's (UTC) */
+            day: number;
+            /** @description this ISO week's */
+            week: number;
+            month: number;
+            /** @description of all time */
+            all: number;
+        };
+        StormScores: {
+            player: string;
+            /** @description the API key's name, or public */
+            scope: string;
+            /** @description the player's best scores */
+            best: components["schemas"]["StormBest"];
+            /** @description the day's board of the seeded run */
+            board: components["schemas"]["StormBoard"];
+        };
+        Storm: {
+            id: string;
+            player: string;
+            /** @description the API key's name, or public */
+            scope: string;
+            /** @description the day's seeded run */
+            seeded: boolean;
+            /** Format: date */
+            day: string;
+            /** @description the time is up: no more answers */
+            over: boolean;
+            /** @description by the server's clock, when it answered */
+            seconds_left: number;
+            /** @description Unix time (server) */
+            started_at: number;
+            /** @description Unix time (server) the clock reaches zero, as things stand */
+            ends_at: number;
+            clock: components["schemas"]["StormClock"];
+            /** @description puzzles solved */
+            score: number;
+            solves: number;
+            fails: number;
+            /** @description solves in a row now */
+            combo: number;
+            best_combo: number;
+            /** @description the highest rating of a puzzle solved (null before the first) */
+            highest_rating: number | null;
+            answered: number;
+            /** @description the puzzle to answer now (while the run lasts) */
+            puzzle?: components["schemas"]["StormPuzzle"];
+            /** @description once the time is up: every puzzle handed, with the answer and an optimal solution */
+            review?: components["schemas"]["StormReviewed"][];
+            /** @description what the answer just sent did */
+            answer?: components["schemas"]["StormAnswered"];
+            /** @description once the time is up: the player's high scores */
+            scores?: components["schemas"]["StormScores"];
+        };
         /** @description A puzzle: in the docs/formats.md form, by its code, or by a DriftingDroids game ID (with `rules` beside it when not docs/rules.md's defaults) */
         PuzzleRef: components["schemas"]["Puzzle"] | components["schemas"]["ByCode"] | components["schemas"]["ByDriftingDroidsId"];
         NextPuzzle: {
@@ -1985,6 +2173,20 @@ export interface components {
             events?: ("job.succeeded" | "job.failed" | "day.published")[];
             /** @description true enables a disabled endpoint again (its run of failures forgotten); false disables it */
             enabled?: boolean;
+        };
+        StormRequest: {
+            /** @description the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent (without a key, the public scope) */
+            player: string;
+            /**
+             * @description true: the day's seeded run (UTC), the same puzzles for everyone, once a player a day, on the day's board; false (the default): a run of the player's own, up to its level
+             * @default false
+             */
+            seeded?: boolean;
+        };
+        StormAnswer: {
+            /** @description the index of the puzzle answered (the one handed now) */
+            puzzle: number;
+            moves: components["schemas"]["Move"][];
         };
     };
     responses: {
@@ -4007,6 +4209,145 @@ export interface operations {
             404: components["responses"]["Problem"];
             409: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    openStorm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StormRequest"];
+            };
+        };
+        responses: {
+            /** @description The run */
+            201: {
+                headers: {
+                    /** @description /v1/storms/{run_id} */
+                    Location?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Storm"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStormScores: {
+        parameters: {
+            query: {
+                /** @description the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent (without a key, the public scope) */
+                player: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scores */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormScores"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStorm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the run's id, from POST /v1/storms */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Storm"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    answerStorm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the run's id, from POST /v1/storms */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StormAnswer"];
+            };
+        };
+        responses: {
+            /** @description The run after the answer, with `answer` */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Storm"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
             503: components["responses"]["Unavailable"];

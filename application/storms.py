@@ -1,0 +1,307 @@
+"""Storm: puzzles against the clock (issue 69, after Lichess's Puzzle Storm).
+A run hands a player puzzles one at a time without their answers, from 2
+moves up to the limit of the player's level; the server keeps the clock
+(RUN_SECONDS to start, FAIL_SECONDS off for a failed puzzle, time added at
+the combo's steps), checks every answer by replaying it under the puzzle's
+rules and times it by its own clock.  The score is the puzzles solved; the
+player's best by day, week, month and all time are kept, and the seeded run
+(the same puzzles for everyone that UTC day, once a player) has a board.
+
+The rules of trust (docs/ratings.md): a run's puzzles are rounds of their own
+(they move no rating); an answer the client was shown (a solve, a solution)
+scores nothing; a run is never extended, rewound or replayed (only its own
+answers, in order, while its clock runs, change it); a client never sends a
+time; an address makes no more new players a day than ratings allow."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+import uuid
+from typing import Any
+
+from solver.errors import InvalidInput
+from solver.model.moves import check
+from solver.model.puzzle import Move, Puzzle, moves_to_json
+from solver.production.generate import generate
+from solver.production.generated import NoPuzzleFound
+
+from . import Context
+from .problems import Problem, echo
+from .ratings.players import NEW_PLAYERS_A_DAY, admitted, scope
+from .ratings.rounds import clients, reveal
+from .ratings.selection import length_for
+from .ratings.themes import of_puzzle
+
+RUN_SECONDS = 180.0  # a run's clock at the start
+FAIL_SECONDS = 10.0  # taken off for a failed puzzle
+# (solves in a row, seconds added) as the combo reaches each step; past the last, every COMBO_EVERY more add its time.
+COMBO_STEPS = ((5, 3.0), (12, 5.0), (20, 7.0), (30, 10.0))
+COMBO_EVERY = 10
+LONGEST_RUN = 600.0  # seconds a run lasts at most, whatever its combos add
+MOST_PUZZLES = 150  # puzzles a run hands at most (a run that solves them all ends there)
+STEP = 3  # puzzles handed at each length before the next (2, 2, 2, 3, 3, 3, ...)
+LEVEL_ABOVE = 600  # a run climbs to the length whose prior is nearest the player's rating plus this
+TOPS = (6, 20)  # the longest puzzle a run reaches, at least and at most
+SEEDED_TOP = 14  # the seeded run's longest (the same for everyone)
+DRAW_BUDGET = 4.0  # seconds a puzzle's draw may search (short ones take milliseconds; longer are pool draws)
+BOARD_SHOWN = 20
+RESULTS = ("solved", "failed", "shown")
+
+
+def open_run(ctx: Context, player_id: str, seeded: bool, seconds: float = RUN_SECONDS) -> dict[str, Any]:
+    """POST /v1/storms: a new run for the player, its clock started, its first
+    puzzle handed; `seeded`: the day's run, the same puzzles for everyone, once
+    a player a day (409 for a second)."""
+    stores = ctx.required_stores()
+    who = scope(ctx)
+    if not (stores.storms.known(who, player_id) or admitted(ctx, player_id)):
+        raise Problem("rate-limited", f"this address made {NEW_PLAYERS_A_DAY} new players today (UTC); play as "
+                      "players it made before, or retry tomorrow (an API key has no such limit)",
+                      headers={"Retry-After": str(_to_midnight())})
+    now, day = time.time(), _day()
+    run_id = uuid.uuid4().hex
+    if seeded:
+        claimed = stores.storms.open_seeded(who, day.isoformat(), player_id, run_id)
+        if claimed != run_id:
+            raise Problem("conflict", f"player {echo(player_id)!r} opened today's seeded run already "
+                          f"(/v1/storms/{claimed}): it is played once a day (UTC); open a run of your own "
+                          "(\"seeded\": false) to play again")
+        top = SEEDED_TOP
+    else:
+        top = max(TOPS[0], min(TOPS[1], length_for(stores.ratings.player_rating(who, player_id).value + LEVEL_ABOVE)))
+    run = {"id": run_id, "scope": who, "player": player_id, "seeded": seeded, "day": day.isoformat(),
+           "seed": f"seeded:{day.isoformat()}" if seeded else uuid.uuid4().hex, "top": top,
+           "seconds": seconds, "opened": now, "bonus": 0.0, "penalty": 0.0, "ended": None, "index": 0,
+           "handed": now, "combo": 0, "best_combo": 0, "solves": 0, "fails": 0, "highest": None,
+           "done": [], "scored": False}
+    run["puzzle"] = _draw(ctx, run, 0)
+    stores.storms.create(run)
+    stores.storms.touch(who, player_id)
+    return view(run, now)
+
+
+def read(ctx: Context, run_id: str) -> dict[str, Any]:
+    """GET /v1/storms/{id}: the run now: its clock and puzzle, or, once its time
+    is up, its summary, review and the player's high scores."""
+    run = _settled(ctx, run_id)
+    out = view(run, time.time())
+    if run["scored"]:
+        out["scores"] = scores(ctx, run["player"], run["scope"])
+    return out
+
+
+def answer(ctx: Context, run_id: str, index: int, moves: list[Move]) -> dict[str, Any]:
+    """POST /v1/storms/{id}/answers: the answer to puzzle `index` (the one handed),
+    checked by replaying it and timed by the server's clock: solved at the
+    optimum, failed (FAIL_SECONDS off) past it, or scoring nothing when the
+    client was shown its answer; the next puzzle is handed at once."""
+    stores = ctx.required_stores()
+    run = _settled(ctx, run_id)
+    now = time.time()
+    _in_turn(run, index, now)
+    p = Puzzle.from_code(run["puzzle"]["code"])
+    result = _judge(p, moves, run["puzzle"]["optimal_length"])
+    if result == "solved" and stores.rounds.attempt(clients(ctx), p.content_hash(), "")[1]:
+        result = "shown"  # its answer was shown to this client (a solve, a solution, a check): no score
+    following = _draw(ctx, run, index + 1) if index + 1 < MOST_PUZZLES else None
+    handed = time.time()  # the next puzzle's time runs from here (a draw takes milliseconds, a pool's first read more)
+
+    def step(kept: dict[str, Any] | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        if kept is None:
+            raise _gone(run_id)
+        _in_turn(kept, index, now)
+        changed, said = _answered(kept, result, moves, following, now, handed)
+        return changed, view(changed, now) | {"answer": said}
+
+    out = stores.storms.change(run_id, step)
+    if out["over"]:
+        run = _settled(ctx, run_id)
+        out = view(run, now) | {"answer": out["answer"], "scores": scores(ctx, run["player"], run["scope"])}
+    return out
+
+
+def scores(ctx: Context, player_id: str, who: str | None = None) -> dict[str, Any]:
+    """GET /v1/storms/scores: the player's best scores this day, week and month
+    (UTC) and of all time, and the day's board of the seeded run."""
+    stores = ctx.required_stores()
+    who = who or scope(ctx)
+    day = _day()
+    kept = stores.storms.bests(who, player_id)
+    best = {period: kept[period][1] if period in kept and kept[period][0] == stamp else 0
+            for period, stamp in periods(day)}
+    board = [{"rank": i + 1, "player": p, "score": s}
+             for i, (p, s) in enumerate(stores.storms.board(who, day.isoformat(), BOARD_SHOWN))]
+    rank = stores.storms.rank(who, day.isoformat(), player_id)
+    return {"player": player_id, "scope": who, "best": best, "board": {"day": day.isoformat(), "top": board,
+                                                                        "rank": rank}}
+
+
+def periods(day: dt.date) -> list[tuple[str, str]]:
+    """The periods a score of `day` counts in, each with its stamp."""
+    year, week, _ = day.isocalendar()
+    return [("day", day.isoformat()), ("week", f"{year}-W{week:02d}"), ("month", day.strftime("%Y-%m")),
+            ("all", "all")]
+
+
+def length_at(top: int, index: int) -> int:
+    """The optimal length of a run's puzzle `index`: from 2, a length every STEP puzzles, up to `top`."""
+    return min(top, 2 + index // STEP)
+
+
+def ends_at(run: dict[str, Any]) -> float:
+    """When the run's clock reaches zero (server time): its start, plus its
+    seconds and what combos added, less what fails took, within LONGEST_RUN;
+    or when it handed its last puzzle."""
+    end = min(run["opened"] + run["seconds"] + run["bonus"] - run["penalty"], run["opened"] + LONGEST_RUN)
+    return end if run["ended"] is None else min(end, run["ended"])
+
+
+def combo_bonus(combo: int) -> float:
+    """The seconds a combo reaching `combo` solves in a row adds (0 between steps)."""
+    for reached, seconds in COMBO_STEPS:
+        if combo == reached:
+            return seconds
+    last, seconds = COMBO_STEPS[-1]
+    return seconds if combo > last and (combo - last) % COMBO_EVERY == 0 else 0.0
+
+
+def view(run: dict[str, Any], now: float) -> dict[str, Any]:
+    """The run as clients see it: never the answer of the puzzle handed, the
+    review (every answer) only once its time is up."""
+    end = ends_at(run)
+    over = now >= end
+    out = {k: run[k] for k in ("id", "player", "scope", "seeded", "day", "solves", "fails", "combo", "best_combo")}
+    out |= {"score": run["solves"], "over": over, "seconds_left": round(max(0.0, end - now), 3),
+            "started_at": round(run["opened"], 3), "ends_at": round(end, 3), "highest_rating": run["highest"],
+            "clock": {"seconds": run["seconds"], "bonus": run["bonus"], "penalty": run["penalty"]},
+            "answered": len(run["done"])}
+    if over:
+        out["review"] = list(run["done"])
+        if run["puzzle"] is not None:
+            out["review"].append({**_public(run["puzzle"]), "index": run["index"], "result": "unanswered",
+                                  "solution": run["puzzle"]["solution"]})
+    elif run["puzzle"] is not None:
+        out["puzzle"] = {**Puzzle.from_code(run["puzzle"]["code"]).to_json(), **_public(run["puzzle"]),
+                         "index": run["index"]}
+    return out
+
+
+def _public(puzzle: dict[str, Any]) -> dict[str, Any]:
+    return {k: puzzle[k] for k in ("code", "optimal_length", "rating")}
+
+
+def _answered(run: dict[str, Any], result: str, moves: list[Move], following: dict[str, Any] | None,
+              now: float, handed: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run after `result` for its puzzle: counts, combo, clock, the next puzzle; and what the answer did."""
+    run = dict(run)
+    change = 0.0
+    if result == "solved":
+        run["solves"] += 1
+        run["combo"] += 1
+        run["best_combo"] = max(run["best_combo"], run["combo"])
+        change = combo_bonus(run["combo"])
+        run["bonus"] += change
+        run["highest"] = max(run["highest"] or 0.0, run["puzzle"]["rating"])
+    else:
+        run["combo"] = 0
+        if result == "failed":
+            run["fails"] += 1
+            run["penalty"] += FAIL_SECONDS
+            change = -FAIL_SECONDS
+    seconds = round(now - run["handed"], 3)
+    run["done"] = [*run["done"], {**_public(run["puzzle"]), "index": run["index"], "result": result,
+                                  "moves": moves_to_json(moves), "solution": run["puzzle"]["solution"],
+                                  "seconds": seconds}]
+    run["index"] += 1
+    run["puzzle"], run["handed"] = following, handed
+    if following is None:
+        run["ended"] = now
+    said = {"index": run["index"] - 1, "result": result, "seconds": seconds, "clock_change": change,
+            "combo": run["combo"]}
+    return run, said
+
+
+def _judge(p: Puzzle, moves: list[Move], optimum: int) -> str:
+    """solved: the target reached in `optimum` moves; failed: more moves than the
+    optimum, or the optimum's worth without reaching it (it can no longer be)."""
+    verdict = check(p, moves)
+    if not verdict.legal:
+        raise InvalidInput(f"moves[{verdict.first_bad_move}]", f"this move is not legal here: {verdict.reason}")
+    if verdict.solved and len(moves) <= optimum:
+        return "solved"
+    if len(moves) >= optimum:
+        return "failed"
+    raise Problem("out-of-range", f"the answer neither reaches the target nor passes the optimum ({optimum} "
+                  "moves): send it when it reaches the target or has failed (more moves than the optimum)")
+
+
+def _in_turn(run: dict[str, Any], index: int, now: float) -> None:
+    """Refuses an answer to a run whose time is up, or to another puzzle than the one handed now."""
+    if now >= ends_at(run):
+        raise Problem("conflict", f"the run's time was up at {ends_at(run):.3f} (server time): it takes no more "
+                      f"answers; its summary is at /v1/storms/{run['id']}")
+    if index != run["index"]:
+        raise Problem("conflict", f"puzzle {index} is not the one handed now ({run['index']}): each puzzle is "
+                      "answered once, in order")
+
+
+def _settled(ctx: Context, run_id: str) -> dict[str, Any]:
+    """The run, scored first if its time is up (its bests and board written
+    with it, once) and every answer its review shows counted as shown."""
+    stores = ctx.required_stores()
+    run = stores.storms.get(run_id)
+    if run is None:
+        raise _gone(run_id)
+    if run["scored"] or time.time() < ends_at(run):
+        return run
+
+    def step(kept: dict[str, Any] | None) -> tuple[dict[str, Any] | None, bool]:
+        if kept is None or kept["scored"]:
+            return None, False
+        return {**kept, "scored": True, "periods": periods(dt.date.fromisoformat(kept["day"]))}, True
+
+    if stores.storms.change(run_id, step):
+        for d in [*run["done"], *([run["puzzle"]] if run["puzzle"] is not None else [])]:
+            reveal(ctx, Puzzle.from_code(d["code"]))  # the review shows their answers
+    return stores.storms.get(run_id) or run
+
+
+def _draw(ctx: Context, run: dict[str, Any], index: int) -> dict[str, Any]:
+    """Puzzle `index` of the run: drawn from the run's seed (pools first, the
+    short ones searched), the seeded run's stored for the day at its first draw."""
+    length = length_at(run["top"], index)
+
+    def made() -> Puzzle:
+        for attempt in range(8):
+            try:
+                g = generate(length, seed=f"storm:{run['seed']}:{index}:{attempt}", time_budget=DRAW_BUDGET,
+                             pools=ctx.pools)
+            except NoPuzzleFound:
+                continue
+            ctx.answers.adopt(g.puzzle, g.solution)
+            return g.puzzle
+        raise Problem("no-puzzle-found", f"no puzzle of {length} moves was found in time for this run; ask again")
+
+    stores = ctx.required_stores()
+    p = Puzzle.from_code(stores.storms.seeded(run["day"], index, lambda: made().code())) if run["seeded"] else made()
+    known = ctx.answers.settled(p)
+    if known is None or known.status != "optimal":
+        raise Problem("no-puzzle-found", "the run's next puzzle has no known optimum yet; ask again")
+    rating = of_puzzle(ctx, p, known.length, len(known.robots_moved))["rating"]
+    return {"code": p.code(), "optimal_length": known.length, "rating": round(rating["value"], 1),
+            "solution": moves_to_json(known.moves)}
+
+
+def _gone(run_id: str) -> Problem:
+    return Problem("not-found", f"no storm run {echo(run_id)!r} (or it was opened more than a day ago)")
+
+
+def _day() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+def _to_midnight() -> int:
+    now = dt.datetime.now(dt.UTC)
+    midnight = dt.datetime.combine(now.date() + dt.timedelta(days=1), dt.time(), dt.UTC)
+    return int((midnight - now).total_seconds()) + 1
