@@ -84,10 +84,11 @@ def start(ctx: Context, body: dict[str, Any], now: float, seats: dict[str, str])
     board, gid = body["board"], uuid.uuid4().hex
     seed = secrets.token_hex(16) if body.get("seed") is None else body["seed"]  # a secret deck unless seeded
     game = Game.create(gid, body["players"], None if board in KEYWORDS else board, options, seed, now,
-                       beginner=board == "beginner", edition="1999" if board == "1999" else "2013")
+                       beginner=board == "beginner", edition="1999" if board == "1999" else "2013",
+                       robots=body.get("robots"))
     _stores(ctx).games.create(game.state, game.events, seats)
     charge(ctx, stored_size(game.state, seats, *game.events, keys=4))  # state, events, seats, a claim
-    return rated(ctx, gid, game.state)
+    return rated(ctx, gid, game.state, now)
 
 
 def presented(token: str, what: str) -> None:
@@ -133,14 +134,15 @@ def change(ctx: Context, gid: str, action: Callable[[Game], Any], now: float) ->
     if state is None:
         raise Problem("not-found", f"no game {echo(gid)!r}: games are kept for two days after their last move")
     charge(ctx, added[0])
-    return rated(ctx, gid, state), result
+    return rated(ctx, gid, state, now), result
 
 
-def rated(ctx: Context, gid: str, state: dict[str, Any]) -> dict[str, Any]:
+def rated(ctx: Context, gid: str, state: dict[str, Any], now: float | None = None) -> dict[str, Any]:
     """The referee searches a new round's optimum here, outside any transaction
     (a search may take seconds; a transaction retried on every concurrent bid
     must not), then records it in one short change.  One process does it (a
-    lock per round); the others go on, the optimum following a moment later."""
+    lock per round); the others go on, the optimum following a moment later.
+    Robot players start to think once it is known (at `now`, the referee's clock)."""
     pending = Game(state).unrated()
     if pending is None:
         return state
@@ -151,7 +153,7 @@ def rated(ctx: Context, gid: str, state: dict[str, Any]) -> dict[str, Any]:
     answer = solve(puzzle, time_budget=ROUND_SOLVE_BUDGET)
 
     def record(s: dict[str, Any]) -> tuple[list[dict[str, Any]], None]:
-        Game(s).rate_round(number, answer.length, answer.moves)
+        Game(s).rate_round(number, answer.length, answer.moves, now)
         return [], None
 
     after, _ = stores.games.update(gid, record, write=True)
@@ -184,7 +186,7 @@ def _events(ctx: Context, stores: Stores, gid: str, seen: int, clock: Callable[[
     while True:
         state, _ = stores.games.update(gid, lambda s: (_settle(s, clock()), None))
         if state is not None:
-            state = rated(ctx, gid, state)
+            state = rated(ctx, gid, state, clock())
         for event in stores.games.events(gid, seen):
             seen = event["version"]
             yield event

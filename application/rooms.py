@@ -1,7 +1,8 @@
 """Rooms: a game's players gather by a shared link.  The host opens a room with
 the board and house rules, others take seats by name, and the host starts the
 game; each seat's token (kept by its browser, never in the link) is its token
-in the game too.  A room of one starts a solitaire game."""
+in the game too.  A room of one starts a solitaire game.  The host may seat
+robot players of a chosen strength (solver/play/robot.py), who need no token."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from solver.errors import InvalidInput
 from solver.model.board import real_board
 from solver.play.game import MAX_PLAYERS, options_from_json
+from solver.play.robot import Strength
 
 from . import Context, games
 from .problems import Problem, echo
@@ -104,7 +106,7 @@ def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any
     games.within_budget(ctx)  # the game is the host's to pay for
     stores = _rooms(ctx)
     body = {"players": before["players"], "board": before["board"], "options": before["options"],
-            "seed": before["seed"]}
+            "seed": before["seed"], "robots": before.get("robots", {})}
     game = games.start(ctx, body, now, stores.tokens(rid))
 
     def record(state: dict[str, Any]) -> str:
@@ -117,3 +119,39 @@ def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any
     if gid != game["id"]:  # someone joined or started meanwhile: this game is never played
         raise Problem("conflict", "the room changed while the game was being set up: try again")
     return public(state), game
+
+
+def robot_name(strength: Strength, taken: list[str]) -> str:
+    """A robot's seat name when the host gave none: "Master robot", then "Master robot 2"..."""
+    base = f"{strength.value.capitalize()} robot"
+    return next(name for n in range(1, MAX_PLAYERS + 2) if (name := base if n == 1 else f"{base} {n}") not in taken)
+
+
+def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | None) -> dict[str, Any]:
+    """The host seats a robot player of `strength` (named `name`, or by its strength)."""
+    before = _state(ctx, rid)
+    host = seated(ctx, rid, token)
+    if before["host"] != host:
+        raise Problem("forbidden", f"only the host ({before['host']}) seats robots")
+    games.within_budget(ctx)
+    level = Strength(strength)
+    seated_as = [name]
+
+    def seat(state: dict[str, Any]) -> None:
+        if state["game"] is not None:
+            raise Problem("conflict", "the game in this room has started: robots join before the start")
+        if len(state["players"]) >= MAX_PLAYERS:
+            raise Problem("conflict", f"the room is full ({MAX_PLAYERS} players)")
+        robot = name or robot_name(level, state["players"])
+        if robot in state["players"]:
+            raise Problem("conflict", f"{robot!r} is taken in this room: choose another name")
+        state["players"].append(robot)
+        state.setdefault("robots", {})[robot] = level.value
+        state["version"] += 1
+        seated_as[0] = robot
+
+    state, _ = _rooms(ctx).update(rid, seat)
+    if state is None:
+        _state(ctx, rid)  # raises not-found
+    games.charge(ctx, games.stored_size(seated_as[0], seated_as[0], level.value))
+    return public(state)

@@ -12,7 +12,7 @@ from application import rooms
 
 from .common import bearer_token, context
 from .declare import Reply, operation
-from .requests.rooms import Joining, NewRoom, RoomPath
+from .requests.rooms import Joining, NewRobot, NewRoom, RoomPath
 from .shapes import RoomView, Seat, StartedRoom
 
 bp = Blueprint("rooms", __name__)
@@ -44,6 +44,16 @@ def get_room(room_id: str) -> Any:
 def join_room(room_id: str, body: dict[str, Any]) -> Any:
     room, token = rooms.join(context(), room_id, body["name"])
     return {"room": room, "token": token}, 201
+
+
+@operation(bp, "post /v1/rooms/<room_id>/robots", "addRobot", tag="games", path=RoomPath, body=NewRobot,
+           security=[{"player": []}], errors=(400, 401, 403, 404, 409, 503),
+           summary="The host seats a robot player of a chosen strength, before the game starts",
+           description="A robot finds solutions as a person of its strength would (docs/api.md): it bids, "
+                       "lowers its bid, and shows its solution when its turn comes, under the room's rules.",
+           replies={201: Reply("The room with the robot seated", RoomView)})
+def add_robot(room_id: str, body: dict[str, Any]) -> Any:
+    return {"room": rooms.add_robot(context(), room_id, bearer_token(), body["strength"], body.get("name"))}, 201
 
 
 @operation(bp, "post /v1/rooms/<room_id>/start", "startRoom", tag="games", path=RoomPath,

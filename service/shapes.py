@@ -578,6 +578,8 @@ class Room(Shape):
     options = fields.Nested(GameOptions, required=True)
     game = fields.String(allow_none=True, required=True, metadata={"description": "the game's id once started"})
     created = fields.Float()
+    robots = fields.Dict(keys=fields.String(), values=fields.String(), dump_default=dict, metadata={
+        "description": "the robot players among the players, each with its strength (POST .../robots)"})
 
 
 class RoomView(Shape):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
+from solver.play.robot import Strength
 from workers.schemas import Seed, text
 
 from ..shapes import GameOptions
@@ -26,6 +27,15 @@ class NewRoom(Strict):
 
 class Joining(Strict):
     name = NAME
+
+
+class NewRobot(Strict):
+    strength = fields.String(required=True, validate=validate.OneOf([s.value for s in Strength]), metadata={
+        "description": "how well it plays, on the players' rating scale: beginner (about 1170), intermediate "
+                       "(1610), advanced (1940) or master (2270)"})
+    name = fields.String(validate=[text, validate.Length(1, 40)], metadata={
+        "description": "its seat's name (1 to 40 characters of text); without one, \"Master robot\", "
+                       "\"Master robot 2\"... by its strength"})
 
 
 class RoomPath(Strict):

@@ -105,14 +105,18 @@ function lobby(room) {
   const link = `${location.origin}/r/${room.id}`;
   $("room-link").href = link;
   $("room-link").textContent = link;
+  const robots = room.robots || {};
   $("seated").replaceChildren(...room.players.map((name) => {
     const li = document.createElement("li");
     const mine = state.seat && state.seat.name === name;
-    li.textContent = mine ? t("player.you", { name }) : name === room.host ? t("player.host", { name }) : name;
+    li.textContent = mine ? t("player.you", { name }) : name === room.host ? t("player.host", { name })
+      : name in robots ? t("player.robot", { name }) : name;
+    if (name in robots) li.className = "robot-player";
     return li;
   }));
   const host = state.seat && state.seat.name === room.host;
   $("join").hidden = Boolean(state.seat);
+  $("robot-form").hidden = !host;
   $("start").hidden = !host;
   $("waiting").textContent = host ? (room.players.length < 2 ? t("waiting.players") : "")
     : state.seat ? t("waiting.host", { host: room.host }) : "";
@@ -151,6 +155,22 @@ async function join(e) {
   } catch (err) {
     const taken = err.status === 409 && /taken/.test(err.message);
     say(taken ? t("error.name_taken") : err.status === 409 ? t("error.started") : problemText(err));
+  }
+}
+
+// The host seats a robot of the chosen strength, named in the page's language.
+async function addRobot(e) {
+  e.preventDefault();
+  const strength = $("robot-strength").value;
+  const base = t("robot.name", { strength: t(`strength.${strength}`) });
+  let name = base;
+  for (let n = 2; state.room.players.includes(name); n++) name = `${base} ${n}`;
+  try {
+    const { room } = await api("POST", `/v1/rooms/${state.rid}/robots`, { strength, name }, state.seat.token);
+    say("");
+    lobby(room);
+  } catch (err) {
+    say(problemText(err));
   }
 }
 
@@ -588,6 +608,7 @@ function keys(event) {
 
 switcher($("language"));
 $("join").addEventListener("submit", join);
+$("robot-form").addEventListener("submit", addRobot);
 $("start").addEventListener("click", start);
 $("bid-form").addEventListener("submit", bid);
 $("undo").addEventListener("click", undo);

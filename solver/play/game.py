@@ -8,7 +8,9 @@ Every change bumps `version` and is recorded as an event.
 Phases: `bidding` (a chip is face up; bids come in; the first one starts the
 timer), `verifying` (the timer ran out; bidders show their solutions in order)
 and `finished`.  Timers are settled lazily by `advance(now)`, at the exact
-instant they ran out, whenever anyone looks at or acts on the game.
+instant they ran out, whenever anyone looks at or acts on the game; so are a
+robot player's bids and shown solutions (robot.py plans them when the round's
+optimum is known), each at its own instant.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from solver.model.board import Board, random_board_spec, real_board
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import check, replay, round_of
 from solver.model.puzzle import Goal, Move, Puzzle, Ricochet, Rules, moves_from_json, moves_to_json
+from solver.play import robot as robots_play
 
 CHIPS_TO_WIN = {2: 8, 3: 6, 4: 5}  # more than 4 players: until every chip is taken
 MAX_PLAYERS = 16
@@ -66,6 +69,21 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 
 
+def robots_of(value: Any, players: list[str]) -> dict[str, str]:
+    """Robot players by name, each with its strength (robot.Strength), checked."""
+    if not isinstance(value, dict):
+        raise InvalidInput("robots", "expected an object of robot players' names and strengths")
+    strengths = [s.value for s in robots_play.Strength]
+    for name, strength in value.items():
+        if name not in players:
+            raise InvalidInput("robots", f"{name!r} is not one of the players")
+        if strength not in strengths:
+            raise InvalidInput(f"robots.{name}", f"a robot's strength is one of {', '.join(strengths)}")
+    if value and len(players) == 1:
+        raise InvalidInput("robots", "a robot plays with others: solitaire is a person's")
+    return dict(value)
+
+
 def options_from_json(value: Any) -> dict[str, Any]:
     value = value or {}
     if not isinstance(value, dict):
@@ -108,7 +126,9 @@ class Game:
 
     @classmethod
     def create(cls, game_id: str, players: list[str], board: str | None, options: dict[str, Any],
-               seed: str, now: float, beginner: bool = False, edition: str = "2013") -> Game:
+               seed: str, now: float, beginner: bool = False, edition: str = "2013",
+               robots: dict[str, str] | None = None) -> Game:
+        """A new game; `robots` names the players who are robots, with their strength."""
         if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
             raise InvalidInput("players", f"give 1 (solitaire) to {MAX_PLAYERS} player names")
         for i, name in enumerate(players):
@@ -116,6 +136,7 @@ class Game:
                 raise InvalidInput(f"players[{i}]", "a player's name is 1 to 40 characters")
         if len(set(players)) != len(players):
             raise InvalidInput("players", "player names must differ")
+        machines = robots_of(robots or {}, players)
         rng = random.Random(f"game:{seed}")
         spec = board or random_board_spec(rng, edition, barriers=not beginner)
         b = real_board(spec)  # raises InvalidInput for a bad spec
@@ -124,7 +145,8 @@ class Game:
         state = {
             "id": game_id, "version": 0, "created": now, "seed": seed, "options": options, "board": spec,
             "robots": {c: list(cell) for c, cell in robots.items()},
-            "players": [{"name": n, "chips": [], "face_down": [], "score": 0} for n in players],
+            "players": [{"name": n, "chips": [], "face_down": [], "score": 0,
+                         **({"robot": machines[n]} if n in machines else {})} for n in players],
             "deck": list(range(len(b.targets))), "shuffles": 0, "phase": "bidding", "round": None,
             "history": [], "winners": None,
         }
@@ -162,15 +184,18 @@ class Game:
         out["chips_left"] = len(s["deck"]) + (1 if s["round"] else 0)
         if s["round"] is not None:
             out["round"] = {k: v for k, v in s["round"].items()
-                        if k not in ("optimal_length", "optimal_solution", "rating")}
+                        if k not in ("optimal_length", "optimal_solution", "rating", "robots")}
         return out
 
     # -- the clock ----------------------------------------------------------------------
 
     def advance(self, now: float) -> None:
-        """Settle every timer that has run out by `now`, at the instant it ran out."""
-        for _ in range(100):  # each pass settles one event; rounds can chain
+        """Settle every timer that has run out by `now`, at the instant it ran out,
+        and every robot's bid or shown solution due by then, at its instant."""
+        for _ in range(1000):  # each pass settles one event; rounds can chain
             r = self.state["round"]
+            if self._robot_acts(now):
+                continue
             if self.state["phase"] == "verifying" and r is not None and r.get("show_ends") is not None \
                     and now >= r["show_ends"]:
                 self._turn_passes(r["show_ends"])
@@ -202,6 +227,10 @@ class Game:
         mine = [b for b in r["bids"] if b["player"] == player]
         if mine and moves >= mine[-1]["moves"]:
             raise GameError(409, f"a bid may only go down: your bid is {mine[-1]['moves']}")
+        self._place_bid(i, moves, now)
+
+    def _place_bid(self, i: int, moves: int, now: float) -> None:
+        r, player = self.state["round"], self.state["players"][i]["name"]
         r["bids"].append({"player": player, "moves": moves, "at": now, "seq": len(r["bids"])})
         self.state["idle_rounds"] = 0
         if r["timer_ends"] is None:
@@ -212,7 +241,9 @@ class Game:
         """The current verifier (or, in solitaire, the player) shows a solution."""
         self.advance(now)
         self.player_index(player)
-        sequence = moves_from_json(moves)
+        return self._show(player, moves_from_json(moves), now)
+
+    def _show(self, player: str, sequence: list[Move], now: float) -> dict[str, Any]:
         r = self.state["round"]
         if self.solitaire:
             if self.state["phase"] != "bidding":
@@ -399,15 +430,57 @@ class Game:
             return None
         return r["number"], self.puzzle()
 
-    def rate_round(self, number: int, length: int | None, moves: list[Move]) -> None:
-        """Record round `number`'s optimum (searched for by the caller); kept hidden
-        until the round is over.  A round already rated, or over, is left alone."""
+    def rate_round(self, number: int, length: int | None, moves: list[Move], now: float | None = None) -> None:
+        """Record round `number`'s optimum (searched for by the caller) at `now`; kept
+        hidden until the round is over, with the robots' plans.  A round already
+        rated, or over, is left alone."""
         r = self.state["round"]
         if r is None or r["number"] != number or r.get("rating") != "pending":
             return
         r["optimal_length"] = length
         r["optimal_solution"] = moves_to_json(moves) if length is not None else None
         r["rating"] = "done"  # no event: nothing a player may see has changed
+        if length is not None:
+            self._plan_robots(moves, now)
+
+    # -- robot players (robot.py: what each bids and when, from the seed) -------------------
+
+    def _plan_robots(self, optimum: list[Move], now: float | None) -> None:
+        """Each robot's bids this round, at instants from the round's start (none
+        before `now`, when the optimum came late: a robot thinks once it is known)."""
+        r, puzzle = self.state["round"], self.puzzle()
+        plans = {}
+        for p in self.state["players"]:
+            if "robot" in p:
+                bids = robots_play.plan(self.state["seed"], p["name"], p["robot"], puzzle, optimum)
+                plans[p["name"]] = [[max(r["started"] + b.at, now or 0.0), b.moves] for b in bids]
+        if plans:
+            r["robots"] = plans
+
+    def _robot_acts(self, now: float) -> bool:
+        """The next robot action due by `now` and before any timer runs out, taken: True if one was."""
+        s, r = self.state, self.state["round"]
+        if r is None or not r.get("robots"):
+            return False
+        if s["phase"] == "verifying":
+            turn = r["order"][0]
+            if turn["player"] not in r["robots"] or r.get("show_ends") is None:
+                return False
+            at = r["show_ends"] - s["options"]["timer_seconds"] + robots_play.show_delay(turn["moves"])
+            if at > now or at >= r["show_ends"]:
+                return False
+            optimum = moves_from_json(r["optimal_solution"])
+            self._show(turn["player"], robots_play.solution(self.puzzle(), optimum, turn["moves"]), at)
+            return True
+        if s["phase"] != "bidding":
+            return False
+        due = min(((bids[0][0], name) for name, bids in r["robots"].items() if bids), default=None)
+        ends = r["timer_ends"] if r["timer_ends"] is not None else r["idle_ends"]
+        if due is None or due[0] > now or due[0] >= ends:
+            return False
+        at, moves = r["robots"][due[1]].pop(0)
+        self._place_bid(self.player_index(due[1]), moves, at)
+        return True
 
     def _final_positions(self, sequence: list[Move]) -> dict[str, list[int]]:
         final = replay(self.puzzle(), sequence).positions[-1]

@@ -447,6 +447,7 @@ class Room(TypedDict):
     options: GameOptions
     game: str | None
     created: NotRequired[float]
+    robots: NotRequired[dict[str, str]]
 
 
 class RoomView(TypedDict):
@@ -880,6 +881,12 @@ class Joining(TypedDict):
     name: str
 
 
+class NewRobot(TypedDict):
+    """The NewRobot schema of the contract."""
+    strength: Literal["beginner", "intermediate", "advanced", "master"]
+    name: NotRequired[str]
+
+
 class WebhookRequest(TypedDict):
     """The WebhookRequest schema of the contract."""
     url: str
@@ -1066,6 +1073,7 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "createRoom": ("POST", "/v1/rooms", "create_room"),
     "getRoom": ("GET", "/v1/rooms/{room_id}", "get_room"),
     "joinRoom": ("POST", "/v1/rooms/{room_id}/players", "join_room"),
+    "addRobot": ("POST", "/v1/rooms/{room_id}/robots", "add_robot"),
     "startRoom": ("POST", "/v1/rooms/{room_id}/start", "start_room"),
     "embedDaily": ("GET", "/embed/daily", "embed_daily"),
     "embedPuzzle": ("GET", "/embed/{code}", "embed_puzzle"),
@@ -1471,6 +1479,24 @@ class Operations:
     def join_room(self, room_id: str, *, name: str) -> Reply[Seat]:
         """Take a seat in a room by name, before its game starts (POST /v1/rooms/{room_id}/players)."""
         return self._transport.request("POST", f"/v1/rooms/{quote_path(room_id)}/players", body={"name": name})
+
+    def add_robot(
+            self,
+            room_id: str,
+            *,
+            strength: Literal["beginner", "intermediate", "advanced", "master"],
+            token: str,
+            name: str | None = None,
+    ) -> Reply[RoomView]:
+        """The host seats a robot player of a chosen strength, before the game starts (POST
+        /v1/rooms/{room_id}/robots).
+        """
+        return self._transport.request(
+            "POST",
+            f"/v1/rooms/{quote_path(room_id)}/robots",
+            body={"strength": strength, "name": name},
+            token=token,
+        )
 
     def start_room(self, room_id: str, *, token: str) -> Reply[StartedRoom]:
         """The host starts the room's game with everyone seated (alone: solitaire) (POST /v1/rooms/{room_id}/start)."""

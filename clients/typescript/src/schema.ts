@@ -794,6 +794,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rooms/{room_id}/robots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The host seats a robot player of a chosen strength, before the game starts
+         * @description A robot finds solutions as a person of its strength would (docs/api.md): it bids, lowers its bid, and shows its solution when its turn comes, under the room's rules.
+         */
+        post: operations["addRobot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rooms/{room_id}/start": {
         parameters: {
             query?: never;
@@ -1659,6 +1679,10 @@ export interface components {
             /** @description the game's id once started */
             game: string | null;
             created?: number;
+            /** @description the robot players among the players, each with its strength (POST .../robots) */
+            robots?: {
+                [key: string]: string;
+            };
         };
         RoomView: {
             room: components["schemas"]["Room"];
@@ -2159,6 +2183,15 @@ export interface components {
         Joining: {
             /** @description the player's name, shown to the others (1 to 40 characters of text) */
             name: string;
+        };
+        NewRobot: {
+            /**
+             * @description how well it plays, on the players' rating scale: beginner (about 1170), intermediate (1610), advanced (1940) or master (2270)
+             * @enum {string}
+             */
+            strength: "beginner" | "intermediate" | "advanced" | "master";
+            /** @description its seat's name (1 to 40 characters of text); without one, "Master robot", "Master robot 2"... by its strength */
+            name?: string;
         };
         WebhookRequest: {
             /** @description where events are POSTed: http:// or https://, to a public address; redirects are not followed */
@@ -3789,6 +3822,44 @@ export interface operations {
             };
             400: components["responses"]["Problem"];
             401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addRobot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewRobot"];
+            };
+        };
+        responses: {
+            /** @description The room with the robot seated */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomView"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
             409: components["responses"]["Problem"];
             413: components["responses"]["Problem"];
