@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, current_app
+from flask import Blueprint, Response, current_app, request
 
 from application import storms
 from solver.model.puzzle import moves_from_json
 
+from . import i18n
 from .common import context
 from .declare import Reply, operation
+from .meta import HTML
+from .requests.pages import PageQuery
 from .requests.storms import ScoresQuery, StormAnswer, StormPath, StormRequest
 from .shapes import Storm, StormScores
 
 bp = Blueprint("storms", __name__)
+PAGE = Path(__file__).resolve().parent / "static" / "storm.html"
+
+
+@operation(bp, "get /storm", "stormPage", tag="service", replies={200: HTML}, query=PageQuery,
+           summary="A web page to play Storm: puzzles against the clock, the run's summary, high scores")
+def storm_page(query: dict[str, Any]) -> Response:
+    return i18n.page(request, PAGE)
 
 
 @operation(bp, "post /v1/storms", "openStorm", tag="storms", body=StormRequest, searches=True,

@@ -236,3 +236,46 @@ def test_one_address_cannot_fill_the_board_with_made_up_players(app, client):
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     assert _open(client, known, seeded=True, env=at)["player"] == known  # one it made before plays on
     assert _open(client, _player(), env=_at("10.69.3.2"))  # another address is its own
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_storm_in_chromium_on_a_phone_by_touch_ends_with_the_summary_and_the_high_score(browser, redis_url, lang):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from tests.helpers import served
+    from tests.pages import Tour, context, play
+
+    app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "STORM_SECONDS": 25.0})
+    with served(app) as base:
+        ctx = context(browser, lang, "phone")
+        page = ctx.new_page()
+        page.set_default_timeout(5_000)
+        tour = Tour(page, "storm", lang, "phone")
+        page.goto(f"{base}/storm?lang={lang}")
+        assert page.locator('nav a[href="/storm"]').count() == 1
+        tour.state("start")
+        page.tap("#storm-go")
+        page.wait_for_selector("#board[data-code]")
+        tour.state("run")
+        solved = 0
+        while page.locator("#storm-summary").is_hidden():
+            code = page.get_attribute("#board", "data-code")
+            for move in _optimal(code):
+                try:
+                    play(page, [move], touch=True)
+                except PlaywrightTimeout:
+                    assert page.locator("#storm-run").is_hidden()  # only as the time ran out while moving
+                    break
+            page.wait_for_function("code => document.getElementById('board').dataset.code !== code || "
+                                   "!document.getElementById('storm-summary').hidden", arg=code, timeout=30_000)
+            if page.locator("#storm-summary").is_hidden():
+                solved += 1
+        page.wait_for_selector("#storm-best dd")
+        tour.state("summary")
+        figures = page.locator("#storm-figures dd").all_inner_texts()
+        score = int(figures[0])
+        assert solved - 1 <= score <= solved + 1 and score >= 1  # the last may have been in flight at the end
+        assert page.locator("#storm-review li").count() >= score
+        assert int(page.locator("#storm-best dd").all_inner_texts()[0]) == score  # today's best
+        assert tour.errors == []
+        ctx.close()

@@ -1087,6 +1087,7 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "testWebhook": ("POST", "/v1/webhooks/{hook_id}/test", "test_webhook"),
     "listWebhookDeliveries": ("GET", "/v1/webhooks/{hook_id}/deliveries", "list_webhook_deliveries"),
     "retryWebhookDelivery": ("POST", "/v1/webhooks/{hook_id}/deliveries/{delivery_id}/retry", "retry_webhook_delivery"),
+    "stormPage": ("GET", "/storm", "storm_page"),
     "openStorm": ("POST", "/v1/storms", "open_storm"),
     "getStormScores": ("GET", "/v1/storms/scores", "get_storm_scores"),
     "getStorm": ("GET", "/v1/storms/{run_id}", "get_storm"),
@@ -1605,6 +1606,10 @@ class Operations:
             "POST",
             f"/v1/webhooks/{quote_path(hook_id)}/deliveries/{quote_path(delivery_id)}/retry",
         )
+
+    def storm_page(self, *, lang: str | None = None) -> Reply[str]:
+        """A web page to play Storm: puzzles against the clock, the run's summary, high scores (GET /storm)."""
+        return self._transport.request("GET", "/storm", query={"lang": lang})
 
     def open_storm(self, *, player: str, seeded: bool | None = None) -> Reply[Storm]:
         """Open a run for a player: its clock starts (3 minutes), its first puzzle is handed without its answer (POST

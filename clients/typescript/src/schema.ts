@@ -1021,6 +1021,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/storm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A web page to play Storm: puzzles against the clock, the run's summary, high scores */
+        get: operations["stormPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/storms": {
         parameters: {
             query?: never;
@@ -4283,6 +4300,31 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    stormPage: {
+        parameters: {
+            query?: {
+                /** @description the page's language, one of en, de, ru (remembered in a cookie; another is ignored); otherwise the cookie's, then Accept-Language's */
+                lang?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            414: components["responses"]["Problem"];
+            431: components["responses"]["Problem"];
         };
     };
     openStorm: {
