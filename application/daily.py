@@ -11,6 +11,7 @@ from typing import Any
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
+from solver.play.grades import relabelled
 from solver.search.solution import hint
 from workers.stores import Unavailable
 
@@ -34,20 +35,28 @@ def published(day: dt.date) -> dt.date:
 
 def record(ctx: Context, day: dt.date) -> dict[str, Any]:
     """The day's record: the one this deployment first served, else the calendar's
-    (stored now, so that it stands)."""
+    (stored now, so that it stands), its grade word on today's scale."""
     if ctx.stores is None:
-        return daily.daily_json(day)
+        return regraded(daily.daily_json(day))
     found = ctx.stores.days.get(day.isoformat()) or ctx.stores.days.publish(day.isoformat(), daily.daily_json(day))
-    return daily.graded(found)
+    return regraded(found)
+
+
+def regraded(found: dict[str, Any]) -> dict[str, Any]:
+    """A day as shown: its puzzle and figures as published, its grade word the one
+    players read today (a day published under the old scale read "extreme" for
+    most of November's 17-move and shorter puzzles)."""
+    report = relabelled(found["difficulty"], found["optimal_length"])
+    return found if report is found["difficulty"] else {**found, "difficulty": report}
 
 
 def shown(found: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
     """A day as GET /v1/daily/{date} and `ricochet daily` show it (the solution
     only when asked), from its record, with the addresses of its solution, hint
-    and picture."""
+    and picture; its grade word today's."""
     day = dt.date.fromisoformat(found["date"])
     p = Puzzle.from_code(found["code"])
-    out = {k: v for k, v in found.items() if k != "solution"}
+    out = {k: v for k, v in regraded(found).items() if k != "solution"}
     out.update(number=daily.number(day), driftingdroids_id=driftingdroids_id(p),
                solution_url=f"/v1/daily/{found['date']}/solution",
                hint_url=f"/v1/daily/{found['date']}/hint?level=1",
@@ -114,7 +123,7 @@ def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
     stored = ctx.stores.days.get_many([d.isoformat() for d in days]) if ctx.stores is not None else {}
     items = []
     for d in days:
-        found = daily.graded(stored.get(d.isoformat()) or daily.daily_json(d))
+        found = regraded(stored.get(d.isoformat()) or daily.daily_json(d))
         items.append({"number": daily.number(d), "date": d.isoformat(), "code": found["code"],
                       "optimal_length": found["optimal_length"], "grade": found["difficulty"]["grade"],
                       "url": f"/v1/daily/{d.isoformat()}"})

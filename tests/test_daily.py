@@ -19,7 +19,7 @@ from service.daily import _SERVED as served_here
 from solver.model.moves import check
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
-from solver.play.grades import GRADES
+from solver.play.grades import GRADES, grade_of
 from solver.production.calendar import identity
 from solver.search.solve import solve
 from workers.app import make_celery
@@ -79,7 +79,8 @@ def test_a_sample_of_days_is_optimal_by_a_fresh_search():
 def test_grades_follow_how_players_fare_and_the_week_still_rises():
     """Issue 56, defect 9: on the players' scale, 2027 has the top grade on at most
     one day in five and the two lowest on at least one in ten, Monday to Sunday
-    rising; every day before the new grades began shows what it was published with."""
+    rising; every day before the new grades began keeps the figures it was published with,
+    and is shown with the grade word of today's scale (issue 69, defect 7)."""
     days = [d for d in calendar_lines() if d["date"].startswith("2027-")]
     assert len(days) == 365
     grades = [GRADES.index(d["difficulty"]["grade"]) for d in days]
@@ -93,7 +94,9 @@ def test_grades_follow_how_players_fare_and_the_week_still_rises():
         day = dt.date.fromisoformat(d["date"])
         if day >= daily.REGRADED_FROM:
             break
-        assert d["difficulty"] == daily._calendar(daily.version_for(day))[d["date"]]["difficulty"], d["date"]
+        published = daily._calendar(daily.version_for(day))[d["date"]]["difficulty"]
+        assert d["difficulty"] == {**published, "grade": grade_of(d["optimal_length"],
+                                                                  published["fewest_robots_moved"])}, d["date"]
 
 
 def test_the_calendar_file_is_pinned_and_versions_only_govern_unpublished_days():

@@ -18,6 +18,7 @@ Sunday's 17-20 extreme.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from solver.play.glicko import prior
 
@@ -47,3 +48,15 @@ def lengths_of(grade: str, longest: int = 20) -> tuple[int, int]:
     lengths = [n for n in range(2, longest + 1)
                if any(grade_of(n, r) == grade for r in range(1, min(n, MOST_ROBOTS) + 1))]
     return min(lengths), max(lengths)
+
+
+def relabelled(report: dict[str, Any], optimal_length: int) -> dict[str, Any]:
+    """A difficulty report with its grade word on today's scale (its prior's, from
+    its optimal length and the fewest robots its solutions move): a puzzle
+    published under an older scale keeps its puzzle and its report's figures, and
+    is shown with the word players read today.  A report graded by its rating
+    from play keeps that grade."""
+    if report.get("graded_by") == "rating":
+        return report
+    grade = grade_of(optimal_length, report.get("fewest_robots_moved") or 1)
+    return report if report.get("grade") == grade else {**report, "grade": grade}
