@@ -2,20 +2,28 @@
 the board and house rules, others take seats by name, and the host starts the
 game; each seat's token (kept by its browser, never in the link) is its token
 in the game too.  A room of one starts a solitaire game.  The host may seat
-robot players of a chosen strength (solver/play/robot.py), who need no token."""
+robot players of a chosen strength (solver/play/robot.py), who need no token.
+A room in race mode starts a race instead (solver/play/race.py): everyone plays
+the same puzzles for a set time, and the room's event stream tells the progress."""
 
 from __future__ import annotations
 
+import random
 import secrets
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from solver.errors import InvalidInput
-from solver.model.board import real_board
-from solver.play.game import MAX_PLAYERS, options_from_json
+from solver.model.board import random_board_spec, real_board
+from solver.model.puzzle import Move, Puzzle, Rules, moves_from_json
+from solver.play.game import MAX_PLAYERS, GameError, options_from_json
+from solver.play.race import Race, found_puzzles
 from solver.play.robot import Strength
+from solver.search.solve import solve
 
 from . import Context, games
-from .problems import Problem, echo
+from .problems import BY_STATUS, Problem, echo
 
 SEAT = "0" * 64  # a seat as the room keeps it: its token's hash (and its name)
 
@@ -26,9 +34,17 @@ def _rooms(ctx: Context) -> Any:
     return ctx.stores.rooms
 
 
+RACE_SOLVE_BUDGET = 2.0  # seconds the referee spends on a race puzzle's optimum (one out of reach is drawn again)
+
+
 def public(state: dict[str, Any]) -> dict[str, Any]:
-    """What anyone holding the link may see: not the seed, which fixes the deck."""
-    return {k: v for k, v in state.items() if k != "seed"}
+    """What anyone holding the link may see: not the seed, which fixes the deck, nor
+    a race's puzzles before anyone reached them."""
+    out = {k: v for k, v in state.items() if k not in ("seed", "race_events")}
+    out.setdefault("mode", "game")
+    if state.get("race"):
+        out["race"] = Race(state["race"]).public()
+    return out
 
 
 def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, Any], str]:
@@ -44,7 +60,7 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
     for _ in range(5):
         state = {"id": secrets.token_urlsafe(9), "version": 1, "created": now, "host": body["name"],
                  "players": [body["name"]], "board": body["board"], "options": options, "seed": body.get("seed"),
-                 "game": None}
+                 "game": None, "mode": body.get("mode", "game"), "race_seconds": body.get("race_seconds")}
         if _rooms(ctx).create(state, body["name"], token):
             games.charge(ctx, games.stored_size(state, SEAT, body["name"], keys=2))
             return public(state), token
@@ -69,7 +85,7 @@ def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
     token = secrets.token_urlsafe(24)
 
     def seat(state: dict[str, Any]) -> None:
-        if state["game"] is not None:
+        if state["game"] is not None or state.get("race"):
             raise Problem("conflict", "the game in this room has started: ask the host for a new room")
         if name in state["players"]:
             raise Problem("conflict", f"{name!r} is taken in this room: choose another name")
@@ -95,15 +111,17 @@ def seated(ctx: Context, rid: str, token: str) -> str:
     return name
 
 
-def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The host starts the room's game: (room, game state)."""
+def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The host starts the room's game: (room, game state); or its race: (room, None)."""
     before = _state(ctx, rid)
     name = seated(ctx, rid, token)
     if before["host"] != name:
         raise Problem("forbidden", f"only the host ({before['host']}) starts the game")
-    if before["game"] is not None:
+    if before["game"] is not None or before.get("race"):
         raise Problem("conflict", "the game in this room has started")
     games.within_budget(ctx)  # the game is the host's to pay for
+    if before.get("mode") == "race":
+        return start_race(ctx, rid, before, now), None
     stores = _rooms(ctx)
     body = {"players": before["players"], "board": before["board"], "options": before["options"],
             "seed": before["seed"], "robots": before.get("robots", {})}
@@ -137,6 +155,9 @@ def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | Non
     level = Strength(strength)
     seated_as = [name]
 
+    if before.get("mode") == "race":
+        raise Problem("conflict", "robots sit at games, not races: this room races")
+
     def seat(state: dict[str, Any]) -> None:
         if state["game"] is not None:
             raise Problem("conflict", "the game in this room has started: robots join before the start")
@@ -155,3 +176,110 @@ def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | Non
         _state(ctx, rid)  # raises not-found
     games.charge(ctx, games.stored_size(seated_as[0], seated_as[0], level.value))
     return public(state)
+
+
+# -- races ------------------------------------------------------------------------------
+
+
+def _search(puzzle: Puzzle) -> list[Move] | None:
+    answer = solve(puzzle, time_budget=RACE_SOLVE_BUDGET)
+    return list(answer.moves) if answer.length is not None else None
+
+
+def _rules(state: dict[str, Any]) -> Rules:
+    return Rules(ricochet=state["options"]["ricochet"])
+
+
+def start_race(ctx: Context, rid: str, before: dict[str, Any], now: float) -> dict[str, Any]:
+    """The room's race, its first puzzles searched before anyone sees one."""
+    seed = before["seed"] if before["seed"] is not None else secrets.token_hex(16)
+    board = before["board"]
+    if board in games.KEYWORDS:
+        board = random_board_spec(random.Random(f"game:{seed}"), "1999" if board == "1999" else "2013",
+                                  barriers=board != "beginner")
+    race = Race.create(before["players"], board, str(seed), before.get("race_seconds") or 180, now)
+    drawn, found = found_puzzles(race.state["seed"], board, _rules(before), 0, race.wanted(), 0, _search)
+    race.add_puzzles(0, drawn, found)
+    players = before["players"]
+
+    def record(state: dict[str, Any]) -> bool:
+        if state.get("race") or state["players"] != players:
+            return False
+        state["race"], state["race_events"] = race.state, race.events
+        state["version"] += 1
+        return True
+
+    state, started = _rooms(ctx).update(rid, record)
+    if not started:
+        raise Problem("conflict", "the room changed while the race was being set up: try again")
+    games.charge(ctx, games.stored_size(race.state, *race.events))
+    return public(state)
+
+
+def _racing(ctx: Context, rid: str, action: Callable[[Race], Any], now: float) -> tuple[dict[str, Any], Any]:
+    """Apply an action to the room's race atomically (its clock settled first)."""
+
+    def act(state: dict[str, Any]) -> Any:
+        if not state.get("race"):
+            raise Problem("conflict", "this room has no race running: a race starts when the host starts "
+                          "a room opened with mode race")
+        race = Race(state["race"])
+        race.advance(now)
+        result = action(race)
+        state["race_events"].extend(race.events)
+        return result
+
+    try:
+        state, result = _rooms(ctx).update(rid, act)
+    except GameError as e:
+        raise Problem(BY_STATUS.get(e.status, "conflict"), str(e)) from None
+    if state is None:
+        _state(ctx, rid)  # raises not-found
+    return state, result
+
+
+def _ready(ctx: Context, rid: str, state: dict[str, Any]) -> dict[str, Any]:
+    """Search the race's next puzzles (outside any transaction) when a player nears the last one held."""
+    race = Race(state["race"])
+    if race.state["finished"] or len(race.state["puzzles"]) >= race.wanted():
+        return state
+    since = race.state["drawn"]
+    drawn, found = found_puzzles(race.state["seed"], race.state["board"], _rules(state), since, race.wanted(),
+                                 len(race.state["puzzles"]), _search)
+    after, _ = _rooms(ctx).update(rid, lambda s: Race(s["race"]).add_puzzles(since, drawn, found))
+    return after if after is not None else state
+
+
+def race_move(ctx: Context, rid: str, token: str, moves: Any | None, now: float) -> tuple[dict[str, Any], Any]:
+    """A racer shows a solution to their current puzzle (`moves`), or skips it (None): (room, result)."""
+    name = seated(ctx, rid, token)
+    sequence = None if moves is None else moves_from_json(moves)
+    state, result = _racing(ctx, rid, lambda race: race.skip(name, now) if sequence is None
+                            else race.solve(name, sequence, now), now)
+    games.charge(ctx, games.stored_size(result))
+    return public(_ready(ctx, rid, state)), result
+
+
+def follow(ctx: Context, rid: str, seen: int, clock: Callable[[], float], seconds: float,
+           poll: float = 0.25) -> Iterator[dict[str, Any]]:
+    """The room's race events after version `seen`, each once and in order, as they
+    happen (its end settled as the clock runs), for `seconds` or until it ends."""
+    _state(ctx, rid)  # raises not-found
+    return _race_events(ctx, rid, seen, clock, time.monotonic() + seconds, poll)
+
+
+def _race_events(ctx: Context, rid: str, seen: int, clock: Callable[[], float], deadline: float,
+                 poll: float) -> Iterator[dict[str, Any]]:
+    while True:
+        state = _rooms(ctx).get(rid)
+        race = state.get("race") if state else None
+        if race and not race["finished"] and clock() >= race["ends"]:
+            state, _ = _racing(ctx, rid, lambda r: None, clock())
+            race = state["race"]
+        for event in (state or {}).get("race_events", []):
+            if event["version"] > seen:
+                seen = event["version"]
+                yield event
+        if state is None or (race and race["finished"]) or time.monotonic() >= deadline:
+            return
+        time.sleep(poll)

@@ -580,6 +580,47 @@ class Room(Shape):
     created = fields.Float()
     robots = fields.Dict(keys=fields.String(), values=fields.String(), dump_default=dict, metadata={
         "description": "the robot players among the players, each with its strength (POST .../robots)"})
+    mode = fields.String(dump_default="game", validate=validate.OneOf(["game", "race"]), metadata={
+        "description": "game (at the table) or race (the same puzzles for everyone, for race_seconds)"})
+    race_seconds = fields.Integer(allow_none=True)
+    race = fields.Nested(lambda: Race(), allow_none=True, metadata={"description": "the race, once started"})
+
+
+class RacePuzzle(Shape):
+    index = fields.Integer(required=True, metadata={"description": "its place in the race, from 0"})
+    code = fields.String(required=True, metadata={"description": "the puzzle (GET /v1/puzzles/{code})"})
+
+
+class Racer(Shape):
+    at = fields.Integer(required=True, metadata={"description": "the puzzle the racer is on (an index of puzzles)"})
+    points = fields.Integer(required=True, metadata={"description": "3 for a solution at the optimum, a point less "
+                                                                    "for each move more, at least 1"})
+    solved = fields.Integer(required=True)
+    optimal = fields.Integer(required=True, metadata={"description": "puzzles solved at the optimum"})
+    last = fields.Float(allow_none=True, required=True, metadata={"description": "when the racer last scored"})
+
+
+class Standing(Shape):
+    place = fields.Integer(required=True)
+    player = fields.String(required=True)
+    points = fields.Integer(required=True)
+    solved = fields.Integer(required=True)
+    optimal = fields.Integer(required=True)
+    last = fields.Float(allow_none=True, required=True)
+
+
+class Race(Shape):
+    started = fields.Float(required=True)
+    ends = fields.Float(required=True, metadata={"description": "the referee's clock when the race ends"})
+    seconds = fields.Integer(required=True)
+    board = fields.String(required=True)
+    finished = fields.Boolean(required=True)
+    version = fields.Integer(required=True, metadata={"description": "the last event's version"})
+    players = fields.Dict(keys=fields.String(), values=fields.Nested(Racer), required=True)
+    puzzles = fields.List(fields.Nested(RacePuzzle), required=True, metadata={
+        "description": "the puzzles reached so far, the same for everyone, in order"})
+    standings = fields.List(fields.Nested(Standing), allow_none=True, required=True, metadata={
+        "description": "once finished: points, then puzzles solved, then who scored first"})
 
 
 class RoomView(Shape):
@@ -592,8 +633,14 @@ class Seat(RoomView):
 
 
 class StartedRoom(RoomView):
-    game = fields.Nested(Game, required=True)
+    game = fields.Nested(Game, metadata={"description": "the room's game (a race room: none, the race is in room)"})
     now = NOW
+
+
+class RaceMoved(RoomView):
+    result = fields.Dict(required=True, metadata={
+        "description": "index, success, points, and for a solution shown its length, optimal_length (when it "
+                       "solves), legal, solved and reason; skipped for a skip"})
 
 
 # -- the service itself -------------------------------------------------------------------

@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 from solver.play.robot import Strength
 from workers.schemas import Seed, text
 
-from ..shapes import GameOptions
+from ..shapes import GameOptions, Move
 from . import Strict
 
 NAME = fields.String(required=True, validate=[text, validate.Length(1, 40)],
@@ -23,6 +23,11 @@ class NewRoom(Strict):
     options = fields.Dict(load_default=dict, metadata={"shape": GameOptions})
     seed = Seed(metadata={"description": "fixes board, robots and every shuffle of the room's game (kept from "
                                          "the players); without one the server draws a secret"})
+    mode = fields.String(load_default="game", validate=validate.OneOf(["game", "race"]), metadata={
+        "description": "game: a game at the table (bids, the sand timer); race: everyone plays the same puzzles "
+                       "for race_seconds, each at their own pace"})
+    race_seconds = fields.Integer(load_default=180, validate=validate.Range(30, 1800), metadata={
+        "description": "how long a race runs (mode race)"})
 
 
 class Joining(Strict):
@@ -36,6 +41,12 @@ class NewRobot(Strict):
     name = fields.String(validate=[text, validate.Length(1, 40)], metadata={
         "description": "its seat's name (1 to 40 characters of text); without one, \"Master robot\", "
                        "\"Master robot 2\"... by its strength"})
+
+
+class RaceMove(Strict):
+    moves = fields.List(fields.Raw(metadata={"shape": Move}), required=True, allow_none=True,
+                        validate=validate.Length(max=200), metadata={
+                            "description": "a solution to the racer's current puzzle; null skips it for nothing"})
 
 
 class RoomPath(Strict):

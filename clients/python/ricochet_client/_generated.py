@@ -437,6 +437,44 @@ class AttemptView(TypedDict):
     now: NotRequired[float]
 
 
+class Racer(TypedDict):
+    """The Racer schema of the contract."""
+    at: int
+    points: int
+    solved: int
+    optimal: int
+    last: float | None
+
+
+class RacePuzzle(TypedDict):
+    """The RacePuzzle schema of the contract."""
+    index: int
+    code: str
+
+
+class Standing(TypedDict):
+    """The Standing schema of the contract."""
+    place: int
+    player: str
+    points: int
+    solved: int
+    optimal: int
+    last: float | None
+
+
+class Race(TypedDict):
+    """The Race schema of the contract."""
+    started: float
+    ends: float
+    seconds: int
+    board: str
+    finished: bool
+    version: int
+    players: dict[str, Racer]
+    puzzles: list[RacePuzzle]
+    standings: list[Standing] | None
+
+
 class Room(TypedDict):
     """The Room schema of the contract."""
     id: str
@@ -448,6 +486,9 @@ class Room(TypedDict):
     game: str | None
     created: NotRequired[float]
     robots: NotRequired[dict[str, str]]
+    mode: NotRequired[Literal["game", "race"]]
+    race_seconds: NotRequired[int | None]
+    race: NotRequired[Race | None]
 
 
 class RoomView(TypedDict):
@@ -464,7 +505,7 @@ class Seat(TypedDict):
 class StartedRoom(TypedDict):
     """The StartedRoom schema of the contract."""
     room: Room
-    game: Game
+    game: NotRequired[Game]
     now: NotRequired[float]
 
 
@@ -874,6 +915,8 @@ class NewRoom(TypedDict):
     board: NotRequired[str]
     options: NotRequired[GameOptions]
     seed: NotRequired[int | str]
+    mode: NotRequired[Literal["game", "race"]]
+    race_seconds: NotRequired[int]
 
 
 class Joining(TypedDict):
@@ -885,6 +928,17 @@ class NewRobot(TypedDict):
     """The NewRobot schema of the contract."""
     strength: Literal["beginner", "intermediate", "advanced", "master"]
     name: NotRequired[str]
+
+
+class RaceMove(TypedDict):
+    """The RaceMove schema of the contract."""
+    moves: list[Move] | None
+
+
+class RaceMoved(TypedDict):
+    """The RaceMoved schema of the contract."""
+    room: Room
+    result: dict[str, Any]
 
 
 class WebhookRequest(TypedDict):
@@ -1075,6 +1129,8 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "joinRoom": ("POST", "/v1/rooms/{room_id}/players", "join_room"),
     "addRobot": ("POST", "/v1/rooms/{room_id}/robots", "add_robot"),
     "startRoom": ("POST", "/v1/rooms/{room_id}/start", "start_room"),
+    "raceMove": ("POST", "/v1/rooms/{room_id}/race/solutions", "race_move"),
+    "roomEvents": ("GET", "/v1/rooms/{room_id}/events", "room_events"),
     "embedDaily": ("GET", "/embed/daily", "embed_daily"),
     "embedPuzzle": ("GET", "/embed/{code}", "embed_puzzle"),
     "oembed": ("GET", "/oembed", "oembed"),
@@ -1465,12 +1521,21 @@ class Operations:
             board: str | None = None,
             options: GameOptions | None = None,
             seed: int | str | None = None,
+            mode: Literal["game", "race"] | None = None,
+            race_seconds: int | None = None,
     ) -> Reply[Seat]:
         """Open a room for a game (docs/rules.md section 5): the host's seat and token (POST /v1/rooms)."""
         return self._transport.request(
             "POST",
             "/v1/rooms",
-            body={"name": name, "board": board, "options": options, "seed": seed},
+            body={
+                "name": name,
+                "board": board,
+                "options": options,
+                "seed": seed,
+                "mode": mode,
+                "race_seconds": race_seconds,
+            },
         )
 
     def get_room(self, room_id: str) -> Reply[RoomView]:
@@ -1502,6 +1567,28 @@ class Operations:
     def start_room(self, room_id: str, *, token: str) -> Reply[StartedRoom]:
         """The host starts the room's game with everyone seated (alone: solitaire) (POST /v1/rooms/{room_id}/start)."""
         return self._transport.request("POST", f"/v1/rooms/{quote_path(room_id)}/start", token=token)
+
+    def race_move(self, room_id: str, *, moves: list[Move] | None, token: str) -> Reply[RaceMoved]:
+        """A racer shows a solution to their current puzzle (scored, then the next), or skips it (null) (POST
+        /v1/rooms/{room_id}/race/solutions).
+        """
+        return self._transport.request(
+            "POST",
+            f"/v1/rooms/{quote_path(room_id)}/race/solutions",
+            body={"moves": moves},
+            token=token,
+        )
+
+    def room_events(self, room_id: str, *, last_event_id: int | None = None, since: int | None = None) -> Reply[str]:
+        """The room's race as server-sent events (race_started, race_solution, race_skip, race_over), each once and
+        in order, from ?since or Last-Event-ID; reconnect when it ends (GET /v1/rooms/{room_id}/events).
+        """
+        return self._transport.request(
+            "GET",
+            f"/v1/rooms/{quote_path(room_id)}/events",
+            query={"since": since},
+            headers={"Last-Event-ID": last_event_id},
+        )
 
     def embed_daily(
             self,

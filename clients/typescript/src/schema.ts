@@ -834,6 +834,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rooms/{room_id}/race/solutions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A racer shows a solution to their current puzzle (scored, then the next), or skips it (null) */
+        post: operations["raceMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rooms/{room_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The room's race as server-sent events (race_started, race_solution, race_skip, race_over), each once and in order, from ?since or Last-Event-ID; reconnect when it ends */
+        get: operations["roomEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/daily": {
         parameters: {
             query?: never;
@@ -1683,6 +1717,48 @@ export interface components {
             /** @description the referee's clock (seconds since the epoch): with the round's timer_ends it tells how long the sand timer runs */
             now?: number;
         };
+        Racer: {
+            /** @description the puzzle the racer is on (an index of puzzles) */
+            at: number;
+            /** @description 3 for a solution at the optimum, a point less for each move more, at least 1 */
+            points: number;
+            solved: number;
+            /** @description puzzles solved at the optimum */
+            optimal: number;
+            /** @description when the racer last scored */
+            last: number | null;
+        };
+        RacePuzzle: {
+            /** @description its place in the race, from 0 */
+            index: number;
+            /** @description the puzzle (GET /v1/puzzles/{code}) */
+            code: string;
+        };
+        Standing: {
+            place: number;
+            player: string;
+            points: number;
+            solved: number;
+            optimal: number;
+            last: number | null;
+        };
+        Race: {
+            started: number;
+            /** @description the referee's clock when the race ends */
+            ends: number;
+            seconds: number;
+            board: string;
+            finished: boolean;
+            /** @description the last event's version */
+            version: number;
+            players: {
+                [key: string]: components["schemas"]["Racer"];
+            };
+            /** @description the puzzles reached so far, the same for everyone, in order */
+            puzzles: components["schemas"]["RacePuzzle"][];
+            /** @description once finished: points, then puzzles solved, then who scored first */
+            standings: components["schemas"]["Standing"][] | null;
+        };
         Room: {
             /** @description the room's id: /r/{id} is the link to share */
             id: string;
@@ -1700,6 +1776,14 @@ export interface components {
             robots?: {
                 [key: string]: string;
             };
+            /**
+             * @description game (at the table) or race (the same puzzles for everyone, for race_seconds)
+             * @enum {string}
+             */
+            mode?: "game" | "race";
+            race_seconds?: number | null;
+            /** @description the race, once started */
+            race?: components["schemas"]["Race"] | null;
         };
         RoomView: {
             room: components["schemas"]["Room"];
@@ -1711,7 +1795,8 @@ export interface components {
         };
         StartedRoom: {
             room: components["schemas"]["Room"];
-            game: components["schemas"]["Game"];
+            /** @description the room's game (a race room: none, the race is in room) */
+            game?: components["schemas"]["Game"];
             /** @description the referee's clock (seconds since the epoch): with the round's timer_ends it tells how long the sand timer runs */
             now?: number;
         };
@@ -2196,6 +2281,17 @@ export interface components {
             options?: components["schemas"]["GameOptions"];
             /** @description fixes board, robots and every shuffle of the room's game (kept from the players); without one the server draws a secret */
             seed?: number | string;
+            /**
+             * @description game: a game at the table (bids, the sand timer); race: everyone plays the same puzzles for race_seconds, each at their own pace
+             * @default game
+             * @enum {string}
+             */
+            mode?: "game" | "race";
+            /**
+             * @description how long a race runs (mode race)
+             * @default 180
+             */
+            race_seconds?: number;
         };
         Joining: {
             /** @description the player's name, shown to the others (1 to 40 characters of text) */
@@ -2209,6 +2305,17 @@ export interface components {
             strength: "beginner" | "intermediate" | "advanced" | "master";
             /** @description its seat's name (1 to 40 characters of text); without one, "Master robot", "Master robot 2"... by its strength */
             name?: string;
+        };
+        RaceMove: {
+            /** @description a solution to the racer's current puzzle; null skips it for nothing */
+            moves: components["schemas"]["Move"][] | null;
+        };
+        RaceMoved: {
+            room: components["schemas"]["Room"];
+            /** @description index, success, points, and for a solution shown its length, optimal_length (when it solves), legal, solved and reason; skipped for a skip */
+            result: {
+                [key: string]: unknown;
+            };
         };
         WebhookRequest: {
             /** @description where events are POSTed: http:// or https://, to a public address; redirects are not followed */
@@ -3912,6 +4019,87 @@ export interface operations {
             403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
             409: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    raceMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RaceMove"];
+            };
+        };
+        responses: {
+            /** @description The room with its race, and what the solution scored */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RaceMoved"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    roomEvents: {
+        parameters: {
+            query?: {
+                /** @description a game version: the events after it (Last-Event-ID, when sent, wins for streams) */
+                since?: components["parameters"]["Since"];
+            };
+            header?: {
+                /** @description the last event a reconnecting stream saw (its id): the events after it */
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream: `id` the race's version after the event, `event` its type, `data` the event as JSON */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        id: string;
+                        event: string;
+                        /** @description milliseconds before a client reconnects */
+                        retry?: unknown;
+                        data: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
