@@ -63,11 +63,45 @@ export function slide(board, cells, colour, direction) {
   return path.map((i) => [i % width, Math.floor(i / width)]);
 }
 
-// The board's state in words, for those who cannot see it.
-export function inWords(cells, chip, goal) {
+// The board's state in words, for those who cannot see it: the robots, the
+// target and, given the board (docs/formats.md's form), what stops a robot.
+export function inWords(cells, chip, goal, board = null) {
   const lines = Object.entries(cells).map(([c, [x, y]]) =>
     capital(t("words.robot", { robot: t(`robot.${c}`), key: keyOf(c), x: x + 1, y: y + 1 })));
   if (goal) lines.push(t("words.target", { chip: chipName(chip), x: goal[0] + 1, y: goal[1] + 1 }));
+  return board ? lines.concat(stopsInWords(board)) : lines;
+}
+
+// The walls row by row (each wall once, as the right or lower side of a cell),
+// the blocked centre and the diagonals: enough to solve by ear.
+export function stopsInWords(board) {
+  const rows = new Map();
+  const add = (x, y, side) => {
+    if (x < 0 || y < 0 || (side === "E" && x >= board.width - 1) || (side === "S" && y >= board.height - 1)) return;
+    if (!rows.has(y)) rows.set(y, new Set());
+    rows.get(y).add(`${x}${side}`);
+  };
+  for (const [x, y, side] of board.walls || []) {
+    if (side === "N") add(x, y - 1, "S");
+    else if (side === "W") add(x - 1, y, "E");
+    else add(x, y, side);
+  }
+  const lines = [t("words.edge")];
+  const blocked = board.blocked || [];
+  if (blocked.length) {
+    const xs = blocked.map((c) => c[0] + 1), ys = blocked.map((c) => c[1] + 1);
+    lines.push(t("words.blocked", { x0: Math.min(...xs), x1: Math.max(...xs), y0: Math.min(...ys), y1: Math.max(...ys) }));
+  }
+  for (const y of [...rows.keys()].sort((a, b) => a - b)) {
+    const walls = [...rows.get(y)].map((w) => [Number.parseInt(w, 10), w.slice(-1)])
+      .sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]))
+      .map(([x, side]) => t(`words.wall.${side}`, { x: x + 1 }));
+    lines.push(t("words.walls", { y: y + 1, walls: walls.join(", ") }));
+  }
+  for (const d of board.diagonals || []) {
+    lines.push(t("words.diagonal", { colour: t(`colour.${d.colour}`), x: d.cell[0] + 1, y: d.cell[1] + 1,
+                                     way: t(`words.way.${d.orientation === "/" ? "rising" : "falling"}`) }));
+  }
   return lines;
 }
 

@@ -5,7 +5,8 @@
 // - a day's record is its first finished attempt: solved, or revealed (showing
 //   the solution is giving up), with the moves, the hints used and the time;
 // - a streak counts days solved on their own day, one after another, without
-//   the solution shown; archive days count in the statistics, not the streak.
+//   the solution shown; archive days count in the statistics, not the streak;
+//   a day begun on its day and finished after midnight (UTC) is on its day.
 //
 // The anonymous player id Train mode rates is here too.
 
@@ -13,7 +14,7 @@ import { date, t } from "./i18n.js";
 
 const RECORDS = "rr-daily-v2";   // {days: {date: {result, moves, optimal, hints, seconds, onDay, robots}}}
 const OLD_RECORDS = "rr-daily-v1";   // {days: {date: {moves, optimal}}}: the best attempt of a day
-const PROGRESS = "rr-progress-v1";   // {date: {hints, seconds}}: a day being played
+const PROGRESS = "rr-progress-v1";   // {date: {hints, seconds, begun}}: a day being played
 const PLAYER = "rr-player";
 const SQUARES = { red: "🟥", green: "🟩", blue: "🟦", yellow: "🟨", black: "⬛" };
 
@@ -60,7 +61,7 @@ export function finish(day, result) {
   const records = load();
   const first = !records.days[day];
   if (first) {
-    records.days[day] = { ...result, onDay: day === today() };
+    records.days[day] = { ...result, onDay: onItsDay(day) };
     localStorage.setItem(RECORDS, JSON.stringify(records));
     const progress = read(PROGRESS, {});
     delete progress[day];
@@ -69,15 +70,32 @@ export function finish(day, result) {
   return { record: records.days[day], first };
 }
 
+// Whether a day finished now is finished on its day: today's, or yesterday's
+// begun yesterday (the page was open at midnight).
+function onItsDay(day) {
+  const now = today();
+  return day === now || (day === dayBefore(now) && (read(PROGRESS, {})[day] || {}).begun === day);
+}
+
 // What a day being played has used so far (hints, seconds played), kept over reloads.
 export function progressOf(day) {
-  return read(PROGRESS, {})[day] || { hints: 0, seconds: 0 };
+  const { hints = 0, seconds = 0 } = read(PROGRESS, {})[day] || {};
+  return { hints, seconds };
+}
+
+// The day's puzzle shown: the date it was first begun on is kept (a day begun on
+// its day still counts when it is finished after midnight).
+export function begin(day) {
+  const all = read(PROGRESS, {});
+  if (all[day] && all[day].begun) return;
+  all[day] = { hints: 0, seconds: 0, ...all[day], begun: today() };
+  localStorage.setItem(PROGRESS, JSON.stringify(all));
 }
 
 export function saveProgress(day, progress) {
   const all = read(PROGRESS, {});
   for (const d of Object.keys(all)) if (d < dayBefore(today())) delete all[d];  // nothing old lingers
-  all[day] = progress;
+  all[day] = { ...all[day], ...progress };
   localStorage.setItem(PROGRESS, JSON.stringify(all));
 }
 
@@ -175,13 +193,18 @@ export function showStats(el, now = today()) {
   return s;
 }
 
-// The time until the next day's puzzle (00:00 UTC), kept up to date in `els`.
-export function countdown(...els) {
+// The time until the next day's puzzle (00:00 UTC), kept up to date in `els`;
+// once the day shown as today's (`shown()`) is over, that a new day began.
+export function countdown(els, shown = () => null, onTurn = () => {}) {
+  let turned = false;
   const tick = () => {
-    const now = new Date();
+    const now = new Date(), day = shown();
     const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    const text = t("countdown", { time: clock((next - now) / 1000) });
+    const over = Boolean(day) && day < today();
+    const text = over ? t("countdown.turned") : t("countdown", { time: clock((next - now) / 1000) });
     for (const el of els) if (el.textContent !== text) el.textContent = text;
+    if (over && !turned) onTurn();
+    turned = over;
   };
   tick();
   setInterval(tick, 1000);

@@ -23,9 +23,20 @@ function element(tag, text, className) {
   return el;
 }
 
+// The robots' keys in words: "1–5", "1–4", "1, 2, 4" (a robot's key is its colour's place).
+const KEYED = ["red", "green", "blue", "yellow", "black"];
+
+function keysOf(robots) {
+  const keys = KEYED.map((c, i) => (robots.includes(c) ? i + 1 : 0)).filter(Boolean);
+  const run = keys.length > 2 && keys.every((k, i) => i === 0 || k === keys[i - 1] + 1);
+  return run ? `${keys[0]}–${keys[keys.length - 1]}` : keys.join(", ");
+}
+
 // How to play: the rules in a few lines and a picture of two moves.  `kind` is
-// "solo" (a puzzle alone) or "table" (a room: bids and the sand timer too).
-export function howToPlay(kind) {
+// "solo" (a puzzle alone) or "table" (a room: bids and the sand timer too);
+// `board` ({diagonals, vortex, robots}), where known, leaves out what the puzzle
+// has not: diagonals, the vortex as its target, the keys of robots not on it.
+export function howToPlay(kind, board = null) {
   const el = dialog("how", "how-heading");
   const picture = element("picture"), still = element("source"), img = element("img");
   still.media = "(prefers-reduced-motion: reduce)";
@@ -36,10 +47,14 @@ export function howToPlay(kind) {
   img.height = 160;
   picture.append(still, img);
   const rules = element("ul");
-  const lines = ["how.slide", "how.diagonal", "how.stop", "how.goal", "how.fewest"];
+  const lines = ["how.slide"];
+  if (!board || board.diagonals) lines.push("how.diagonal");
+  lines.push("how.stop", "how.goal");
+  if (!board || board.vortex) lines.push("how.vortex");
+  lines.push("how.fewest");
   if (kind === "table") lines.push("how.bid", "how.show", "how.chip");
-  lines.push("how.controls");
   rules.append(...lines.map((key) => element("li", t(key))));
+  rules.append(element("li", t("how.controls", { keys: keysOf(board ? board.robots : KEYED) })));
   const close = element("button", t(kind === "table" ? "how.close.table" : "how.close"), "primary");
   close.type = "button";
   close.addEventListener("click", () => el.close());

@@ -4,8 +4,8 @@
 // moves against the optimum, time, hints, the streak, and a share text.  The
 // daily's records live in this browser (daily.js).
 
-import { archive, clock, countdown, dayHead, finish, markArchive, playerId, progressOf, recordOf, saveProgress, share,
-         shareText, showStats, summary, today } from "./daily.js";
+import { archive, begin, clock, countdown, dayHead, finish, markArchive, playerId, progressOf, recordOf, saveProgress,
+         share, shareText, showStats, summary, today } from "./daily.js";
 import { ask, howToPlay, seenHowToPlay } from "./dialogs.js";
 import { date, switcher, t } from "./i18n.js";
 import { api, problemText } from "./net.js";
@@ -46,6 +46,7 @@ async function load() {
     const day = params.get("day");
     const daily = await api("GET", day ? `/v1/daily/${encodeURIComponent(day)}` : "/v1/daily").catch(failed("day"));
     page.daily = daily;
+    page.todays = !day;  // today's puzzle, as the page was opened: midnight ends its day
     found = { ...daily.puzzle, code: daily.code };
     title = t("title.daily", { number: daily.number, date: date(daily.date), grade: t(`grade.${daily.difficulty.grade}`) });
     optimal = daily.optimal_length;
@@ -64,12 +65,22 @@ async function load() {
   if (hinted) showHint(hinted);  // the hint shown before the reload, in the page's language now
   if (page.kind === "daily") {
     Object.assign(page.solo, progressOf(page.daily.date));
+    if (!recordOf(page.daily.date)) begin(page.daily.date);
     daySoFar();
   }
-  if (!seenHowToPlay("solo")) howToPlay("solo");
+  page.facts = boardFacts(board, found);
+  if (!seenHowToPlay("solo")) howToPlay("solo", page.facts);
   timeGoesBy(0);
   setInterval(timeGoesBy, 1000);
 }
+
+// What the how-to names only where the puzzle has it: diagonals, the vortex as the
+// target (every real board holds one), the keys of the robots on the board.
+const boardFacts = (board, found) => ({
+  diagonals: (board.diagonals || []).length > 0,
+  vortex: found.target.symbol === "vortex",
+  robots: Object.keys(found.robots),
+});
 
 // A failed call, said in the reader's language and what to do about it.
 const failed = (about) => (err) => {
@@ -97,10 +108,11 @@ async function train() {
   return found;
 }
 
-// The time played, counted while the page is in view and the puzzle not yet ended.
+// The time played, counted while the page is in view, the how-to closed and the
+// puzzle not yet ended.
 function timeGoesBy(step = 1) {
   const solo = page.solo;
-  if (!solo || (step && (document.hidden || page.ended))) return;
+  if (!solo || (step && (document.hidden || page.ended || $("how")?.open))) return;
   solo.seconds += step;
   $("clock").textContent = clock(solo.seconds);
   if (solo.seconds % 5 === 0) keepProgress();
@@ -127,6 +139,7 @@ function end(attempt, verdict, open = true) {
   }
   if (verdict && verdict.attempt) rated(verdict.attempt);
   if (page.kind === "daily") {
+    $("turned-still").hidden = true;
     showStats($("stats"));
     markArchive($("archive"));
     daySoFar();
@@ -136,7 +149,7 @@ function end(attempt, verdict, open = true) {
 
 function rated(attempt) {
   if (!attempt.rated) {
-    page.ratingNote = t("rating.unrated");
+    page.ratingNote = page.lastHint ? t("rating.unrated.hint") : t("rating.unrated");
     return;
   }
   const now = Math.round(attempt.player.value), change = Math.round(attempt.player.change);
@@ -169,6 +182,7 @@ function result(attempt, record) {
   if (page.kind === "daily") {
     figure(figures, t("stats.streak"), summary().streak);
     if (!record.onDay) notes.push(t("result.archive"));
+    else if (record.result === "solved" && page.daily.date < today()) notes.push(t("result.turned"));
     else if (record.result === "revealed") notes.push(t("result.streak_ends"));
     if (!page.recordIsThis) notes.push(t("result.first_counts", { moves: recordWords(record) }));
   }
@@ -216,13 +230,18 @@ async function showSolution() {
 // Hints come one level at a time, as DriftingDroids gives them: the optimal length,
 // how many robots move, which ones, then the first move.  Each is counted.
 const ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
+const LAST_HINT = 4;  // the first move: in Train, the answer shown (the attempt is not rated)
 
 async function showHint(again) {
   const solo = page.solo;
-  if (!solo || solo.busy || (!again && (page.shownHints || 0) >= 4)) return;
+  if (!solo || solo.busy || (!again && (page.shownHints || 0) >= LAST_HINT)) return;
   const path = page.kind === "daily" ? `/v1/daily/${page.daily.date}/hint` : `/v1/puzzles/${encodeURIComponent(solo.code)}/hint`;
-  // The first hint tells the length: where the page says it already, hints start at the second.
-  const level = again || Math.max(page.shownHints || 0, solo.optimal ? 1 : 0) + 1;
+  // The first hint tells the length: where the page says it already, hints start at the
+  // second, and are numbered from 1 all the same.
+  page.hintsSkipped ??= solo.optimal ? 1 : 0;
+  const level = again || Math.max(page.shownHints || 0, page.hintsSkipped) + 1;
+  if (!again && level >= LAST_HINT && page.kind === "train" && !page.ended && !solo.revealed
+      && !await ask(t("hint.last.heading"), t("hint.last.train"), t("hint.last.yes"), t("reveal.no"))) return;
   try {
     const h = await api("GET", `${path}?level=${level}`);
     if (!again && !page.ended) solo.hints += 1;  // hints asked for, each counted once
@@ -234,10 +253,16 @@ async function showHint(again) {
     if (h.level >= 4 && h.first_move) {
       told.push(t("hint.first", { robot: t(`robot.${h.first_move.robot}`), arrow: ARROWS[h.first_move.direction] }));
     }
-    $("hint-text").textContent = t("hint.text", { level: h.level, told: told.join(" ") });
+    const skipped = Math.min(page.hintsSkipped, h.level - 1);
+    $("hint-text").textContent = t("hint.text", { level: h.level - skipped, total: LAST_HINT - skipped,
+                                                  told: told.join(" ") });
     sessionStorage.setItem(`rr-hint:${solo.code}`, String(h.level));
     if (!again) solo.say("");
-    if (h.level >= 4) {
+    if (h.level >= LAST_HINT) {
+      if (page.kind === "train" && !page.ended) {  // why the attempt will not be rated, said now and on the card
+        page.lastHint = true;
+        $("rating").textContent = t("rating.unrated.hint");
+      }
       $("hint").disabled = true;
       if (h.first_move) {  // the first move shown on the board's controls too
         solo.select(h.first_move.robot);
@@ -257,7 +282,7 @@ function keys(event) {
   if (page.solo && page.solo.key(event)) event.preventDefault();
   else if (event.code === "KeyS") showSolution();
   else if (event.code === "KeyH") showHint();  // no argument: the next level
-  else if (event.key === "?") howToPlay("solo");
+  else if (event.key === "?") howToPlay("solo", page.facts);
   else return;
   event.preventDefault();
 }
@@ -275,7 +300,7 @@ $("undo").addEventListener("click", () => page.solo && page.solo.undo());
 $("reset").addEventListener("click", () => page.solo && page.solo.reset(t("back_to_start")));
 $("solution").addEventListener("click", showSolution);
 $("hint").addEventListener("click", () => showHint());
-$("how-open").addEventListener("click", () => howToPlay("solo"));
+$("how-open").addEventListener("click", () => howToPlay("solo", page.facts));
 $("result-open").addEventListener("click", () => result(page.attempt, page.record));
 $("result-close").addEventListener("click", () => $("result").close());
 $("share").addEventListener("click", async () => {
@@ -287,7 +312,12 @@ $("share").addEventListener("click", async () => {
 });
 $("next").addEventListener("click", () => location.assign(page.next));
 showStats($("stats"));
-countdown($("countdown"), $("result-countdown"));
+countdown([$("countdown"), $("result-countdown")], () => (page.todays ? page.daily.date : null), () => {
+  $("turned").hidden = false;  // the day shown is over: today's is a tap away
+  $("turned-still").hidden = page.ended;
+  page.next = "/";
+  if ($("result").open) $("next").hidden = false;
+});
 archive($("archive"), $("earlier"), api, today()).catch(() => { $("archive-box").hidden = true; });
 lengths();
 switcher($("language"));

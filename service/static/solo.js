@@ -71,7 +71,7 @@ export class Solo {
   // The board in words, kept up to date as the robots move.
   describe() {
     if (!$("board-words")) return;
-    $("board-words").replaceChildren(...inWords(this.cells, this.chip, this.goal).map((line) => {
+    $("board-words").replaceChildren(...inWords(this.cells, this.chip, this.goal, this.board).map((line) => {
       const li = document.createElement("li");
       li.textContent = line;
       return li;
