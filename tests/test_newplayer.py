@@ -235,8 +235,9 @@ def test_defect_6_the_board_in_words_names_every_wall(browser, base_url, lang, s
         page.click("#board-words-box summary")
         lines = page.eval_on_selector_all("#board-words li", "els => els.map(e => e.textContent)")
         rows = _stops(found["puzzle"]["board"])
-        robots = len(found["puzzle"]["robots"])
-        assert len(lines) == robots + 1 + 2 + len(rows)  # robots, target, the edge and the centre, a line a row
+        robots, diagonals = len(found["puzzle"]["robots"]), len(real_board(found["puzzle"]["board"]).diagonals)
+        # robots, the target, the edge and the centre, a line a row with walls, a line a diagonal
+        assert len(lines) == robots + 1 + 2 + len(rows) + diagonals
         if lang == "en":
             for y, walls in rows.items():
                 line = next(s for s in lines if s.startswith(f"Row {y}, walls "))
@@ -249,10 +250,11 @@ def test_defect_6_the_board_in_words_names_every_wall(browser, base_url, lang, s
 
 
 def test_defect_6_the_how_to_names_only_what_the_board_has_and_the_clock_waits(browser, base_url):
-    day = get_json(f"{base_url}/v1/daily")
-    assert len(day["puzzle"]["robots"]) == 4 and day["puzzle"]["target"]["symbol"] != "vortex"
-    assert real_board(day["puzzle"]["board"]).to_object()["diagonals"] == []
-    ctx, page = _fresh(browser, base_url, "/", seen=False)
+    # No diagonal on the board, four robots, a chip of a colour as the target.
+    plain = Puzzle.from_json({"board": "green-A,yellow-B,red-B,blue-B", "target": {"colour": "red", "symbol": "circle"},
+                              "robots": {"red": [0, 0], "green": [15, 0], "blue": [0, 15], "yellow": [15, 15]}})
+    assert real_board("green-A,yellow-B,red-B,blue-B").diagonals == ()
+    ctx, page = _fresh(browser, base_url, f"/p/{plain.code()}", seen=False)
     try:
         page.wait_for_selector("#how[open] li")
         how = page.text_content("#how")
