@@ -13,6 +13,8 @@ from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_to_json
 from solver.play import race, robot
 from solver.search.solve import solve
+from tests.helpers import get_json, served
+from tests.pages import Tour, context, english_left, play
 
 
 class Clock:
@@ -123,3 +125,85 @@ def test_bad_race_requests(room):
                       headers=_auth(tokens["Ada"]))
     assert bad.status_code == 400, bad.json
     assert client.post(f"/v1/rooms/{rid}/race/solutions", json={"moves": None}).status_code == 401
+
+
+# -- the race on the room's page, in real browsers --------------------------------------------
+
+RACE_SECONDS = 30
+
+
+@pytest.fixture(scope="module")
+def base_url(redis_url):
+    with served(create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "GAME_STREAMS": 32})) as url:
+        yield url
+
+
+def _log_has(page, text: str) -> None:
+    page.wait_for_function("text => [...document.querySelectorAll('#log li')].some(li => li.textContent"
+                           ".includes(text))", arg=text, timeout=20_000)
+
+
+@pytest.mark.parametrize("host_lang,host_size,guest_lang,guest_size",
+                         [("en", "phone", "ru", "desktop"), ("de", "desktop", "en", "phone"),
+                          ("ru", "phone", "de", "desktop")])
+def test_a_race_in_the_room_page(browser, base_url, host_lang, host_size, guest_lang, guest_size):
+    """The host opens a race, a guest joins by the link; the host solves by touch or
+    keys, the guest skips, each sees the other's progress live; at the end both read
+    the same standings."""
+    host_ctx = context(browser, host_lang, host_size, seen_how_to_play=True)
+    guest_ctx = context(browser, guest_lang, guest_size, seen_how_to_play=True)
+    try:
+        host, guest = host_ctx.new_page(), guest_ctx.new_page()
+        tour, seat = Tour(host, "race", host_lang, host_size), Tour(guest, "race-guest", guest_lang, guest_size)
+        host.goto(f"{base_url}/together?lang={host_lang}")
+        host.fill("#create-name", "Ada")
+        host.click('input[name="mode"][value="race"]')
+        host.fill("#race-seconds", str(RACE_SECONDS))
+        host.click('input[name="board"][value="beginner"]')
+        host.click("#create button[type=submit]")
+        host.wait_for_selector("#room-link:not(:empty)")
+        link = host.text_content("#room-link")
+        rid = link.rsplit("/", 1)[1]
+        assert str(RACE_SECONDS) in host.text_content("#room-rules")
+        assert host.is_hidden("#robot-form")  # robots sit at games, not races
+        tour.state("lobby")
+        guest.goto(f"{link}?lang={guest_lang}")
+        guest.fill("#join-name", "Bo")
+        guest.click("#join button")
+        host.wait_for_function("document.querySelectorAll('#seated li').length === 2")
+        host.click("#start")
+        for page in (host, guest):
+            page.wait_for_selector("#table:not([hidden]) .robot", timeout=30_000)
+        tour.state("puzzle")
+        seat.state("puzzle")
+        race = get_json(f"{base_url}/v1/rooms/{rid}")["room"]["race"]
+        puzzle = Puzzle.from_code(race["puzzles"][0]["code"])
+        assert host.get_attribute("#board", "data-code") == guest.get_attribute("#board", "data-code") == puzzle.code()
+        found = solve(puzzle, time_budget=10)
+        play(host, moves_to_json(found.moves), host_size == "phone")
+        host.wait_for_function("document.querySelector('#status').textContent.includes('+3')", timeout=20_000)
+        _log_has(guest, "Ada")  # the guest hears the host's solve
+        assert guest.eval_on_selector("#scores tbody tr", "tr => tr.dataset.player") == "Ada"
+        seat.state("other-solved")
+        guest.click("#race-skip")
+        _log_has(host, "Bo")  # and the host the guest's skip
+        for page in (host, guest):  # the next puzzle on a fresh board: the last one's robots went with it
+            page.wait_for_function("document.querySelectorAll('#board .robot').length === 4")
+        tour.state("solved")
+        for page in (host, guest):
+            page.wait_for_selector("#over:not([hidden])", timeout=(RACE_SECONDS + 20) * 1000)
+        final = get_json(f"{base_url}/v1/rooms/{rid}")["room"]["race"]
+        assert final["finished"] and [s["player"] for s in final["standings"]] == ["Ada", "Bo"]
+        for page in (host, guest):
+            assert "Ada" in page.text_content("#phase")
+            assert page.eval_on_selector_all("#scores tbody tr", "rows => rows.map(r => r.dataset.player)") == \
+                ["Ada", "Bo"]
+        tour.state("over")
+        seat.state("over")
+        for page, lang in ((host, host_lang), (guest, guest_lang)):
+            if lang != "en":
+                assert english_left(page, lang) == []
+        assert tour.errors == [] and seat.errors == []
+    finally:
+        host_ctx.close()
+        guest_ctx.close()

@@ -10,6 +10,7 @@ import { BoardView, COLOURS, DIRS, NAMES, arrowPad, chipName, chipPicture, choos
 import { howToPlay, seenHowToPlay } from "./dialogs.js";
 import { capital, switcher, t } from "./i18n.js";
 import { api, problemText } from "./net.js";
+import { Solo } from "./solo.js";
 
 const $ = (id) => document.getElementById(id);
 const SEATS = "rr-seats-v1";   // {roomId: {name, token}}
@@ -66,6 +67,9 @@ function roomRequest(name) {
   };
   if ($("chips").value) options.chips_to_win = Number($("chips").value);
   const body = { name, board: choice === "spec" ? $("board-spec").value.trim() : choice, options };
+  if (document.querySelector('input[name="mode"]:checked').value === "race") {
+    Object.assign(body, { mode: "race", race_seconds: Number($("race-seconds").value) || 180 });
+  }
   if ($("seed").value.trim()) body.seed = $("seed").value.trim();
   return body;
 }
@@ -83,13 +87,14 @@ async function enterRoom(rid) {
     return;
   }
   if (room.game) return startTable(room.game);
+  if (room.race) return startRace(room);
   lobby(room);
   const poll = setInterval(async () => {
     try {
       const now = (await api("GET", `/v1/rooms/${rid}`)).room;
-      if (now.game) {
+      if (now.game || now.race) {
         clearInterval(poll);
-        await startTable(now.game);
+        await (now.game ? startTable(now.game) : startRace(now));
       } else if (now.version !== state.room.version) {
         lobby(now);
       }
@@ -116,12 +121,17 @@ function lobby(room) {
   }));
   const host = state.seat && state.seat.name === room.host;
   $("join").hidden = Boolean(state.seat);
-  $("robot-form").hidden = !host;
+  $("robot-form").hidden = !host || room.mode === "race";
   $("start").hidden = !host;
   $("waiting").textContent = host ? (room.players.length < 2 ? t("waiting.players") : "")
     : state.seat ? t("waiting.host", { host: room.host }) : "";
   if (!state.seat && !$("join-name").value) $("join-name").value = localStorage.getItem(NAME) || "";
   houseRules($("room-rules"), room.options, null);  // before the start, for however many sit down
+  if (room.mode === "race") {
+    const li = document.createElement("li");
+    li.textContent = t("rules.race", { n: room.race_seconds });
+    $("room-rules").prepend(li);
+  }
 }
 
 // The room's rules in words, for whoever came by a link (`players`: how many
@@ -177,7 +187,10 @@ async function addRobot(e) {
 async function start() {
   try {
     const started = await api("POST", `/v1/rooms/${state.rid}/start`, null, state.seat.token);
-    await startTable(started.room.game);
+    if (started.room.race) {
+      race.skew = started.now - Date.now() / 1000;
+      await startRace(started.room);
+    } else await startTable(started.room.game);
   } catch (err) {
     say(problemText(err));
   }
@@ -391,7 +404,6 @@ function show(view) {
   tick();
 }
 
-const me = () => state.seat && state.game.players.some((p) => p.name === state.seat.name) ? state.seat.name : null;
 const solitaire = () => state.game.players.length === 1;
 const myTurn = () => {
   const g = state.game, r = g.round;
@@ -539,6 +551,7 @@ async function move(colour, direction) {
 }
 
 function undo() {
+  if (race.solo) return race.solo.undo();
   if (!state.history.length) return;
   state.cells = state.history.pop();
   state.moves.pop();
@@ -548,6 +561,7 @@ function undo() {
 }
 
 function resetMoves() {
+  if (race.solo) return race.solo.reset(t("back_to_start"));
   state.cells = copy(state.roundStart);
   state.moves = [];
   state.history = [];
@@ -596,7 +610,9 @@ function keys(event) {
   if (document.querySelector("dialog[open]") || event.target.closest("select, input, textarea")) return;
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   if (event.key === "?") howToPlay("table");
-  else if (!state.game) return;
+  else if (race.solo) {
+    if (!race.solo.key(event)) return;
+  } else if (!state.game) return;
   else if (/^[1-5]$/.test(event.key) && colourOfKey(event.key) in state.view.robots) select(colourOfKey(event.key));
   else if (event.key in DIRS) go(DIRS[event.key]);
   else if (event.code === "KeyU" || event.key === "Backspace") undo();
@@ -615,6 +631,7 @@ $("undo").addEventListener("click", undo);
 $("reset").addEventListener("click", resetMoves);
 $("submit").addEventListener("click", submit);
 $("how-open").addEventListener("click", () => howToPlay("table"));
+$("race-skip").addEventListener("click", () => raceMove(null));
 $("copy").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("room-link").href);
@@ -628,3 +645,155 @@ const room = location.pathname.match(/^\/r\/([A-Za-z0-9_-]+)$/);
 if (room) enterRoom(room[1]);
 else showCreate();
 if (!seenHowToPlay("table")) howToPlay("table");
+
+// -- a race (a room opened in race mode) ----------------------------------------------
+// Everyone plays the same puzzles, each at their own pace, until the race's clock runs
+// out: a puzzle is played as on the play page (Solo), its ending sent to the race.  The
+// standings and what everyone did come live over the room's stream (GET /v1/rooms/{id}/events).
+
+const race = { solo: null, room: null, skew: 0, at: null, boards: {}, version: 0, timer: null };
+
+class RacePuzzle extends Solo {
+  async reached() {
+    if (this.sent) return;
+    this.sent = true;
+    await raceMove(this.moves.slice());
+  }
+}
+
+async function startRace(room) {
+  if (race.room) return;
+  race.room = room;
+  say("");
+  $("lobby").hidden = true;
+  $("table").hidden = false;
+  document.body.classList.add("playing", "racing");
+  for (const id of ["bid-form", "bids-box", "submit", "history", "history-heading"]) if ($(id)) $(id).hidden = true;
+  const racing = me() !== null;
+  $("show").hidden = !racing;
+  $("race-skip").hidden = !racing;
+  if (state.seat) $("you").textContent = t("you.label", { name: state.seat.name });
+  if (!racing) say(t("watching"));
+  houseRules($("table-rules-list"), room.options, room.players.length);
+  raceShown(room);
+  race.timer = setInterval(raceTick, 250);
+  raceFollow();
+  if (racing) await nextPuzzle(room);
+}
+
+// The seat's name when this browser plays in the room's game or race; null for a watcher.
+function me() {
+  if (!state.seat) return null;
+  const playing = race.room ? state.seat.name in race.room.race.players
+    : state.game.players.some((p) => p.name === state.seat.name);
+  return playing ? state.seat.name : null;
+}
+
+async function nextPuzzle(room) {
+  const mine = room.race.players[me()], held = room.race.puzzles[mine.at];
+  if (room.race.finished || mine.at === race.at) return;
+  if (!held) return void setTimeout(async () => nextPuzzle((await api("GET", `/v1/rooms/${state.rid}`)).room), 1000);
+  race.at = mine.at;
+  const found = await api("GET", `/v1/puzzles/${held.code}`);
+  race.boards[found.board] ||= await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
+  if (race.solo) {  // a fresh board: the last puzzle's robots, target and touch handlers go with it
+    const fresh = $("board").cloneNode(false);
+    fresh.append($("board-image"));
+    $("board").replaceWith(fresh);
+  }
+  race.solo = new RacePuzzle(found, race.boards[found.board], { solution: async () => [] });
+  raceShown(room);
+}
+
+async function raceMove(moves) {
+  try {
+    const { room, result } = await api("POST", `/v1/rooms/${state.rid}/race/solutions`, { moves }, state.seat.token);
+    raceShown(room);
+    if (moves && !result.success) {
+      race.solo.sent = false;
+      $("status").textContent = t("race.wrong");
+      return;
+    }
+    await nextPuzzle(room);
+    $("status").textContent = moves ? t("race.scored", { points: result.points }) : "";
+  } catch (err) {
+    if (race.solo) race.solo.sent = false;
+    if (err.status === 409) return raceOver();
+    $("status").textContent = problemText(err);
+  }
+}
+
+function raceFollow() {
+  const heard = (event) => {
+    if (event.version <= race.version) return;
+    race.version = event.version;
+    const text = event.type === "race_solution" && event.success
+      ? t("race.ev.solved", { name: event.player, n: event.index + 1, points: event.points })
+      : event.type === "race_skip" ? t("race.ev.skip", { name: event.player, n: event.index + 1 })
+        : event.type === "race_over" ? t("race.ev.over") : "";
+    if (text) {
+      const li = document.createElement("li");
+      li.textContent = text;
+      $("log").append(li);
+      $("log").scrollTop = $("log").scrollHeight;
+    }
+    api("GET", `/v1/rooms/${state.rid}`).then((v) => raceShown(v.room)).catch(() => {});
+  };
+  const stream = window.EventSource && new EventSource(`/v1/rooms/${state.rid}/events?since=0`);
+  if (!stream) return;
+  for (const type of ["race_started", "race_solution", "race_skip", "race_over"]) {
+    stream.addEventListener(type, (message) => heard(JSON.parse(message.data)));
+  }
+  race.stream = stream;
+}
+
+function raceShown(room) {
+  if (room.race.version < (race.room.race.version || 0)) return;  // overtaken by a newer answer
+  race.room = room;
+  const r = room.race, mine = me() && r.players[me()];
+  const rows = r.standings || Object.entries(r.players).map(([player, p]) => ({ player, ...p }))
+    .sort((a, b) => b.points - a.points || b.solved - a.solved);
+  $("scores").tHead.rows[0].cells[1].textContent = t("race.solved");
+  for (const el of document.querySelectorAll(".points")) el.hidden = false;
+  $("scores").tBodies[0].replaceChildren(...rows.map((p) => {
+    const tr = document.createElement("tr"), th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = p.player;
+    tr.append(th, ...[p.solved, p.points].map((v) => Object.assign(document.createElement("td"), { textContent: String(v) })));
+    tr.dataset.player = p.player;
+    return tr;
+  }));
+  if (r.finished) return raceEnded(room);
+  if (mine) $("phase").textContent = t("race.phase", { n: mine.at + 1, points: mine.points });
+}
+
+function raceTick() {
+  const r = race.room && race.room.race;
+  if (!r) return;
+  const left = Math.max(0, r.ends - (Date.now() / 1000 + race.skew));
+  $("timer-bar").max = r.seconds;
+  $("timer-bar").value = left;
+  $("timer-text").textContent = t("timer.left", { n: Math.ceil(left) });
+  if (left <= 0 && !r.finished) raceOver();
+}
+
+async function raceOver() {
+  if (race.ending) return;
+  race.ending = true;
+  for (let i = 0; i < 20; i++) {
+    const room = (await api("GET", `/v1/rooms/${state.rid}`)).room;
+    if (room.race.finished) return raceShown(room);
+    await pause(500);
+  }
+  race.ending = false;
+}
+
+function raceEnded(room) {
+  clearInterval(race.timer);
+  if (race.stream) race.stream.close();
+  race.solo = null;
+  const first = room.race.standings.filter((s) => s.place === 1 || s.points === room.race.standings[0].points);
+  $("phase").textContent = t("race.over", { names: first.map((s) => s.player).join(", ") });
+  for (const id of ["show", "race-skip", "goal", "timer-box"]) $(id).hidden = true;
+  $("over").hidden = false;
+}
