@@ -238,31 +238,44 @@ def test_one_address_cannot_fill_the_board_with_made_up_players(app, client):
     assert _open(client, _player(), env=_at("10.69.3.2"))  # another address is its own
 
 
-@pytest.mark.parametrize("lang", ["en", "ru"])
-def test_storm_in_chromium_on_a_phone_by_touch_ends_with_the_summary_and_the_high_score(browser, redis_url, lang):
+@pytest.mark.parametrize(("lang", "size"), [("en", "phone"), ("ru", "phone"), ("de", "desktop")])
+def test_storm_in_chromium_played_to_its_end_shows_the_summary_and_the_high_score(browser, redis_url, lang, size):
+    """A phone by touch (en, ru), a desktop by keys (de, reloaded once mid-run: the run goes on)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     from tests.helpers import served
-    from tests.pages import Tour, context, play
+    from tests.pages import Tour, context, english_left, play
 
+    touch = size == "phone"
     app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "STORM_SECONDS": 25.0})
     with served(app) as base:
-        ctx = context(browser, lang, "phone")
+        ctx = context(browser, lang, size)
         page = ctx.new_page()
         page.set_default_timeout(5_000)
-        tour = Tour(page, "storm", lang, "phone")
+        tour = Tour(page, "storm", lang, size)
         page.goto(f"{base}/storm?lang={lang}")
         assert page.locator('nav a[href="/storm"]').count() == 1
         tour.state("start")
-        page.tap("#storm-go")
+        if touch:
+            page.tap("#storm-go")
+        else:
+            page.focus("#storm-go")
+            page.keyboard.press("Enter")
         page.wait_for_selector("#board[data-code]")
         tour.state("run")
-        solved = 0
+        if lang != "en":
+            assert english_left(page, lang) == []
+        solved, reloaded = 0, touch
         while page.locator("#storm-summary").is_hidden():
             code = page.get_attribute("#board", "data-code")
+            if not reloaded and solved == 2:
+                page.reload()
+                page.wait_for_selector("#board[data-code]")
+                assert page.get_attribute("#board", "data-code") == code  # the same puzzle, the clock run on
+                reloaded = True
             for move in _optimal(code):
                 try:
-                    play(page, [move], touch=True)
+                    play(page, [move], touch=touch)
                 except PlaywrightTimeout:
                     assert page.locator("#storm-run").is_hidden()  # only as the time ran out while moving
                     break
@@ -277,5 +290,33 @@ def test_storm_in_chromium_on_a_phone_by_touch_ends_with_the_summary_and_the_hig
         assert solved - 1 <= score <= solved + 1 and score >= 1  # the last may have been in flight at the end
         assert page.locator("#storm-review li").count() >= score
         assert int(page.locator("#storm-best dd").all_inner_texts()[0]) == score  # today's best
+        page.reload()  # a finished run is not resumed: the start again, the high score kept
+        page.wait_for_selector("#storm-best dd")
+        assert page.locator("#storm-start").is_visible() and page.locator("#storm-summary").is_hidden()
+        assert int(page.locator("#storm-best dd").all_inner_texts()[0]) == score
         assert tour.errors == []
+        ctx.close()
+
+
+@pytest.mark.parametrize(("accept", "lang"), [("de-DE,de;q=0.9", "de"), ("ru", "ru"), ("fr", "en")])
+def test_the_storm_page_answers_in_the_readers_language(client, accept, lang):
+    r = client.get("/storm", headers={"Accept-Language": accept})
+    assert r.status_code == 200 and r.headers["Content-Language"] == lang
+    assert f'<html lang="{lang}">' in r.text and "{{" not in r.text and 'href="/storm"' in r.text
+
+
+def test_the_storm_page_runs_under_the_policy(app, browser):
+    """No CSP violation reported while the page starts a run and draws its board."""
+    from tests.helpers import served
+
+    with served(app) as url:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        refused: list[str] = []
+        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+        page.goto(url + "/storm")
+        page.click("#storm-go")
+        page.wait_for_selector("#board .robot", timeout=15_000)
+        page.wait_for_timeout(300)
+        assert refused == []
         ctx.close()

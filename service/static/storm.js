@@ -10,7 +10,8 @@ import { api, problemText } from "./net.js";
 import { Solo } from "./solo.js";
 
 const $ = (id) => document.getElementById(id);
-const run = { id: null, solo: null, ends: 0, timer: null, sending: false, index: -1 };
+const run = { id: null, solo: null, ends: 0, timer: null };
+const RUN = "rr-storm-run";  // the run in play, kept over a reload (its clock runs on at the server)
 
 // A puzzle of the run: Solo's board and moves, its ending sent to the run.
 class StormPuzzle extends Solo {
@@ -51,17 +52,36 @@ function show(state) {
 async function begin(seeded) {
   $("message").textContent = "";
   try {
-    const state = await api("POST", "/v1/storms", { player: playerId(), seeded });
-    run.id = state.id;
-    $("storm-start").hidden = true;
-    $("storm-summary").hidden = true;
-    $("storm-run").hidden = false;
-    show(state);
-    clearInterval(run.timer);
-    run.timer = setInterval(tick, 250);
-    await puzzle(state.puzzle);
+    await play(await api("POST", "/v1/storms", { player: playerId(), seeded }));
   } catch (err) {
     $("message").textContent = err.status === 409 ? t("storm.seeded_done") : problemText(err);
+  }
+}
+
+async function play(state) {
+  run.id = state.id;
+  localStorage.setItem(RUN, state.id);
+  $("storm-start").hidden = true;
+  $("storm-summary").hidden = true;
+  $("storm-run").hidden = false;
+  show(state);
+  clearInterval(run.timer);
+  run.timer = setInterval(tick, 250);
+  await puzzle(state.puzzle);
+}
+
+// A run left by a reload: played on while its time lasts, else its summary.
+async function resume() {
+  const id = localStorage.getItem(RUN);
+  if (!id) return false;
+  try {
+    const state = await api("GET", `/v1/storms/${id}`);
+    if (state.over) summary(state);
+    else await play(state);
+    return true;
+  } catch {
+    localStorage.removeItem(RUN);
+    return false;
   }
 }
 
@@ -87,13 +107,17 @@ async function answer(index, moves) {
   }
 }
 
+// The clock shown reached zero, or the run refused an answer (its time was up, or
+// another tab answered first): the run as the server has it.
 async function finish() {
   if (!run.id) return;
   const id = run.id;
   run.id = null;
   clearInterval(run.timer);
   try {
-    summary(await api("GET", `/v1/storms/${id}`));
+    const state = await api("GET", `/v1/storms/${id}`);
+    if (state.over) summary(state);
+    else await play(state);
   } catch (err) {
     $("message").textContent = problemText(err);
   }
@@ -111,6 +135,7 @@ function figures(list, pairs) {
 
 function summary(state) {
   run.id = null;
+  localStorage.removeItem(RUN);
   clearInterval(run.timer);
   $("storm-clock").textContent = clockText(0);
   $("storm-run").hidden = true;
@@ -157,4 +182,5 @@ $("undo").addEventListener("click", () => run.solo && run.solo.undo());
 $("reset").addEventListener("click", () => run.solo && run.solo.reset(t("back_to_start")));
 document.addEventListener("keydown", keys);
 switcher($("language"));
-api("GET", `/v1/storms/scores?player=${playerId()}`).then(scores).catch(() => {});
+resume().then((resumed) => resumed || api("GET", `/v1/storms/scores?player=${playerId()}`).then(scores))
+  .catch(() => {});
