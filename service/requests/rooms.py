@@ -40,7 +40,7 @@ class NewRobot(Strict):
                        "(1610), advanced (1940) or master (2270)"})
     name = fields.String(validate=[text, validate.Length(1, 40)], metadata={
         "description": "its seat's name (1 to 40 characters of text); without one, \"Master robot\", "
-                       "\"Master robot 2\"... by its strength"})
+                       "\"Master robot 2\"... by its strength", "pattern": NAME.metadata["pattern"]})
 
 
 class RaceMove(Strict):
