@@ -61,7 +61,7 @@ setup(
             # The search core, split by concern (solver/core/core.h holds the inline kernel).
             sources=[f"solver/core/{name}.c" for name in
                      ("module", "setup", "table", "ida", "astar", "crew", "relaxed", "reach", "facts", "retro")],
-            depends=["solver/core/core.h", "solver/core/astar.h", "solver/core/retro.h"],
+            depends=["solver/core/core.h", "solver/core/astar.h", "solver/core/retro.h", "solver/core/args.h"],
             # Functions shared between the files stay inside the extension.
             extra_compile_args=COMPILE_ARGS,
         )

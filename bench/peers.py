@@ -1,7 +1,7 @@
 """Our solver beside public ones, on the same puzzles in the same run.
 
     .venv/bin/python bench/peers.py [--count 200] [--seed 0] [--board SPEC]
-                                    [--fogleman PATH/_ricochet.so]
+                                    [--fogleman PATH/_ricochet.so] [--no-hardest]
 
 A fixed seeded set of random 4-robot puzzles on one board (a coloured target,
 ricochet rule off: the public solvers implement neither the rule nor the
@@ -17,7 +17,8 @@ peer code or build script is kept here), for example:
 
 Its answer must have our optimal length, or the run stops.  Prints, per
 optimal-length band: puzzles, our median / max ms, the peer's, and the ratio
-of medians (peer / ours: above 1 means we are faster).
+of medians (peer / ours: above 1 means we are faster).  --no-hardest leaves out
+the 24- and 25-move puzzles (fogleman's search takes minutes on them).
 """
 
 from __future__ import annotations
@@ -167,12 +168,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="the set's seed (default 0)")
     ap.add_argument("--board", default="green-A,yellow-B,red-B,blue-B", help="a board without barriers")
     ap.add_argument("--fogleman", help="path to fogleman/Ricochet's ricochet.c built as a shared library")
+    ap.add_argument("--no-hardest", action="store_true", help="only the random puzzles, by band")
     args = ap.parse_args()
     peers = [Fogleman(args.fogleman)] if args.fogleman else []
     board = real_board(args.board)
     print(f"{args.count} random 4-robot puzzles on {args.board}, ricochet rule off, seed {args.seed}; "
           f"best of {REPEATS} runs each\n")
     report(measure(random_puzzles(board, args.count, args.seed), peers), peers)
+    if args.no_hardest:
+        return
     print("\nThe 24- and 25-move hardest known puzzles (solver/data/quadrants.json), one thread:\n")
     for row in measure(hardest(), peers):
         times = ", ".join(f"{peer.name} {row[peer.name]:.2f} s" for peer in peers)

@@ -23,7 +23,7 @@
 /* In a set-up's stop table: the lone robot's slide passes a barrier cell. */
 #define CROSSES_BARRIER (-2)
 
-/* Ricochet status of a robot (see solver/rules.py). */
+/* Ricochet status of a robot (see solver/model/moves.py). */
 enum { UNMOVED = 0, LAST_VERTICAL = 1, LAST_HORIZONTAL = 2, TURNED = 3 };
 
 /* How a search ended. */
@@ -564,6 +564,7 @@ typedef struct {
     int16_t step[4][MAX_CELLS];
     uint8_t barrier[MAX_CELLS];
     int has_barriers, has_openings, loops_possible;
+    int barrier_colours;          /* the colours (bit colour) of its barriers */
     int lines;                    /* see Setup */
     int16_t stop[4][MAX_CELLS];
     int16_t column[MAX_CELLS], row[MAX_CELLS];

@@ -236,8 +236,14 @@ static int ida_dfs(Ida *s, int g, int bound, int h_here, int prev_r, int prev_s,
 /* Returns 1 when it settled the answer in *res, 0 when it gave up (node cap)
  * and A* should settle it instead. */
 int run_ida(const Setup *b, const Pos *start, Limits *lim, uint64_t node_cap, Result *res) {
-    Ida *s = calloc(1, sizeof(Ida));
+    Ida *s = malloc(sizeof(Ida)); /* cleared where it is read before it is written: */
     if (!s) return 0;
+    memset(s, 0, offsetof(Ida, occ));
+    memset(s->occ, 0, (size_t)b->ncells);
+    memset(&s->m, 0, sizeof s->m);
+    s->nodes = s->cutoffs = 0;
+    s->found = 0;
+    s->memo = NULL;
     s->b = b;
     s->lim = lim;
     s->cur = *start;

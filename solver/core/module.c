@@ -8,8 +8,25 @@
 #include "core.h"
 #include "retro.h"
 
+/* What every search is asked: the compiled board and the request on it. */
+typedef struct {
+    Layout *L;
+    Request q;
+} Asked;
+
+#include "args.h"
+
 static const char *STATUS_NAMES[] = {"optimal", "unsolvable", "depth_limit", "timeout",
                                      "state_limit", "cancelled"};
+#define NSTATUS ((int)(sizeof STATUS_NAMES / sizeof *STATUS_NAMES))
+
+/* The module's state (PEP 489): the names a solve answers with, made once. */
+typedef struct {
+    PyObject *status[NSTATUS];
+    PyObject *strategy[2]; /* "ida", "astar" */
+} CoreState;
+
+static CoreState *core_state(PyObject *module) { return PyModule_GetState(module); }
 
 static const char *LAYOUT_NAME = "ricochet.layout";
 
@@ -49,14 +66,16 @@ static void find_lines(Layout *L) {
         }
 }
 
-static PyObject *py_compile_board(PyObject *self, PyObject *args) {
-    int width, height;
-    const char *step, *barrier;
-    Py_ssize_t step_len, barrier_len;
-    int has_openings;
-    if (!PyArg_ParseTuple(args, "iiy#y#p", &width, &height, &step, &step_len, &barrier, &barrier_len,
-                          &has_openings))
-        return NULL;
+#define COMPILE_BOARD_ARGS(REQ, OPT) REQ(INT, width) REQ(INT, height) REQ(BYTES, step) REQ(BYTES, barrier) \
+    REQ(BOOL, has_openings)
+DECLARE_ARGS(CompileBoardArgs, "compile_board", COMPILE_BOARD_ARGS)
+
+static PyObject *py_compile_board(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    CompileBoardArgs a;
+    if (CompileBoardArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    int width = a.width, height = a.height, has_openings = a.has_openings;
+    const char *step = a.step.s, *barrier = a.barrier.s;
+    Py_ssize_t step_len = a.step.len, barrier_len = a.barrier.len;
     if (width < 1 || height < 1 || width * height > MAX_CELLS) {
         PyErr_Format(PyExc_ValueError, "board size %d x %d is out of range (at most %d cells)", width, height,
                      MAX_CELLS);
@@ -76,6 +95,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
     L->ncells = n;
     L->bytes = sizeof(Layout) + (size_t)n * 5 * sizeof(uint8_t *);
     L->has_openings = has_openings;
+    L->barrier_colours = 0;
     for (int d = 0; d < 4; d++) {
         for (int c = 0; c < n; c++) {
             int16_t v;
@@ -98,7 +118,7 @@ static PyObject *py_compile_board(PyObject *self, PyObject *args) {
             return NULL;
         }
         L->barrier[c] = bar;
-        if (bar) L->has_barriers = 1;
+        if (bar) { L->has_barriers = 1; L->barrier_colours |= 1 << ((bar & 7) - 1); }
     }
     find_lines(L);
     if (L->has_barriers || has_openings) {
@@ -126,8 +146,13 @@ static Layout *get_layout(PyObject *capsule) {
 
 /* The bytes a compiled board holds now: its tables, and the bounds, concern
  * sets and stops its searches have cached (they grow with the targets used). */
-static PyObject *py_layout_bytes(PyObject *self, PyObject *capsule) {
-    Layout *L = get_layout(capsule);
+#define LAYOUT_BYTES_ARGS(REQ, OPT) REQ(OBJECT, layout)
+DECLARE_ARGS(LayoutBytesArgs, "layout_bytes", LAYOUT_BYTES_ARGS)
+
+static PyObject *py_layout_bytes(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    LayoutBytesArgs a;
+    if (LayoutBytesArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    Layout *L = get_layout(a.layout);
     if (!L) return NULL;
     return PyLong_FromSize_t(L->bytes);
 }
@@ -169,50 +194,36 @@ done:
     return ok ? 0 : -1;
 }
 
-/* What every search is asked: the compiled board and the request on it. */
-typedef struct {
-    Layout *L;
-    Request q;
-} Asked;
-
-/* The one argument every search takes, checked here once (an "O&" converter):
- * (layout, cells, colours, target, candidates, rules), as _request in
+/* The one argument every search takes, checked here once (the REQUEST kind of
+ * args.h): (layout, cells, colours, target, candidates, rules), as _request in
  * solver/search/solve.py builds it.  `rules` is the RULE_* word: a new rule
  * option changes none of the searches' argument lists. */
-static int asked(PyObject *arg, void *out) {
-    Asked *a = out;
-    PyObject *capsule, *cells, *colours;
+static int convert_REQUEST(const ArgTable *t, const char *name, PyObject *arg, Asked *a) {
+    static const char shape[] = "request must be (layout, cells, colours, target, candidates, rules)";
+    if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) != 6) { PyErr_SetString(PyExc_TypeError, shape); return -1; }
     int target, candidates, rules;
-    memset(a, 0, sizeof *a);
-    if (!PyTuple_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "request must be (layout, cells, colours, target, candidates, rules)");
-        return 0;
-    }
-    if (!PyArg_ParseTuple(arg, "OOOiii;request must be (layout, cells, colours, target, candidates, rules)",
-                          &capsule, &cells, &colours, &target, &candidates, &rules))
-        return 0;
-    if (!(a->L = get_layout(capsule))) return 0;
+    if (!(a->L = get_layout(PyTuple_GET_ITEM(arg, 0))) ||
+        convert_INT(t, "request's target", PyTuple_GET_ITEM(arg, 3), &target) != 0 ||
+        convert_INT(t, "request's candidates", PyTuple_GET_ITEM(arg, 4), &candidates) != 0 ||
+        convert_INT(t, "request's rules", PyTuple_GET_ITEM(arg, 5), &rules) != 0)
+        return -1;
     if (rules & ~RULES_KNOWN) {
         PyErr_Format(PyExc_ValueError, "rules holds unknown option bits 0x%x (known: 0x%x)", rules & ~RULES_KNOWN,
                      RULES_KNOWN);
-        return 0;
+        return -1;
     }
-    if (parse_request(a->L, cells, colours, target, &a->q) != 0) return 0;
+    if (parse_request(a->L, PyTuple_GET_ITEM(arg, 1), PyTuple_GET_ITEM(arg, 2), target, &a->q) != 0) return -1;
     a->q.candidates = candidates & ((1 << a->q.nrobots) - 1);
     a->q.rules = rules;
-    return 1;
+    a->q.allow_sorting = a->q.skip_bounds = 0;
+    return 0;
 }
 
-/* Build a request's search board; NULL (with a Python error set) on failure. */
-static Prepared *new_setup(Asked *a, int allow_sorting, int skip_bounds) {
-    Layout *L = a->L;
-    Request *q = &a->q;
-    q->allow_sorting = allow_sorting;
-    q->skip_bounds = skip_bounds;
-    Prepared *S = malloc(sizeof(Prepared));
-    if (!S) { PyErr_NoMemory(); return NULL; }
-    if (setup_search(L, q, S) != 0) { free(S); return NULL; }
-    return S;
+/* Build a request's search board into S; -1 (with a Python error set) on failure. */
+static int new_setup(Asked *a, int allow_sorting, int skip_bounds, Prepared *S) {
+    a->q.allow_sorting = allow_sorting;
+    a->q.skip_bounds = skip_bounds;
+    return setup_search(a->L, &a->q, S);
 }
 
 static int get_cancel(PyObject *cancel, Py_buffer *view, Limits *lim) {
@@ -245,109 +256,136 @@ static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Pr
 
 static PyObject *cells_tuple(const int *pos, int n);
 
-static PyObject *moves_list(const Prepared *S, const Result *res) {
+/* `names`, when not None, must be a tuple of one 4-tuple per robot. */
+static int check_move_names(PyObject *names, int nrobots) {
+    if (names == Py_None) return 0;
+    int ok = PyTuple_Check(names) && PyTuple_GET_SIZE(names) == nrobots;
+    for (int r = 0; ok && r < nrobots; r++) {
+        PyObject *row = PyTuple_GET_ITEM(names, r);
+        ok = PyTuple_Check(row) && PyTuple_GET_SIZE(row) == 4;
+    }
+    if (!ok) PyErr_SetString(PyExc_TypeError, "moves must be a tuple of one 4-tuple per robot, or None");
+    return ok ? 0 : -1;
+}
+
+/* The solution's moves, each names[robot][direction] (the caller's robot
+ * order), or a (robot, direction) pair where names is None. */
+static PyObject *moves_list(const Prepared *S, const Result *res, PyObject *names) {
     PyObject *moves = PyList_New(res->length > 0 ? res->length : 0);
     if (!moves) return NULL;
     for (int i = 0; i < res->length; i++) {
-        PyObject *m = Py_BuildValue("(ii)", S->perm[res->move_robot[i]], res->move_dir[i]);
+        int r = S->perm[res->move_robot[i]], d = res->move_dir[i];
+        PyObject *m = names != Py_None ? Py_NewRef(PyTuple_GET_ITEM(PyTuple_GET_ITEM(names, r), d))
+                                       : Py_BuildValue("(ii)", r, d);
         if (!m) { Py_DECREF(moves); return NULL; }
         PyList_SET_ITEM(moves, i, m);
     }
     return moves;
 }
 
-static PyObject *py_solve(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"request", "max_depth", "time_budget", "state_budget", "cancel", "strategy",
-                             "exact", "threads", "crew_from", "ida_nodes", "crew_yields", NULL};
-    Asked a;
-    PyObject *cancel = Py_None, *exact = Py_None;
-    int max_depth = 64, strategy = 0, threads = 1;
-    double time_budget = 0;
-    Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
-    long long ida_nodes = 500000; /* then A*: past this IDA*'s repeated iterations cost more than A*'s memory */
-    Py_ssize_t crew_from = 1024;
-    int crew_yields = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|idnOiOinLp", kwlist, asked, &a, &max_depth, &time_budget,
-                                     &state_budget, &cancel, &strategy, &exact, &threads, &crew_from, &ida_nodes,
-                                     &crew_yields))
-        return NULL;
-    Layout *L = a.L;
-    if (check_limits(max_depth, state_budget) != 0) return NULL;
+/* A tuple of n new references (stolen: NULLs make it fail, and are skipped). */
+static PyObject *steal_tuple(PyObject **items, int n) {
+    PyObject *out = NULL;
+    int ok = 1;
+    for (int i = 0; i < n; i++) ok &= items[i] != NULL;
+    if (ok && (out = PyTuple_New(n)))
+        for (int i = 0; i < n; i++) { PyTuple_SET_ITEM(out, i, items[i]); items[i] = NULL; }
+    for (int i = 0; i < n; i++) Py_XDECREF(items[i]);
+    return out;
+}
+
+#define SOLVE_ARGS(REQ, OPT) REQ(REQUEST, request) OPT(INT, max_depth, 64) OPT(DOUBLE, time_budget, 0.0) \
+    OPT(SSIZE, state_budget, 1073741824) OPT(OBJECT, cancel, None) OPT(INT, strategy, 0) OPT(OBJECT, exact, None) \
+    OPT(INT, threads, 1) OPT(SSIZE, crew_from, 1024) OPT(LLONG, ida_nodes, 500000) OPT(BOOL, crew_yields, True) \
+    OPT(OBJECT, moves, None)
+DECLARE_ARGS(SolveArgs, "solve", SOLVE_ARGS)
+
+/* ida_nodes: then A*: past this IDA*'s repeated iterations cost more than A*'s memory. */
+static PyObject *py_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    SolveArgs a;
+    if (SolveArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    Layout *L = a.request.L;
+    int strategy = a.strategy;
+    if (check_limits(a.max_depth, a.state_budget) != 0) return NULL;
     if (strategy < 0 || strategy > 2) { PyErr_SetString(PyExc_ValueError, "strategy must be 0, 1 or 2"); return NULL; }
-    if (threads < 1 || threads > 8) { PyErr_SetString(PyExc_ValueError, "threads must be from 1 to 8"); return NULL; }
-    if (crew_from < 1) { PyErr_SetString(PyExc_ValueError, "crew_from must be at least 1"); return NULL; }
-    Prepared *S = new_setup(&a, 1, 0);
-    if (!S) return NULL;
+    if (a.threads < 1 || a.threads > 8) { PyErr_SetString(PyExc_ValueError, "threads must be from 1 to 8"); return NULL; }
+    if (a.crew_from < 1) { PyErr_SetString(PyExc_ValueError, "crew_from must be at least 1"); return NULL; }
+    if (check_move_names(a.moves, a.request.q.nrobots) != 0) return NULL;
+    Prepared S;
+    if (new_setup(&a.request, 1, 0, &S) != 0) return NULL;
     /* The lone-robot bound is reported as it is, whatever bound the search uses. */
-    int lone = S->board.eligible ? heuristic(&S->board, &S->start) : 255;
-    if (attach_exact(exact, L, &a.q, S) != 0) { free(S); return NULL; }
+    int lone = S.board.eligible ? heuristic(&S.board, &S.start) : 255;
+    if (attach_exact(a.exact, L, &a.request.q, &S) != 0) return NULL;
     Limits lim = {0};
     Py_buffer view;
-    if (get_cancel(cancel, &view, &lim) != 0) { free(S); return NULL; }
-    lim.max_depth = max_depth;
-    lim.state_budget = (size_t)state_budget;
-    lim.threads = threads;
-    lim.crew_from = (size_t)crew_from;
-    lim.crew_yields = crew_yields;
+    if (get_cancel(a.cancel, &view, &lim) != 0) return NULL;
+    lim.max_depth = a.max_depth;
+    lim.state_budget = (size_t)a.state_budget;
+    lim.threads = a.threads;
+    lim.crew_from = (size_t)a.crew_from;
+    lim.crew_yields = a.crew_yields;
     double t0 = now_seconds();
-    lim.deadline = time_budget > 0 ? t0 + time_budget : 0;
-    Result *res = calloc(1, sizeof(Result));
-    if (!res) { if (lim.cancel) PyBuffer_Release(&view); free(S); return PyErr_NoMemory(); }
-    res->length = -1;
+    lim.deadline = a.time_budget > 0 ? t0 + a.time_budget : 0;
+    Result res;
+    memset(&res, 0, offsetof(Result, move_robot));
+    res.states = res.nodes = 0;
+    res.strategy = 0;
+    res.length = -1;
 
     Py_BEGIN_ALLOW_THREADS
-    const Setup *b = &S->board;
+    const Setup *b = &S.board;
     int at_target = -1;
     for (int r = 0; r < b->nrobots; r++)
-        if (S->start.pos[r] == b->target && ((b->eligible >> r) & 1)) at_target = r;
+        if (S.start.pos[r] == b->target && ((b->eligible >> r) & 1)) at_target = r;
     if (!b->eligible) {
-        res->status = ST_UNSOLVABLE;
+        res.status = ST_UNSOLVABLE;
     } else if (!b->ricochet && at_target >= 0) {
-        res->status = ST_OPTIMAL;
-        res->length = 0;
-    } else if (max_depth == 0) {
-        res->status = ST_DEPTH;
-        res->lower_bound = 1;
+        res.status = ST_OPTIMAL;
+        res.length = 0;
+    } else if (a.max_depth == 0) {
+        res.status = ST_DEPTH;
+        res.lower_bound = 1;
     } else {
         int settled = 0;
         if (strategy != 2)
-            settled = run_ida(b, &S->start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)ida_nodes, res);
-        if (!settled) run_astar(b, &S->start, &lim, res);
+            settled = run_ida(b, &S.start, &lim, strategy == 1 ? UINT64_MAX : (uint64_t)a.ida_nodes, &res);
+        if (!settled) run_astar(b, &S.start, &lim, &res);
     }
     Py_END_ALLOW_THREADS
 
     double elapsed = now_seconds() - t0;
     if (lim.cancel) PyBuffer_Release(&view);
-    PyObject *moves = moves_list(S, res);
-    PyObject *reach = cells_tuple(S->reach_dir, a.q.nrobots);
-    PyObject *out = NULL;
-    if (moves && reach) {
-        /* A tuple, not a dict: building ten keys cost a short solve a tenth of its time. */
-        out = Py_BuildValue("(sOiKKdsOii)", STATUS_NAMES[res->status], moves,
-                            res->status == ST_OPTIMAL ? res->length : res->lower_bound,
-                            (unsigned long long)res->states, (unsigned long long)res->nodes, elapsed,
-                            res->strategy ? "astar" : "ida", reach, S->eligible_ext, lone);
-    }
-    Py_XDECREF(moves);
-    Py_XDECREF(reach);
-    free(res);
-    free(S);
-    return out;
+    /* A tuple, not a dict: building ten keys cost a short solve a tenth of its time.  Reach is None
+     * in the usual round, where no robot that may finish stands on the target or reaches it in one move. */
+    const Request *q = &a.request.q;
+    int near = 0;
+    for (int i = 0; i < q->nrobots; i++)
+        near |= ((q->candidates >> i) & 1) && (S.reach_dir[i] >= 0 || q->cells[i] == q->target);
+    CoreState *st = core_state(module);
+    PyObject *items[10] = {
+        Py_NewRef(st->status[res.status]), moves_list(&S, &res, a.moves),
+        PyLong_FromLong(res.status == ST_OPTIMAL ? res.length : res.lower_bound),
+        PyLong_FromUnsignedLongLong((unsigned long long)res.states),
+        PyLong_FromUnsignedLongLong((unsigned long long)res.nodes), PyFloat_FromDouble(elapsed),
+        Py_NewRef(st->strategy[res.strategy ? 1 : 0]), near ? cells_tuple(S.reach_dir, q->nrobots) : Py_NewRef(Py_None),
+        PyLong_FromLong(S.eligible_ext), PyLong_FromLong(lone)};
+    return steal_tuple(items, 10);
 }
 
-static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"request", "max_depth", "time_budget", "state_budget", NULL};
-    Asked a;
-    int max_depth = 10;
-    double time_budget = 0;
-    Py_ssize_t state_budget = (Py_ssize_t)1 << 30;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|idn", kwlist, asked, &a, &max_depth, &time_budget,
-                                     &state_budget))
-        return NULL;
-    Layout *L = a.L;
+#define REACH_ARGS(REQ, OPT) REQ(REQUEST, request) OPT(INT, max_depth, 10) OPT(DOUBLE, time_budget, 0.0) \
+    OPT(SSIZE, state_budget, 1073741824)
+DECLARE_ARGS(ReachArgs, "reach", REACH_ARGS)
+
+static PyObject *py_reach(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    ReachArgs a;
+    if (ReachArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    Layout *L = a.request.L;
+    int max_depth = a.max_depth;
+    double time_budget = a.time_budget;
+    Py_ssize_t state_budget = a.state_budget;
     if (check_limits(max_depth, state_budget) != 0) return NULL;
     /* Every robot, every cell: the request's target and finishers do not matter. */
-    Request q = a.q;
+    Request q = a.request.q;
     q.candidates = (1 << q.nrobots) - 1;
     q.skip_bounds = 1;
     Prepared *S = malloc(sizeof(Prepared));
@@ -379,17 +417,19 @@ static PyObject *py_reach(PyObject *self, PyObject *args, PyObject *kwargs) {
     return out;
 }
 
-static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"request", "length", "cap", "time_budget", "state_budget", "exact", "list", NULL};
-    Asked a;
-    PyObject *exact = Py_None;
-    int length, list_limit = 0;
-    long long cap = 1000000;
-    double time_budget = 0;
-    Py_ssize_t state_budget = (Py_ssize_t)1 << 28;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&i|LdnOi", kwlist, asked, &a, &length, &cap, &time_budget,
-                                     &state_budget, &exact, &list_limit))
-        return NULL;
+#define FACTS_ARGS(REQ, OPT) REQ(REQUEST, request) REQ(INT, length) OPT(LLONG, cap, 1000000) \
+    OPT(DOUBLE, time_budget, 0.0) OPT(SSIZE, state_budget, 268435456) OPT(OBJECT, exact, None) OPT(INT, list, 0)
+DECLARE_ARGS(FactsArgs, "facts", FACTS_ARGS)
+
+static PyObject *py_facts(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    FactsArgs fa;
+    if (FactsArgs_parse(args, nargs, kwnames, &fa) != 0) return NULL;
+    Asked a = fa.request;
+    PyObject *exact = fa.exact;
+    int length = fa.length, list_limit = fa.list;
+    long long cap = fa.cap;
+    double time_budget = fa.time_budget;
+    Py_ssize_t state_budget = fa.state_budget;
     Layout *L = a.L;
     if (length < 1 || length > MAX_DEPTH - 1 || cap < 1 || list_limit < 0 || list_limit > 1000000) {
         PyErr_SetString(PyExc_ValueError, "length must be from 1 to 254, cap positive and list from 0 to 10**6");
@@ -397,9 +437,9 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
     }
     if (check_limits(length, state_budget) != 0) return NULL;
     /* No sorting of interchangeable robots: robot identities matter for the facts. */
-    Prepared *S = new_setup(&a, 0, 0);
-    if (!S) return NULL;
-    if (attach_exact(exact, L, &a.q, S) != 0) { free(S); return NULL; }
+    Prepared *S = malloc(sizeof(Prepared));
+    if (!S) return PyErr_NoMemory();
+    if (new_setup(&a, 0, 0, S) != 0 || attach_exact(exact, L, &a.q, S) != 0) { free(S); return NULL; }
     Limits lim = {0};
     lim.max_depth = length;
     lim.state_budget = (size_t)state_budget;
@@ -438,18 +478,20 @@ static PyObject *py_facts(PyObject *self, PyObject *args, PyObject *kwargs) {
 /* An upper bound on the optimal length, found cheaply: the active robot alone,
  * or after one move of another robot.  Used by the generator to throw away
  * positions that are certainly shorter than it wants without a full search. */
-static PyObject *py_upper_bound(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"request", "helper_moves", NULL};
-    Asked a;
-    int helper_moves = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|i", kwlist, asked, &a, &helper_moves))
-        return NULL;
+#define UPPER_BOUND_ARGS(REQ, OPT) REQ(REQUEST, request) OPT(INT, helper_moves, 1)
+DECLARE_ARGS(UpperBoundArgs, "upper_bound", UPPER_BOUND_ARGS)
+
+static PyObject *py_upper_bound(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    UpperBoundArgs ua;
+    if (UpperBoundArgs_parse(args, nargs, kwnames, &ua) != 0) return NULL;
+    int helper_moves = ua.helper_moves;
     if (helper_moves < 0 || helper_moves > 1) {
         PyErr_SetString(PyExc_ValueError, "helper_moves must be 0 or 1");
         return NULL;
     }
-    Prepared *S = new_setup(&a, 0, 1);
-    if (!S) return NULL;
+    Prepared *S = malloc(sizeof(Prepared));
+    if (!S) return PyErr_NoMemory();
+    if (new_setup(&ua.request, 0, 1, S) != 0) { free(S); return NULL; }
     int best;
     Py_BEGIN_ALLOW_THREADS
     const Setup *b = &S->board;
@@ -572,19 +614,20 @@ static PyObject *probe_lengths(const Retro *R, const uint64_t *idx, Py_ssize_t n
     return probed;
 }
 
-static PyObject *py_exhaustive(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "min_length", "limit",
-                             "probes", "threads", "state_budget", "time_budget", NULL};
-    PyObject *capsule, *colours, *probes = Py_None;
-    const char *free_cells;
-    Py_ssize_t free_len, state_budget = (Py_ssize_t)5 << 30;
-    int target, candidates, min_length, threads = 2;
-    long long limit = 100000;
-    double time_budget = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOiiy#i|LOind", kwlist, &capsule, &colours, &target,
-                                     &candidates, &free_cells, &free_len, &min_length, &limit, &probes,
-                                     &threads, &state_budget, &time_budget))
-        return NULL;
+#define EXHAUSTIVE_ARGS(REQ, OPT) REQ(OBJECT, layout) REQ(OBJECT, colours) REQ(INT, target) REQ(INT, candidates) \
+    REQ(BYTES, free) REQ(INT, min_length) OPT(LLONG, limit, 100000) OPT(OBJECT, probes, None) OPT(INT, threads, 2) \
+    OPT(SSIZE, state_budget, 5368709120) OPT(DOUBLE, time_budget, 0.0)
+DECLARE_ARGS(ExhaustiveArgs, "exhaustive", EXHAUSTIVE_ARGS)
+
+static PyObject *py_exhaustive(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    ExhaustiveArgs a;
+    if (ExhaustiveArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    PyObject *capsule = a.layout, *colours = a.colours, *probes = a.probes;
+    const char *free_cells = a.free.s;
+    Py_ssize_t free_len = a.free.len, state_budget = a.state_budget;
+    int target = a.target, candidates = a.candidates, min_length = a.min_length, threads = a.threads;
+    long long limit = a.limit;
+    double time_budget = a.time_budget;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
     if (min_length < 0 || min_length > 254 || limit < 0) {
@@ -680,17 +723,18 @@ static Analysis *get_analysis(PyObject *capsule) {
     return A;
 }
 
-static PyObject *py_analyse(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"layout", "colours", "target", "candidates", "free", "threads", "state_budget",
-                             "time_budget", NULL};
-    PyObject *capsule, *colours;
-    const char *free_cells;
-    Py_ssize_t free_len, state_budget = (Py_ssize_t)5 << 30;
-    int target, candidates, threads = 2;
-    double time_budget = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOiiy#|ind", kwlist, &capsule, &colours, &target,
-                                     &candidates, &free_cells, &free_len, &threads, &state_budget, &time_budget))
-        return NULL;
+#define ANALYSE_ARGS(REQ, OPT) REQ(OBJECT, layout) REQ(OBJECT, colours) REQ(INT, target) REQ(INT, candidates) \
+    REQ(BYTES, free) OPT(INT, threads, 2) OPT(SSIZE, state_budget, 5368709120) OPT(DOUBLE, time_budget, 0.0)
+DECLARE_ARGS(AnalyseArgs, "analyse", ANALYSE_ARGS)
+
+static PyObject *py_analyse(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    AnalyseArgs a;
+    if (AnalyseArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    PyObject *capsule = a.layout, *colours = a.colours;
+    const char *free_cells = a.free.s;
+    Py_ssize_t free_len = a.free.len, state_budget = a.state_budget;
+    int target = a.target, candidates = a.candidates, threads = a.threads;
+    double time_budget = a.time_budget;
     Layout *L = get_layout(capsule);
     if (!L) return NULL;
     Analysis *A = calloc(1, sizeof(Analysis));
@@ -738,10 +782,13 @@ static PyObject *py_analyse(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 /* Lengths per position count, layers and time of an analysis. */
-static PyObject *py_analysis_info(PyObject *self, PyObject *args) {
-    PyObject *capsule;
-    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
-    Analysis *A = get_analysis(capsule);
+#define ANALYSIS_ARGS(REQ, OPT) REQ(OBJECT, analysis)
+DECLARE_ARGS(AnalysisInfoArgs, "analysis_info", ANALYSIS_ARGS)
+
+static PyObject *py_analysis_info(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    AnalysisInfoArgs a;
+    if (AnalysisInfoArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    Analysis *A = get_analysis(a.analysis);
     if (!A) return NULL;
     PyObject *counts = counts_list(A->hist);
     if (!counts) return NULL;
@@ -750,24 +797,29 @@ static PyObject *py_analysis_info(PyObject *self, PyObject *args) {
 }
 
 /* Free the table now rather than when the capsule goes (4 GiB for 4 robots). */
-static PyObject *py_analysis_release(PyObject *self, PyObject *args) {
-    PyObject *capsule;
-    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
-    Analysis *A = get_analysis(capsule);
+DECLARE_ARGS(AnalysisReleaseArgs, "analysis_release", ANALYSIS_ARGS)
+
+static PyObject *py_analysis_release(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    AnalysisReleaseArgs a;
+    if (AnalysisReleaseArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    Analysis *A = get_analysis(a.analysis);
     if (!A) return NULL;
     table_release(A->R.dist, A->R.size);
     A->R.dist = NULL;
     Py_RETURN_NONE;
 }
 
-static PyObject *py_analysis_lengths(PyObject *self, PyObject *args) {
-    PyObject *capsule, *probes;
-    if (!PyArg_ParseTuple(args, "OO", &capsule, &probes)) return NULL;
-    Analysis *A = get_analysis(capsule);
+#define ANALYSIS_LENGTHS_ARGS(REQ, OPT) REQ(OBJECT, analysis) REQ(OBJECT, positions)
+DECLARE_ARGS(AnalysisLengthsArgs, "analysis_lengths", ANALYSIS_LENGTHS_ARGS)
+
+static PyObject *py_analysis_lengths(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    AnalysisLengthsArgs a;
+    if (AnalysisLengthsArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    Analysis *A = get_analysis(a.analysis);
     if (!A) return NULL;
     uint64_t *idx;
     Py_ssize_t n;
-    if (probe_indices(&A->R, probes, &idx, &n) != 0) return NULL;
+    if (probe_indices(&A->R, a.positions, &idx, &n) != 0) return NULL;
     PyObject *out = probe_lengths(&A->R, idx, n);
     free(idx);
     return out;
@@ -792,17 +844,19 @@ static void sample_pick(void *ctx, uint64_t idx, int v) {
  * min_length: up to per_length positions per length, robots on distinct
  * cells that `start` allows (cells without a chip, for a fair round).  Two
  * passes over the table: count, then pick the drawn ranks. */
-static PyObject *py_analysis_sample(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"analysis", "start", "min_length", "per_length", "seed", NULL};
-    PyObject *capsule;
-    const char *start;
-    Py_ssize_t start_len;
-    int min_length;
-    long long per_length;
-    unsigned long long seed;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy#iLK", kwlist, &capsule, &start, &start_len, &min_length,
-                                     &per_length, &seed))
-        return NULL;
+#define ANALYSIS_SAMPLE_ARGS(REQ, OPT) REQ(OBJECT, analysis) REQ(BYTES, start) REQ(INT, min_length) \
+    REQ(LLONG, per_length) REQ(ULLONG, seed)
+DECLARE_ARGS(AnalysisSampleArgs, "analysis_sample", ANALYSIS_SAMPLE_ARGS)
+
+static PyObject *py_analysis_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    AnalysisSampleArgs a;
+    if (AnalysisSampleArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    PyObject *capsule = a.analysis;
+    const char *start = a.start.s;
+    Py_ssize_t start_len = a.start.len;
+    int min_length = a.min_length;
+    long long per_length = a.per_length;
+    unsigned long long seed = a.seed;
     Analysis *A = get_analysis(capsule);
     if (!A) return NULL;
     if (start_len != A->R.n) { PyErr_SetString(PyExc_ValueError, "start must hold one byte per cell"); return NULL; }
@@ -899,10 +953,15 @@ static int attach_exact(PyObject *capsule, const Layout *L, const Request *q, Pr
 }
 
 /* For the tests: see table_selftest(). */
-static PyObject *py_table_selftest(PyObject *self, PyObject *args) {
-    unsigned long long n, crowd, seed;
-    int key_bits, threads;
-    if (!PyArg_ParseTuple(args, "KKiiK", &n, &crowd, &key_bits, &threads, &seed)) return NULL;
+#define TABLE_SELFTEST_ARGS(REQ, OPT) REQ(ULLONG, n) REQ(ULLONG, crowd) REQ(INT, key_bits) REQ(INT, threads) \
+    REQ(ULLONG, seed)
+DECLARE_ARGS(TableSelftestArgs, "_table_selftest", TABLE_SELFTEST_ARGS)
+
+static PyObject *py_table_selftest(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    TableSelftestArgs a;
+    if (TableSelftestArgs_parse(args, nargs, kwnames, &a) != 0) return NULL;
+    unsigned long long n = a.n, crowd = a.crowd, seed = a.seed;
+    int key_bits = a.key_bits, threads = a.threads;
     if (key_bits < 20 || key_bits > 64 || crowd > n || crowd > 100000 || n > ((size_t)1 << 28) || threads < 1 ||
         threads > 8) {
         PyErr_SetString(PyExc_ValueError,
@@ -920,42 +979,60 @@ static PyObject *py_table_selftest(PyObject *self, PyObject *args) {
     return Py_BuildValue("{s:l,s:K,s:i}", "bad", bad, "slots", (unsigned long long)slots, "in_place", in_place);
 }
 
+/* Every entry point takes its arguments as a vector (METH_FASTCALL |
+ * METH_KEYWORDS), parsed by the table its docstring's signature comes from. */
+#define ENTRY(name, fn, LIST, returns) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, ARGS_DOC(name, LIST, returns)}
+
 static PyMethodDef core_methods[] = {
-    {"compile_board", py_compile_board, METH_VARARGS,
-     "compile_board(width, height, step, barrier, has_openings) -> layout capsule"},
-    {"layout_bytes", py_layout_bytes, METH_O,
-     "layout_bytes(layout) -> the bytes the compiled board holds now, its searches' caches included"},
-    {"solve", (PyCFunction)(void (*)(void))py_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(request, max_depth, time_budget, state_budget, cancel, strategy, exact, threads, crew_from, ida_nodes, "
-     "crew_yields) -> (status, moves, lower_bound, states, nodes, seconds, strategy, reach, eligible, lone_bound); "
-     "request = (layout, cells, colours, target, candidates, rules)"},
-    {"reach", (PyCFunction)(void (*)(void))py_reach, METH_VARARGS | METH_KEYWORDS,
-     "reach(request, max_depth=10, ...) -> dict with depths per robot and cell (the request's target aside)"},
-    {"upper_bound", (PyCFunction)(void (*)(void))py_upper_bound, METH_VARARGS | METH_KEYWORDS,
-     "upper_bound(request, helper_moves=1) -> int or None"},
-    {"facts", (PyCFunction)(void (*)(void))py_facts, METH_VARARGS | METH_KEYWORDS,
-     "facts(request, length, ...) -> dict"},
-    {"exhaustive", (PyCFunction)(void (*)(void))py_exhaustive, METH_VARARGS | METH_KEYWORDS,
-     "exhaustive(layout, colours, target, candidates, free, min_length, limit=100000, probes=None, threads=2, "
-     "...) -> dict: plain-rule lengths of every position of a board and goal"},
-    {"analyse", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
-     "analyse(layout, colours, target, candidates, free, threads=2, ...) -> analysis capsule kept in memory"},
-    {"analysis_info", py_analysis_info, METH_VARARGS, "analysis_info(analysis) -> dict of counts per length"},
-    {"analysis_release", py_analysis_release, METH_VARARGS, "analysis_release(analysis): free its table now"},
-    {"analysis_lengths", py_analysis_lengths, METH_VARARGS,
-     "analysis_lengths(analysis, positions) -> plain-rule length of each (None: unreachable)"},
-    {"analysis_sample", (PyCFunction)(void (*)(void))py_analysis_sample, METH_VARARGS | METH_KEYWORDS,
-     "analysis_sample(analysis, start, min_length, per_length, seed) -> dict: counts and sampled positions"},
-    {"_table_selftest", py_table_selftest, METH_VARARGS,
-     "_table_selftest(n, crowd, key_bits, threads, seed) -> dict: bad (keys lost), slots, in_place (growths); "
-     "for the tests"},
+    ENTRY("compile_board", py_compile_board, COMPILE_BOARD_ARGS,
+          "A board's tables compiled for the searches: a layout capsule.  step: int16 [direction][cell] next "
+          "cells (-1: none), little-endian; barrier: per cell 0, or (colour + 1) | (orientation << 3)."),
+    ENTRY("layout_bytes", py_layout_bytes, LAYOUT_BYTES_ARGS,
+          "The bytes the compiled board holds now, its searches' caches included."),
+    ENTRY("solve", py_solve, SOLVE_ARGS,
+          "The optimal search: (status, moves, lower_bound, states, nodes, seconds, strategy, reach, eligible, "
+          "lone_bound).  request = (layout, cells, colours, target, candidates, rules); strategy 0 auto, 1 IDA*, "
+          "2 A*; cancel a buffer whose first byte stops the search when set; exact an analysis (analyse()); "
+          "moves, per robot (the request's order), the 4 objects its moves N, E, S, W are given as (None: "
+          "(robot, direction) pairs).  reach: per robot the direction that reaches the target in one move, or -1; "
+          "None when no robot that may finish stands on the target or reaches it in one move."),
+    ENTRY("reach", py_reach, REACH_ARGS,
+          "A dict: depths per robot and cell (bytes, robot-major; 255 unreached), complete_to, status, states, "
+          "nodes, seconds (the request's target and finishers aside)."),
+    ENTRY("upper_bound", py_upper_bound, UPPER_BOUND_ARGS,
+          "The length of a solution found cheaply (a finisher alone, after at most helper_moves moves of another "
+          "robot), or None."),
+    ENTRY("facts", py_facts, FACTS_ARGS,
+          "A dict of facts over every solution of `length` moves: solutions (up to cap), capped, fewest_robots, "
+          "fewest_robots_mask, fewest_switches, nodes, seconds, and up to `list` of them as bytes (robot * 4 + "
+          "direction); or {'status': ...} when a limit stopped it."),
+    ENTRY("exhaustive", py_exhaustive, EXHAUSTIVE_ARGS,
+          "A dict: plain-rule lengths of every position of a board and goal (counts per length, unsolvable, "
+          "the longest positions with a solution each, probes' lengths)."),
+    ENTRY("analyse", py_analyse, ANALYSE_ARGS, "An analysis capsule: exhaustive()'s table, kept in memory."),
+    ENTRY("analysis_info", py_analysis_info, ANALYSIS_ARGS,
+          "A dict: counts per length, unsolvable, layers, seconds, bytes."),
+    ENTRY("analysis_release", py_analysis_release, ANALYSIS_ARGS, "Frees the analysis's table now."),
+    ENTRY("analysis_lengths", py_analysis_lengths, ANALYSIS_LENGTHS_ARGS,
+          "The plain-rule length of each position (cells in the analysis's robot order; None: unreachable)."),
+    ENTRY("analysis_sample", py_analysis_sample, ANALYSIS_SAMPLE_ARGS,
+          "A dict: counts per length and up to per_length sampled positions a length (seeded)."),
+    ENTRY("_table_selftest", py_table_selftest, TABLE_SELFTEST_ARGS,
+          "For the tests: a dict of bad (keys lost), slots, in_place (growths)."),
     {NULL, NULL, 0, NULL},
 };
 
-/* Multi-phase initialisation (PEP 489): the module keeps no state of its own
- * (layouts and analyses are capsules); its exec slot adds the RULE_* bits, so
- * that the tests hold Python's RuleFlag to them. */
+/* Multi-phase initialisation (PEP 489): the module's state holds the names a
+ * solve answers with (layouts and analyses are capsules); its exec slot makes
+ * them and adds the RULE_* bits, so that the tests hold Python's RuleFlag to them. */
 static int core_exec(PyObject *m) {
+    CoreState *st = core_state(m);
+    for (int i = 0; i < NSTATUS; i++)
+        if (!(st->status[i] = PyUnicode_InternFromString(STATUS_NAMES[i]))) return -1;
+    if (!(st->strategy[0] = PyUnicode_InternFromString("ida")) ||
+        !(st->strategy[1] = PyUnicode_InternFromString("astar")))
+        return -1;
     if (PyModule_AddIntConstant(m, "RULE_PLAIN", RULE_PLAIN) < 0 ||
         PyModule_AddIntConstant(m, "RULE_VORTEX_SIGHTLINE", RULE_VORTEX_SIGHTLINE) < 0 ||
         PyModule_AddIntConstant(m, "RULES_KNOWN", RULES_KNOWN) < 0)
@@ -963,14 +1040,25 @@ static int core_exec(PyObject *m) {
     return 0;
 }
 
+static int core_clear(PyObject *m) {
+    CoreState *st = core_state(m);
+    if (!st) return 0;
+    for (int i = 0; i < NSTATUS; i++) Py_CLEAR(st->status[i]);
+    Py_CLEAR(st->strategy[0]);
+    Py_CLEAR(st->strategy[1]);
+    return 0;
+}
+
+static void core_free(void *m) { core_clear(m); }
+
 static PyModuleDef_Slot core_slots[] = {
     {Py_mod_exec, core_exec},
     {0, NULL},
 };
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "solver._core", "The optimal search for Ricochet Robots, in C.", 0, core_methods,
-    core_slots, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "solver._core", "The optimal search for Ricochet Robots, in C.", sizeof(CoreState),
+    core_methods, core_slots, NULL, core_clear, core_free,
 };
 
 PyMODINIT_FUNC PyInit__core(void) { return PyModuleDef_Init(&core_module); }

@@ -101,10 +101,11 @@ struct RelaxedMemo {
 RelaxedMemo *relaxed_memo_new(const Stops *s, int slot_bits) {
     if (!s) return NULL;
     size_t slots = (size_t)1 << slot_bits;
-    RelaxedMemo *m = calloc(1, sizeof *m + slots * (sizeof(uint64_t) * (1 + (size_t)s->words) + 1));
+    RelaxedMemo *m = malloc(sizeof *m + slots * (sizeof(uint64_t) * (1 + (size_t)s->words) + 1));
     if (!m) return NULL;
     m->shift = 64 - slot_bits;
     m->key = (uint64_t *)(m + 1);
+    memset(m->key, 0, slots * sizeof *m->key); /* a slot's reads and verdict are written with its key */
     m->read = m->key + slots;
     m->fails = (uint8_t *)(m->read + slots * (size_t)s->words);
     return m;

@@ -261,7 +261,7 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
 
     /* One-move reach from the start, in the caller's order. */
     uint8_t occ[MAX_CELLS];
-    memset(occ, 0, sizeof occ);
+    memset(occ, 0, (size_t)L->ncells);
     for (int i = 0; i < q->nrobots; i++) occ[q->cells[i]] = 1;
     for (int i = 0; i < q->nrobots; i++) {
         S->reach_dir[i] = -1;
@@ -280,17 +280,16 @@ int setup_search(Layout *L, const Request *q, Prepared *S) {
             if (S->reach_dir[i] >= 0 || q->cells[i] == q->target) eligible &= ~(1 << i);
     S->eligible_ext = eligible;
 
-    int colour_specific[5] = {0};
-    for (int c = 0; c < L->ncells; c++)
-        if (L->barrier[c]) colour_specific[(L->barrier[c] & 7) - 1] = 1;
     int group_ext[MAX_ROBOTS];
     for (int i = 0; i < q->nrobots; i++)
-        group_ext[i] = (!q->allow_sorting || colour_specific[q->colours[i]]) ? 100 + i : (eligible >> i) & 1;
+        group_ext[i] = (!q->allow_sorting || ((L->barrier_colours >> q->colours[i]) & 1)) ? 100 + i
+                                                                                          : (eligible >> i) & 1;
     /* Stable order by group: helpers, then finishers, then robots with a colour of their own. */
-    int k = 0;
-    for (int g = 0; g < 100 + MAX_ROBOTS; g++)
-        for (int i = 0; i < q->nrobots; i++)
-            if (group_ext[i] == g) S->perm[k++] = i;
+    for (int i = 0; i < q->nrobots; i++) {
+        int k = i;
+        for (; k > 0 && group_ext[S->perm[k - 1]] > group_ext[i]; k--) S->perm[k] = S->perm[k - 1];
+        S->perm[k] = i;
+    }
     for (int r = 0; r < q->nrobots; r++) {
         int i = S->perm[r];
         b->colour[r] = (uint8_t)q->colours[i];

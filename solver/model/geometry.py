@@ -22,10 +22,6 @@ DEFLECT = {
 }
 
 
-def direction_index(name: str) -> int:
-    return DIRECTIONS.index(name)
-
-
 def axis(direction: int) -> int:
     """0 for a vertical move (N/S), 1 for a horizontal one (E/W)."""
     return direction & 1

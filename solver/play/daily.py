@@ -81,10 +81,6 @@ def today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
 
-def lengths_for(day: dt.date) -> tuple[int, int]:
-    return SCHEDULE[day.weekday()]
-
-
 def number(day: dt.date) -> int:
     """The day's number: day 1 is 2026-01-01."""
     return (day - FIRST_DAY).days + 1

@@ -38,12 +38,6 @@ def _g(phi: float) -> float:
     return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
 
 
-def expected(a: Rating, b: Rating) -> float:
-    """The chance that `a` beats `b`, as Glicko-2 sees it."""
-    mu, mu_b, phi_b = (a.value - START) / SCALE, (b.value - START) / SCALE, b.deviation / SCALE
-    return 1.0 / (1.0 + math.exp(-_g(phi_b) * (mu - mu_b)))
-
-
 def _volatility(sigma: float, phi: float, v: float, delta: float) -> float:
     """Step 5 of the algorithm: the new volatility, by the Illinois method."""
     a = math.log(sigma * sigma)

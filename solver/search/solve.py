@@ -6,6 +6,7 @@ over threads.  Every limit ends a search cleanly and says which one did.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections import OrderedDict
@@ -73,11 +74,12 @@ class CompiledBoards:
             found = self._boards.get(board)
             if found is not None:  # what its last searches cached counts from now on
                 layout, counted = found
-                size = _core.layout_bytes(layout)
-                self._boards[board] = (layout, size)
                 self._boards.move_to_end(board)
-                self._bytes += size - counted
-                self._trim()
+                size = _core.layout_bytes(layout)
+                if size != counted:  # rarely: a search of a new target grew it
+                    self._boards[board] = (layout, size)
+                    self._bytes += size - counted
+                    self._trim()
                 return layout
         layout = _compile(board)
         with self._lock:
@@ -129,31 +131,41 @@ compiled = CompiledBoards(32 << 20)
 
 
 _IDA_NODES = 500_000  # the core's default: past it, IDA*'s repeated iterations cost more than A*'s memory
-_COLOUR_INDEX = {colour: i for i, colour in enumerate(ROBOT_COLOURS)}
 _STRATEGIES = {"auto": 0, "ida": 1, "astar": 2}
 _COLOURED = ~int(RuleFlag.VORTEX_SIGHTLINE)
+# Moves are immutable: one instance per robot and direction serves every solution.
+_MOVES = {colour: tuple(Move(colour, direction) for direction in DIRECTIONS) for colour in ROBOT_COLOURS}
+_Request = tuple[Any, list[int], tuple[int, ...], int, int, int]  # see _request
 
 
-def _request(puzzle: Puzzle) -> tuple[Any, list[int], list[int], int, int, int]:
+@functools.cache
+def _cast(colours: tuple[str, ...], goal: str | None) -> tuple[tuple[int, ...], int, tuple[tuple[Move, ...], ...]]:
+    """What a set of robots and a goal colour are to the core, once per set (at
+    most 32 sets of robots and 6 goals): the colour indices, the robots that may
+    finish (bit i), and the Move a move of each robot in each direction is."""
+    mask = sum(1 << i for i, c in enumerate(colours) if goal in (None, c))
+    return tuple(ROBOT_COLOURS.index(c) for c in colours), mask, tuple(_MOVES[c] for c in colours)
+
+
+def _request(puzzle: Puzzle) -> _Request:
     """The core's view of a puzzle, the one argument every search of the core
     takes: the compiled board, the robots' cells and colour indices, the target
     cell, the robots that may finish (bit i) and the rules as one RuleFlag word."""
+    return _asked(puzzle)[0]
+
+
+def _asked(puzzle: Puzzle) -> tuple[_Request, tuple[tuple[Move, ...], ...]]:
+    """_request's tuple, and the Moves of each robot (solve's last argument to the core)."""
     b = puzzle.board
     w = b.width
-    colour = puzzle.goal.colour
-    cells, colours, mask = [], [], 0
-    for i, (c, (cx, cy)) in enumerate(puzzle.robots):  # one pass: this is on every solve's path
-        cells.append(cy * w + cx)
-        colours.append(_COLOUR_INDEX[c])
-        if c == colour:
-            mask |= 1 << i
+    goal = puzzle.goal
+    colour = goal.colour
+    colours, mask, moves = _cast(puzzle.colours, colour)
     flags = puzzle.rules.flags
-    if colour is None:
-        mask = (1 << len(cells)) - 1
-    else:
+    if colour is not None:
         flags &= _COLOURED  # the sightline rule is the vortex's (docs/rules.md, section 4)
-    x, y = puzzle.goal.cell
-    return compiled(b), cells, colours, y * w + x, mask, flags
+    x, y = goal.cell
+    return (compiled(b), [cy * w + cx for _, (cx, cy) in puzzle.robots], colours, y * w + x, mask, flags), moves
 
 
 def solve(
@@ -197,24 +209,20 @@ def solve(
         if shorter.status != "depth_limit":
             return shorter
         return Solution("optimal", list(known), len(known), shorter.round, shorter.stats)
-    # Positional (the core's order): keywords cost a solve of a few moves a tenth of its time.
+    # Positional (the core's order): keywords cost a solve of a few moves a tenth of its time.  The core
+    # answers with the Move objects themselves (the last argument names them).
+    request, moves = _asked(puzzle)
     raw = _core.solve(
-        _request(puzzle), max_depth, time_budget or 0.0, min(state_budget, ceiling.state_bytes),
+        request, max_depth, time_budget or 0.0, min(state_budget, ceiling.state_bytes),
         cancel.buffer if cancel else None, _STRATEGIES[strategy],
-        _exact(exact, puzzle), threads, crew_from, _IDA_NODES, crew_yields,
+        None if exact is None else exact.capsule_for(puzzle), threads, crew_from, _IDA_NODES, crew_yields, moves,
     )
     return _solution(puzzle, raw)
 
 
-# Moves are immutable: one instance per robot and direction serves every solution.
-_MOVES = {colour: tuple(Move(colour, direction) for direction in DIRECTIONS) for colour in ROBOT_COLOURS}
-
-
 def _solution(puzzle: Puzzle, raw: tuple[Any, ...]) -> Solution:
     """The core's answer (see `_core.solve`'s docstring for its fields) as a Solution."""
-    status, core_moves, lower_bound, states, nodes, seconds, strategy, reach, _, lone_bound = raw
-    colours = puzzle.colours
-    moves = [_MOVES[colours[r]][d] for r, d in core_moves]
+    status, moves, lower_bound, states, nodes, seconds, strategy, reach, _, lone_bound = raw
     stats = {"states": states, "nodes": nodes, "seconds": seconds, "strategy": strategy,
              # The moves a finisher would need if it could stop anywhere (None: it can never arrive).
              "lone_bound": lone_bound if lone_bound != 255 else None}
@@ -225,13 +233,12 @@ def _solution(puzzle: Puzzle, raw: tuple[Any, ...]) -> Solution:
 _OPEN_ROUNDS = {colour: Round((colour,), False, None) for colour in ROBOT_COLOURS}
 
 
-def _round(puzzle: Puzzle, reach: Sequence[int]) -> Round:
-    """The round, from the core's one-move reach (a direction per robot, -1 for none)."""
-    goal = puzzle.goal
-    if goal.colour is not None:
-        i = puzzle.colours.index(goal.colour)
-        if reach[i] < 0 and puzzle.robots[i][1] != goal.cell:
-            return _OPEN_ROUNDS[goal.colour]
+def _round(puzzle: Puzzle, reach: Sequence[int] | None) -> Round:
+    """The round, from the core's one-move reach (a direction per robot, -1 for none; None when no
+    robot that may finish stands on the target or reaches it in one move: the usual round)."""
+    if reach is None:
+        colour = puzzle.goal.colour
+        return _OPEN_ROUNDS[colour] if colour is not None else Round(puzzle.colours, False, None)
     colours = puzzle.colours
     directions = {colours[i]: (DIRECTIONS[d] if d >= 0 else None) for i, d in enumerate(reach)}
     return round_from_reach(puzzle, {c: directions[c] for c in candidates(puzzle)})
