@@ -150,6 +150,9 @@ def test_an_answer_that_neither_reaches_nor_passes_the_optimum_or_breaks_a_rule_
     assert r.status_code == 422 and "optimum" in r.json["detail"]
     r = _answer(client, run, [{"robot": "red", "direction": "X"}])
     assert r.status_code == 400
+    for index, status in ((0.0, 422), ("0", 400), (True, 400), (0.5, 400), (-1, 400)):  # JSON Schema's integer
+        r = client.post(f"/v1/storms/{run['id']}/answers", json={"puzzle": index, "moves": []})
+        assert r.status_code == status, (index, r.json)
     now = client.get(f"/v1/storms/{run['id']}").json
     assert now["answered"] == 0 and now["puzzle"]["code"] == run["puzzle"]["code"]
 

@@ -14,6 +14,15 @@ from .players import JsonBoolean, player_field
 RUN_PATTERN = r"^[0-9a-f]{32}$"
 
 
+class WholeNumber(fields.Integer):
+    """A JSON number that is whole (3 or 3.0, as JSON Schema's integer), never a string or true/false."""
+
+    def _deserialize(self, value: object, attr: str | None, data: object, **kwargs: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not float(value).is_integer():
+            raise self.make_error("invalid")
+        return int(value)
+
+
 class StormRequest(Strict):
     """POST /v1/storms: {"player": id, "seeded"?: true}."""
 
@@ -26,7 +35,7 @@ class StormRequest(Strict):
 class StormAnswer(Strict):
     """POST /v1/storms/{id}/answers: {"puzzle": index, "moves": [...]}."""
 
-    puzzle = fields.Integer(required=True, strict=True, validate=validate.Range(
+    puzzle = WholeNumber(required=True, validate=validate.Range(
         0, MOST_PUZZLES - 1, error=f"must be a puzzle's index in the run, from 0 to {MOST_PUZZLES - 1}"),
         error_messages={"invalid": "must be a whole number: the index of the puzzle handed"},
         metadata={"description": "the index of the puzzle answered (the one handed now)"})
