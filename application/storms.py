@@ -59,23 +59,22 @@ def open_run(ctx: Context, player_id: str, seeded: bool, seconds: float = RUN_SE
         raise Problem("rate-limited", f"this address made {NEW_PLAYERS_A_DAY} new players today (UTC); play as "
                       "players it made before, or retry tomorrow (an API key has no such limit)",
                       headers={"Retry-After": str(_to_midnight())})
-    now, day = time.time(), _day()
-    run_id = uuid.uuid4().hex
+    day, run_id = _day(), uuid.uuid4().hex
+    top = SEEDED_TOP if seeded else \
+        max(TOPS[0], min(TOPS[1], length_for(stores.ratings.player_rating(who, player_id).value + LEVEL_ABOVE)))
+    run = {"id": run_id, "scope": who, "player": player_id, "seeded": seeded, "day": day.isoformat(),
+           "seed": f"seeded:{day.isoformat()}" if seeded else uuid.uuid4().hex, "top": top,
+           "seconds": seconds, "bonus": 0.0, "penalty": 0.0, "ended": None, "index": 0,
+           "combo": 0, "best_combo": 0, "solves": 0, "fails": 0, "highest": None, "done": [], "scored": False}
+    run["puzzle"] = _draw(ctx, run, 0)  # first: a draw that fails leaves the day's seeded run unclaimed
     if seeded:
         claimed = stores.storms.open_seeded(who, day.isoformat(), player_id, run_id)
         if claimed != run_id:
             raise Problem("conflict", f"player {echo(player_id)!r} opened today's seeded run already "
                           f"(/v1/storms/{claimed}): it is played once a day (UTC); open a run of your own "
                           "(\"seeded\": false) to play again")
-        top = SEEDED_TOP
-    else:
-        top = max(TOPS[0], min(TOPS[1], length_for(stores.ratings.player_rating(who, player_id).value + LEVEL_ABOVE)))
-    run = {"id": run_id, "scope": who, "player": player_id, "seeded": seeded, "day": day.isoformat(),
-           "seed": f"seeded:{day.isoformat()}" if seeded else uuid.uuid4().hex, "top": top,
-           "seconds": seconds, "opened": now, "bonus": 0.0, "penalty": 0.0, "ended": None, "index": 0,
-           "handed": now, "combo": 0, "best_combo": 0, "solves": 0, "fails": 0, "highest": None,
-           "done": [], "scored": False}
-    run["puzzle"] = _draw(ctx, run, 0)
+    now = time.time()  # the clock starts with the puzzle in hand
+    run |= {"opened": now, "handed": now}
     stores.storms.create(run)
     stores.storms.touch(who, player_id)
     return view(run, now)
