@@ -3,16 +3,19 @@ optimal solution the service shows for that puzzle everywhere."""
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from dataclasses import replace
 from typing import Any
 
-from solver.model.puzzle import Move, Puzzle, moves_from_json
+from solver.model.puzzle import Move, Puzzle, Ricochet, moves_from_json
 from solver.play.grades import lengths_of
+from solver.production import library
 from solver.production.difficulty import difficulty
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated
+from solver.production.pools import admits
 from solver.search.orders import distinct
 from solver.search.solution import Solution, hint
 
@@ -71,12 +74,17 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
     """A generated puzzle of an exact optimal length or of a grade (a RandomQuery,
     loaded), with the solution every other endpoint will show for it."""
     length, grade, seed = query.get("length"), query.get("grade"), query.get("seed") or uuid.uuid4().hex
-    if (length is None) == (grade is None):
-        raise Problem("invalid-input", "give exactly one of length or grade", field="length")
+    theme = query.get("theme")
+    if theme is not None and grade is not None:
+        raise Problem("invalid-input", "give a theme alone or with a length, not with a grade", field="grade")
+    if theme is None and (length is None) == (grade is None):
+        raise Problem("invalid-input", "give exactly one of length or grade (or a theme)", field="length")
     if length is not None and not 2 <= length <= MAX_LENGTH:
         raise Problem("out-of-range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
                       f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
-    if length is not None:
+    if theme is not None:
+        g = _of_theme(theme, length, query, seed)
+    elif length is not None:
         g = generate(length, board=query["board"], robots=query["robots"], seed=seed,
                      time_budget=RANDOM_SEARCH_BUDGET, pools=ctx.pools)
     else:
@@ -91,6 +99,22 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
         ratings.open_round(ctx, g.puzzle)
         del out["solution"]
     return out
+
+
+def _of_theme(theme: str, length: int | None, query: dict[str, Any], seed: str) -> Generated:
+    """A puzzle of the library with the theme (solver/production/library.py),
+    drawn by the seed, on a board the query's `board` admits."""
+    if query["robots"] != 4:
+        raise Problem("invalid-input", "the library's themed puzzles have 4 robots: leave robots out or give 4",
+                      field="robots")
+    wanted = query["board"]
+    g = library.shared().draw(theme, Ricochet.TURN, random.Random(f"random-theme:{seed}:{theme}:{length}"),
+                              length=length, fits=lambda spec: admits(wanted, spec))
+    if g is None:
+        where = f" of {length} moves" if length is not None else ""
+        raise Problem("no-puzzle-found", f"the library holds no puzzle with the theme {theme}{where} on "
+                      f"{wanted} boards (GET /v1/themes lists what it holds); ask for another length or board")
+    return g
 
 
 def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:

@@ -72,14 +72,16 @@ def warm(app: Flask) -> None:
     import gc
 
     from solver.play import daily
+    from solver.production import library
 
     with app.app_context():
         from .common import pools
 
-        library = pools()
-        for entry in library.entries():
-            library.load(entry.id)
+        held = pools()
+        for entry in held.entries():
+            held.load(entry.id)
     daily.load_calendars()
+    library.shared()  # the themes' index (issue 68)
     gc.collect()
     gc.freeze()
 

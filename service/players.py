@@ -11,7 +11,7 @@ from application import ratings
 from .common import context
 from .declare import Reply, operation
 from .requests.players import HistoryQuery, PlayerPath
-from .shapes import Player, PlayerHistory
+from .shapes import Player, PlayerHistory, ThemeList
 
 bp = Blueprint("players", __name__)
 
@@ -29,3 +29,11 @@ def player(player_id: str) -> Any:
            replies={200: Reply("The player's history", PlayerHistory)})
 def attempts(player_id: str, query: dict[str, Any]) -> Any:
     return ratings.history(context(), player_id, query["limit"])
+
+
+@operation(bp, "get /v1/themes", "listThemes", tag="players",
+           summary="The themes, what each means, and how many puzzles the library holds with each and at which "
+                   "ratings (what /v1/puzzles/next?theme= and /v1/puzzles/random?theme= choose from)",
+           replies={200: Reply("Every theme", ThemeList)})
+def themes() -> Any:
+    return ratings.library_themes()

@@ -393,6 +393,25 @@ class NextPuzzle(RandomPuzzle):
                        "at a time (Lichess's compromise) rather than fail (docs/ratings.md)"})
 
 
+class ThemeHeld(Shape):
+    count = fields.Integer(required=True, metadata={"description": "puzzles the library holds with the theme"})
+    rating_min = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the lowest rating they start at (null: none held)"})
+    rating_max = fields.Integer(required=True, allow_none=True, metadata={"description": "the highest"})
+
+
+class ThemeEntry(ThemeHeld):
+    theme = fields.String(required=True)
+    description = fields.String(required=True)
+    by_ricochet = fields.Dict(keys=fields.String(), values=fields.Nested(ThemeHeld), required=True, metadata={
+        "description": "the same under each ricochet option (the top-level figures are the ricochet rule's, "
+                       "the default)"})
+
+
+class ThemeList(Shape):
+    themes = fields.List(fields.Nested(ThemeEntry), required=True)
+
+
 class Solutions(Shape):
     code = fields.String(required=True)
     length = fields.Integer(required=True, metadata={"description": "the optimal length"})

@@ -25,7 +25,7 @@ def test_a_pack_by_rating_band_and_theme(redis_url, celery_worker):
 
 def test_bands_and_themes_are_checked_and_change_nothing_else():
     client = create_app().test_client()  # refused before anything is stored
-    for body, field in (({"theme": "diagonal"}, "theme"), ({"min_rating": 1900, "max_rating": 1700}, "min_rating"),
+    for body, field in (({"theme": "zigzag"}, "theme"), ({"min_rating": 1900, "max_rating": 1700}, "min_rating"),
                         ({"min_rating": 2900}, "min_rating"), ({"max_rating": 100}, "max_rating")):
         r = client.post("/v1/packs", json={"count": 3, "min_length": 5, "max_length": 6, **body})
         assert r.status_code == 400 and r.json["field"] == field, (body, r.json)
@@ -48,6 +48,10 @@ def test_ricochet_pack_by_band_and_theme():
     assert run.returncode == 0, run.stderr
     items = [json.loads(line) for line in run.stdout.splitlines()]
     assert len(items) == 3 and all(i["rating"]["value"] >= 1800 and "solo" in i["themes"] for i in items)
+    listed = subprocess.run([sys.executable, "-m", "service.cli", "pack", "--count", "3", "--length", "5",
+                             "--theme", "unique"], capture_output=True, text=True, env=env, timeout=300)
+    assert listed.returncode == 0, listed.stderr  # every theme, the library's (issue 68)
+    assert all("unique" in json.loads(line)["themes"] for line in listed.stdout.splitlines())
     bad = subprocess.run([sys.executable, "-m", "service.cli", "pack", "--count", "3", "--length", "5",
-                          "--theme", "unique"], capture_output=True, text=True, env=env, timeout=300)
+                          "--theme", "zigzag"], capture_output=True, text=True, env=env, timeout=300)
     assert bad.returncode == 2 and "theme" in bad.stderr

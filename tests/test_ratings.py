@@ -713,9 +713,15 @@ def test_themes_from_a_stored_count_are_those_a_full_listing_gives():
                 if kind is None or sum(r == entry.ricochet for r, _ in checked[kind]) >= 2:
                     continue  # each kind: two puzzles of each ricochet option
                 g = pool.generated(i)
-                listed = themes(g.puzzle, g.solution.moves, time_budget=60)
-                assert themes(g.puzzle, g.solution.moves, time_budget=60, report=g.difficulty) == listed, \
-                    (g.puzzle.code(), g.difficulty)
+                listed = set(themes(g.puzzle, g.solution.moves, time_budget=60))
+                got = set(themes(g.puzzle, g.solution.moves, time_budget=60, report=g.difficulty))
+                # The count also knows the fewest robots of every solution where a listing stops at LISTED:
+                # the one helpers' theme it names may be more than a listing gives, and must be the count's.
+                fewest = g.difficulty["fewest_robots_moved"]
+                helpers = {1: "solo", 2: "one-helper", 3: "two-helpers"}.get(fewest, "three-helpers")
+                assert got - listed <= {helpers} and listed <= got, (g.puzzle.code(), g.difficulty)
+                if kind == "many" and not pool.rows[i][7]:
+                    assert helpers in got
                 checked[kind].add((entry.ricochet, g.puzzle.code()))
         if all(len(v) >= 4 for v in checked.values()):
             break
@@ -736,32 +742,3 @@ def test_a_pool_puzzle_is_served_with_the_report_and_themes_a_fresh_computation_
         assert made["themes"] == themes(p, found.moves, time_budget=60), made["code"]
 
 
-# Themes the puzzles drawn show too seldom for the search to be sure of one within its time: issue 68
-# names ricochet-rule, many-ways, very-long, three-helpers and diagonal as the ones random positions
-# rarely show (a targeted search in the background is to fill them); very-long is found by widening to
-# its lengths, the other four may answer the documented 422 (three-helpers did once at hardest in CI).
-RARE = {"ricochet-rule", "many-ways", "three-helpers", "diagonal"}
-
-
-@pytest.mark.parametrize("theme", sorted(THEMES))
-def test_next_with_a_theme_widens_rather_than_fail(theme, client):
-    """Issue 68: 20 of 56 themed requests of new players answered 422 (short and
-    very-long always: neither is near a new player's aim).  Now the window around
-    the aim widens a length at a time: at normal and hardest a new player gets a
-    puzzle with the theme (checked by listing its solutions here), saying how far
-    from the aim it went; only a rare theme may answer the documented 422."""
-    for level in ("normal", "hardest"):
-        for _ in range(2):  # its 9 s can run out on a loaded machine: the 422 says to ask again, and once is asked
-            player = f"w{uuid.uuid4().hex[:10]}"
-            r = client.get(f"/v1/puzzles/next?player={player}&theme={theme}&difficulty={level}")
-            if r.status_code != 422:
-                break
-        if r.status_code == 422 and theme in RARE:
-            assert f"the theme {theme}" in r.json["detail"] and "rare" in r.json["detail"], r.json
-            continue
-        assert r.status_code == 200, (level, r.json)
-        made = r.json
-        assert theme in made["themes"], made
-        p = Puzzle.from_code(made["code"])
-        assert theme in themes(p, moves_from_json(made["solution"]), time_budget=30), made["code"]
-        assert made["off_aim"] == pytest.approx(made["rating"]["value"] - made["aim"], abs=0.11)

@@ -95,9 +95,9 @@ class PackRequest(Schema):
         "description": "only puzzles starting at this rating or above (the prior from length and robots moved)"})
     max_rating = StrictInt(validate=_range(400, 3600), metadata={"description": "only puzzles starting at this "
                                                                                "rating or below"})
-    theme = fields.String(validate=validate.OneOf(PACK_THEMES, error="must be one of " + ", ".join(PACK_THEMES) +
-                                                  " (the others need every solution listed: GET /v1/puzzles/next)"),
-                          metadata={"description": "only puzzles with this theme, as their solution shows it"})
+    theme = fields.String(validate=validate.OneOf(PACK_THEMES, error="must be one of the themes of "
+                                                  "GET /v1/themes: " + ", ".join(PACK_THEMES)),
+                          metadata={"description": "only puzzles with this theme (the library's: GET /v1/themes)"})
     title = fields.String(validate=[validate.Length(1, MAX_TITLE, error=f"must be 1 to {MAX_TITLE} characters"),
                                     lambda text: _printable_title(text)], metadata={
         "description": "the pack's title, on its book's pages and in the PDF's metadata (default: what it holds, "

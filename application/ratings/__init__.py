@@ -13,10 +13,10 @@ from .finisher import ESTABLISHED_DEVIATION, PUZZLE_DAILY_BOUND, attempt, finish
 from .players import HISTORY_KEPT, NEW_PLAYERS_A_DAY, PUBLIC, history, player, scope
 from .rounds import checked, open_round, reveal
 from .selection import OFFSETS, next_puzzle
-from .themes import GRADED_AFTER, describe, describe_many, of_puzzle, puzzle_prior, shown, themes_of
+from .themes import GRADED_AFTER, describe, describe_many, library_themes, of_puzzle, puzzle_prior, shown, themes_of
 from .votes import popularity, vote
 
 __all__ = ["ESTABLISHED_DEVIATION", "GRADED_AFTER", "HISTORY_KEPT", "NEW_PLAYERS_A_DAY", "OFFSETS", "PUBLIC",
            "PUZZLE_DAILY_BOUND", "attempt", "checked", "describe", "describe_many", "finish", "history",
-           "next_puzzle", "of_puzzle", "open_round", "player", "popularity", "puzzle_prior", "reveal", "scope",
-           "shown", "themes_of", "unrated_because", "vote"]
+           "library_themes", "next_puzzle", "of_puzzle", "open_round", "player", "popularity", "puzzle_prior",
+           "reveal", "scope", "shown", "themes_of", "unrated_because", "vote"]

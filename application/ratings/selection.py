@@ -10,10 +10,12 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from solver.model.puzzle import Puzzle
 from solver.play.glicko import prior
+from solver.production import library
 from solver.production.difficulty import difficulty as difficulty_of
 from solver.production.generate import MAX_LENGTH, generate
 from solver.production.generated import Generated, NoPuzzleFound
@@ -36,6 +38,7 @@ FIRST_STEPS = 3  # a player's first puzzles (fewer attempts than this) are short
 FIRST_STEPS_LONGEST = 6
 THEMED_LONGEST = 26  # the longest optimum the shipped pools hold: a theme's search widens up to it
 THEMED_TRIES = 3  # new puzzles drawn of one length before a theme's window widens to the next length
+LIBRARY_WINDOWS = 32  # windows of TRIES puzzles of the library's read for a theme before a search
 
 
 def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme: str | None = None,
@@ -127,9 +130,12 @@ def _themed(ctx: Context, who: str, player_id: str, aim: float, theme: str,
     theme.  Nearest first keeps `difficulty`'s order: a higher aim never
     reaches a shorter length first.  Why: a theme seldom near the aim
     (`short` for a player at 1500, `very-long` below 2500) answered 422 when
-    only the lengths either side of the nearest were tried (issue 68)."""
+    only the lengths either side of the nearest were tried (issue 68).  The
+    library's index comes first (`_from_library`): the search is left for a
+    player who has seen every puzzle of the theme it holds near the aim."""
     yield from _played_near(ctx, who, player_id, aim, TRIES, THEMED_LONGEST)
-    for n in widening(aim, theme):
+    yield from _from_library(ctx, who, player_id, aim, theme)
+    for n in widening(aim, theme):  # past what the library holds for this player: a search
         for k in range(THEMED_TRIES):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -139,6 +145,24 @@ def _themed(ctx: Context, who: str, player_id: str, aim: float, theme: str,
                 yield generate(n, seed=seed, time_budget=max(min(left, NEXT_BUDGET / 2), 0.5), pools=ctx.pools), seed
             except NoPuzzleFound:
                 break  # none of this length to be had: widen
+
+
+def _from_library(ctx: Context, who: str, player_id: str, aim: float, theme: str) -> Iterator[tuple[Generated, str]]:
+    """The library's puzzles of the theme (solver/production/library.py), by
+    their rating's distance from the aim, nearest first, those the player was
+    handed or tried left out: a window of TRIES read in one round trip,
+    LIBRARY_WINDOWS windows at most."""
+    stores = ctx.required_stores()
+    nearest = library.shared().nearest(theme, aim)
+    index = library.shared()
+    for _ in range(LIBRARY_WINDOWS):
+        window = [index.generated(ref) for _, ref in islice(nearest, TRIES)]
+        if not window:
+            return
+        played = stores.ratings.played(who, player_id, [g.puzzle.content_hash() for g in window])
+        for g, was in zip(window, played, strict=True):
+            if was is None:
+                yield g, f"library:{g.puzzle.code()}"
 
 
 def widening(aim: float, theme: str | None = None) -> list[int]:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from solver.model.puzzle import Move, Puzzle
+from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
 from solver.play.grades import grade_of_rating
-from solver.production.themes import themes
+from solver.production import library
+from solver.production.themes import THEMES, themes
 
 from .. import Context
 from .votes import popularity
@@ -43,13 +44,16 @@ def of_puzzle(ctx: Context, p: Puzzle, length: int | None, robots_moved: int) ->
 
 
 def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> list[str]:
-    """The puzzle's themes (solver/production/themes.py), worked out once and
-    kept; its difficulty `report`, when given, spares listing its solutions
-    where the count it holds decides."""
+    """The puzzle's themes (solver/production/themes.py): those the library's
+    offline pass gave it, else worked out once and kept; its difficulty
+    `report`, when given, spares listing its solutions where the count it
+    holds decides."""
     kept = ctx.stores.answers.themes(p.content_hash()) if ctx.stores is not None else None
     if kept is not None:
         return kept
-    found = themes(p, moves, time_budget=ctx.answers.budget, report=report)
+    found = library.shared().lookup(p, len(moves))  # the offline pass's (issue 68): no listing in a request
+    if found is None:
+        found = themes(p, moves, time_budget=ctx.answers.budget, report=report)
     if ctx.stores is not None:
         ctx.stores.answers.save_themes(p.content_hash(), found)
     return found
@@ -67,7 +71,8 @@ def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] 
 
 def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[dict[str, Any]]:
     """describe for a pack's puzzles: ratings in one round trip, and the themes
-    kept for those served one by one, else those their solution shows at once."""
+    kept for those served one by one, else the library's pass's, else those
+    their solution shows at once."""
     priors = [puzzle_prior(ctx, len(moves), len({m.robot for m in moves})) for _, moves in items]
     if ctx.stores is None:
         rated = [_unplayed(base) for base in priors]
@@ -76,5 +81,28 @@ def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[
         hashes = [p.content_hash() for p, _ in items]
         rated = ctx.stores.ratings.puzzles(list(zip(hashes, priors, strict=True)))
         kept = ctx.stores.answers.themes_of(hashes)
-    return [{**shown(record), "themes": known if known is not None else themes(p, moves, thorough=False)}
+    return [{**shown(record), "themes": known if known is not None else _shelved_or_shown(p, moves)}
             for record, known, (p, moves) in zip(rated, kept, items, strict=True)]
+
+
+def _shelved_or_shown(p: Puzzle, moves: list[Move]) -> list[str]:
+    """The themes the library's pass gave a puzzle it holds, else those its one solution shows."""
+    found = library.shared().lookup(p, len(moves))
+    return found if found is not None else themes(p, moves, thorough=False)
+
+
+def library_themes() -> dict[str, Any]:
+    """GET /v1/themes: each theme, what it means, and how many puzzles the
+    library holds with it under each ricochet option and the ratings they start
+    at (the index /v1/puzzles/next and random?theme= read)."""
+    index = library.shared()
+    out = []
+    for name, meaning in THEMES.items():
+        by_option = {}
+        for option in Ricochet:
+            span = index.span(name, option)
+            by_option[option.value] = {"count": index.count(name, option),
+                                       "rating_min": round(span[0]) if span else None,
+                                       "rating_max": round(span[1]) if span else None}
+        out.append({"theme": name, "description": meaning, **by_option[Ricochet.TURN.value], "by_ricochet": by_option})
+    return {"themes": out}

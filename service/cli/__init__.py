@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import bank, board, catalogue, check, daily, export, generate, keys, pack, pool, serve, solve, worker
+from . import bank, board, catalogue, check, daily, export, generate, keys, pack, pool, serve, solve, themes, worker
 from .common import EXIT_INPUT, EXIT_OK, InputError, version
 
-SUBCOMMANDS = (board, check, solve, generate, daily, pack, pool, catalogue, export, serve, worker, bank, keys)
+SUBCOMMANDS = (board, check, solve, generate, daily, pack, pool, catalogue, export, serve, worker, bank, keys, themes)
 
 
 def build_parser() -> argparse.ArgumentParser:

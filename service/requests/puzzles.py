@@ -10,6 +10,7 @@ from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 from solver.production.difficulty import GRADES
 from solver.production.generate import MAX_LENGTH
+from solver.production.themes import THEMES
 from workers.schemas import text
 
 from . import Lenient, Strict, code, true_or_false, up_to
@@ -67,13 +68,17 @@ class SolutionsQuery(Strict):
 
 
 class RandomQuery(Strict):
-    """GET /v1/puzzles/random: exactly one of length or grade."""
+    """GET /v1/puzzles/random: exactly one of length or grade, or a theme (with or without a length)."""
 
     # 2..MAX_LENGTH is checked by the view: beyond it is 422 (out of range), not 400
     length = fields.Integer(error_messages={"invalid": "must be an integer"}, metadata={
         "minimum": 2, "maximum": MAX_LENGTH,
         "description": "from 21 moves on, puzzles come from the bank of verified long puzzles; 422 when it has none"})
     grade = fields.String(validate=validate.OneOf(GRADES, error=f"must be one of {', '.join(GRADES)}"))
+    theme = fields.String(validate=validate.OneOf(list(THEMES), error="must be one of the themes in "
+                                                  "GET /v1/themes"), metadata={
+        "description": "a puzzle with this theme from the library (GET /v1/themes), alone or with `length`; "
+                       "4 robots; 422 when the library holds none that fits"})
     robots = fields.Integer(load_default=4, validate=validate.OneOf([4, 5], error="must be 4 or 5"),
                             error_messages={"invalid": "must be 4 or 5"})
     seed = fields.String(validate=[validate.Length(1, 100, error="must be 1 to 100 characters"), text],

@@ -24,14 +24,16 @@ from solver.model.board import BoardKind
 from solver.model.puzzle import Move, Puzzle, Ricochet, Rules, moves_from_json
 from solver.play.glicko import prior
 from solver.production import bank
+from solver.production import library as themed
 from solver.production.generate import generate
 from solver.production.generated import Generated, NoPuzzleFound
-from solver.production.pools import Entry, Library, Pool, shipped
-from solver.production.themes import themes, themes_of_length
+from solver.production.pools import Entry, Library, Pool, admits, shipped
+from solver.production.themes import THEMES, themes, themes_of_length
 from solver.search.solve import Cancel
 
 WANTED = ("min_rating", "max_rating", "theme")  # what a request may narrow a pack to, beside its lengths
-PACK_THEMES = ("long", "short", "solo", "very-long", "vortex")  # the themes a pack item's one solution shows
+PACK_THEMES = tuple(THEMES)  # every theme: the library's pass gave its puzzles theirs (issue 68)
+SHORT = 7  # a searched item this short has its solutions listed for a theme that needs them (milliseconds)
 LENGTH_THEMES = ("long", "short", "very-long")
 CLASH_RETRIES = 5  # a searched item that repeats another's board, target and solution is searched again
 
@@ -76,7 +78,16 @@ def fits(request: dict[str, Any], p: Puzzle, moves: Sequence[Move]) -> bool:
         rating = prior(len(moves), len({m.robot for m in moves})).value
         if not request.get("min_rating", 0) <= rating <= request.get("max_rating", 9999):
             return False
-    return "theme" not in request or request["theme"] in themes(p, moves, thorough=False)
+    return "theme" not in request or request["theme"] in themes_known(p, moves)
+
+
+def themes_known(p: Puzzle, moves: Sequence[Move]) -> list[str]:
+    """A pack item's themes: those the library's pass gave it, when it holds it;
+    else a short one's, its solutions listed; else those its one solution shows."""
+    held = themed.shared().lookup(p, len(moves))
+    if held is not None:
+        return held
+    return themes(p, moves, time_budget=1.0) if len(moves) <= SHORT else themes(p, moves, thorough=False)
 
 
 def fitting_lengths(request: dict[str, Any], lo: int, hi: int, robots: int) -> list[int]:
@@ -98,7 +109,7 @@ def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: Ric
     rng = random.Random(f"pack-plan:{seed}:{lo}:{hi}:{board}:{robots}:{ricochet}{extra}")
     lengths = fitting_lengths(wanted or {}, lo, hi, robots) or list(range(lo, hi + 1))
     rng.shuffle(lengths)
-    sources = _sources(lo, hi, board, robots, ricochet, library)
+    sources = _sources(lo, hi, board, robots, ricochet, library, shelf=bool(wanted and "theme" in wanted))
     queues: dict[int, Iterator[Pick]] = {n: _turns(sources.get(n, {}), rng) for n in lengths}
     taken: set[tuple[Any, ...]] = set()
     out = []
@@ -116,9 +127,19 @@ def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: Ric
 
 
 def _sources(lo: int, hi: int, board: str, robots: int, ricochet: Ricochet,
-             library: Library | None) -> dict[int, dict[str, list[Pick]]]:
-    """Per length, per (board, target): the picks that source holds."""
+             library: Library | None, shelf: bool = False) -> dict[int, dict[str, list[Pick]]]:
+    """Per length, per (board, target): the picks that source holds (and, for a
+    themed pack, the library's shelf of short and rare-themed puzzles)."""
     out: dict[int, dict[str, list[Pick]]] = {}
+    if shelf and robots == 4:
+        for s in themed.shared().shelf:
+            if lo <= len(s.moves) <= hi and s.ricochet == ricochet.value:
+                g = s.generated()
+                if g.puzzle.board.spec and admits(board, g.puzzle.board.spec):
+                    entry = {"code": s.code, "length": len(s.moves), "difficulty": s.report,
+                             "solution": [m.to_json() for m in g.solution.moves]}
+                    out.setdefault(len(s.moves), {}).setdefault(f"{g.puzzle.board.spec}@{g.puzzle.goal.cell}",
+                                                               []).append((None, -1, entry))
     if library is not None:
         for pool in library.pools(board, robots, ricochet):
             pair = f"{pool.board.spec}@{pool.goal.cell}"

@@ -343,16 +343,19 @@ class Entry:
 
     def fits(self, board: str, robots: int, ricochet: Ricochet) -> bool:
         """Whether a request for `board` (a spec or random-2013/-beginner/-1999) may draw on this pool."""
-        if self.robots != robots or self.ricochet != ricochet:
-            return False
-        sides = [part.rsplit("-", 1)[-1] for part in self.board.split(",")]
-        if board == BoardKind.RANDOM_2013:
-            return True  # every real board is a 2013 board (the 1999 sides are its A and B)
-        if board == BoardKind.RANDOM_BEGINNER:
-            return "D" not in sides
-        if board == BoardKind.RANDOM_1999:
-            return all(s in "AB" for s in sides)
-        return self.board == board
+        return self.robots == robots and self.ricochet == ricochet and admits(board, self.board)
+
+
+def admits(board: str, spec: str) -> bool:
+    """Whether a request for `board` (a spec or random-2013/-beginner/-1999) admits the real board `spec`."""
+    sides = [part.rsplit("-", 1)[-1] for part in spec.split(",")]
+    if board == BoardKind.RANDOM_2013:
+        return True  # every real board is a 2013 board (the 1999 sides are its A and B)
+    if board == BoardKind.RANDOM_BEGINNER:
+        return "D" not in sides
+    if board == BoardKind.RANDOM_1999:
+        return all(s in "AB" for s in sides)
+    return spec == board
 
 
 # Pools parsed in this process, by their bytes' digest, shared by every Library: a process that opens

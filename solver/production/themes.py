@@ -38,13 +38,15 @@ THEMES: dict[str, str] = {
 
 
 def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorough: bool = True,
-           report: dict[str, Any] | None = None) -> list[str]:
+           report: dict[str, Any] | None = None, plain_length: int | None = None) -> list[str]:
     """The puzzle's themes (sorted), given one optimal solution `moves`.  Not
     `thorough` (a pack's thousand puzzles): only what the puzzle and that
     solution show at once (its length, the vortex, solo), no search.  A
     difficulty `report` that counted every optimal solution (a pool's, the
     bank's, one made by `difficulty`) spares the listing where its count
-    already decides it (`_listing`): the same themes, without the search."""
+    already decides it (`_listing`): the same themes, without the search.  A
+    `plain_length` known (the puzzle's optimum under the plain rule, from the
+    other option's pool of the same analysis) spares the plain-rule search."""
     length = len(moves)
     found = set(themes_of_length(length))
     if p.goal.colour is None:
@@ -52,13 +54,15 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     if not thorough:
         return sorted(found | _helpers([list(moves)], complete=False))
     if p.rules.ricochet is Ricochet.TURN and length:
-        plain = solve(replace(p, rules=replace(p.rules, ricochet=Ricochet.NONE)), max_depth=length - 1,
-                      time_budget=time_budget)
-        if plain.status == "optimal":
+        if plain_length is None:
+            plain = solve(replace(p, rules=replace(p.rules, ricochet=Ricochet.NONE)), max_depth=length - 1,
+                          time_budget=time_budget)
+            plain_length = plain.length if plain.status == "optimal" else None
+        if plain_length is not None and plain_length < length:
             found.add("ricochet-rule")
     listed = _listing(p, moves, report, time_budget) if length else None
     if listed is None or not listed.complete:
-        return sorted(found | _helpers([list(moves)], complete=False))
+        return sorted(found | _helpers([list(moves)], complete=False) | counted(report, length))
     found |= _helpers(listed.listed, complete=True)
     grouped = classes(p, listed.listed)
     found |= {"unique"} if len(grouped) == 1 else {"many-ways"} if len(grouped) >= 10 else set()
@@ -88,6 +92,17 @@ def _listing(p: Puzzle, moves: Sequence[Move], report: dict[str, Any] | None, ti
         if counted == 1:
             return Solutions(length, 1, False, [list(moves)])
     return every_solution(p, length, limit=LISTED, time_budget=time_budget, state_budget=LISTING_STATE_BUDGET)
+
+
+def counted(report: dict[str, Any] | None, length: int) -> set[str]:
+    """The helpers' theme a difficulty `report` decides without a listing: its
+    fewest robots moved is every optimal solution's when it counted them all
+    (not capped)."""
+    if report is None or report.get("optimal_length") != length or report.get("optimal_solutions") is None \
+            or report.get("optimal_solutions_capped") or not report.get("fewest_robots_moved"):
+        return set()
+    fewest = report["fewest_robots_moved"]
+    return {"solo"} if fewest == 1 else {2: {"one-helper"}, 3: {"two-helpers"}}.get(fewest, {"three-helpers"})
 
 
 # The themes given only when every optimal solution was listed.

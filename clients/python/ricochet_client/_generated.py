@@ -843,7 +843,7 @@ class PackRequest(TypedDict):
     ricochet: NotRequired[Literal["turn", "none"]]
     min_rating: NotRequired[int]
     max_rating: NotRequired[int]
-    theme: NotRequired[Literal["long", "short", "solo", "very-long", "vortex"]]
+    theme: NotRequired[PuzzleByCodeThemesItem]
     title: NotRequired[str]
 
 
@@ -889,6 +889,28 @@ class PlayerHistory(TypedDict):
     id: str
     scope: str
     attempts: list[PastAttempt]
+
+
+class ThemeHeld(TypedDict):
+    """The ThemeHeld schema of the contract."""
+    count: int
+    rating_min: int | None
+    rating_max: int | None
+
+
+class ThemeEntry(TypedDict):
+    """The ThemeEntry schema of the contract."""
+    count: int
+    rating_min: int | None
+    rating_max: int | None
+    theme: str
+    description: str
+    by_ricochet: dict[str, ThemeHeld]
+
+
+class ThemeList(TypedDict):
+    """The ThemeList schema of the contract."""
+    themes: list[ThemeEntry]
 
 
 class NewGame(TypedDict):
@@ -1119,6 +1141,7 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "dailyArchive": ("GET", "/v1/daily/archive", "daily_archive"),
     "getPlayer": ("GET", "/v1/players/{player_id}", "get_player"),
     "getPlayerAttempts": ("GET", "/v1/players/{player_id}/attempts", "get_player_attempts"),
+    "listThemes": ("GET", "/v1/themes", "list_themes"),
     "createGame": ("POST", "/v1/games", "create_game"),
     "getGame": ("GET", "/v1/games/{game_id}", "get_game"),
     "bid": ("POST", "/v1/games/{game_id}/bids", "bid"),
@@ -1241,6 +1264,7 @@ class Operations:
             *,
             length: int | None = None,
             grade: DifficultyGrade | None = None,
+            theme: PuzzleByCodeThemesItem | None = None,
             robots: Literal[4, 5] | None = None,
             seed: str | None = None,
             board: str | None = None,
@@ -1253,6 +1277,7 @@ class Operations:
             query={
                 "length": length,
                 "grade": grade,
+                "theme": theme,
                 "robots": robots,
                 "seed": seed,
                 "board": board,
@@ -1353,7 +1378,7 @@ class Operations:
             ricochet: Literal["turn", "none"] | None = None,
             min_rating: int | None = None,
             max_rating: int | None = None,
-            theme: Literal["long", "short", "solo", "very-long", "vortex"] | None = None,
+            theme: PuzzleByCodeThemesItem | None = None,
             title: str | None = None,
     ) -> Reply[Job]:
         """Generate a pack of puzzles in the background (202 + the job's Location) (POST /v1/packs)."""
@@ -1461,6 +1486,12 @@ class Operations:
         after it (GET /v1/players/{player_id}/attempts).
         """
         return self._transport.request("GET", f"/v1/players/{quote_path(player_id)}/attempts", query={"limit": limit})
+
+    def list_themes(self) -> Reply[ThemeList]:
+        """The themes, what each means, and how many puzzles the library holds with each and at which ratings (what
+        /v1/puzzles/next?theme= and /v1/puzzles/random?theme= choose from) (GET /v1/themes).
+        """
+        return self._transport.request("GET", "/v1/themes")
 
     def create_game(
             self,

@@ -652,6 +652,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/themes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The themes, what each means, and how many puzzles the library holds with each and at which ratings (what /v1/puzzles/next?theme= and /v1/puzzles/random?theme= choose from) */
+        get: operations["listThemes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -2200,10 +2217,10 @@ export interface components {
             /** @description only puzzles starting at this rating or below */
             max_rating?: number;
             /**
-             * @description only puzzles with this theme, as their solution shows it
+             * @description only puzzles with this theme (the library's: GET /v1/themes)
              * @enum {string}
              */
-            theme?: "long" | "short" | "solo" | "very-long" | "vortex";
+            theme?: "solo" | "one-helper" | "two-helpers" | "three-helpers" | "blocker-moved-again" | "diagonal" | "vortex" | "ricochet-rule" | "turn-at-the-end" | "unique" | "many-ways" | "short" | "long" | "very-long";
             /** @description the pack's title, on its book's pages and in the PDF's metadata (default: what it holds, like 'Ricochet Robots — 24 puzzles, 10–12 moves') */
             title?: string;
         };
@@ -2255,6 +2272,31 @@ export interface components {
             scope: string;
             /** @description the player's last attempts, newest first (the last 100 are kept) */
             attempts: components["schemas"]["PastAttempt"][];
+        };
+        ThemeHeld: {
+            /** @description puzzles the library holds with the theme */
+            count: number;
+            /** @description the lowest rating they start at (null: none held) */
+            rating_min: number | null;
+            /** @description the highest */
+            rating_max: number | null;
+        };
+        ThemeEntry: {
+            /** @description puzzles the library holds with the theme */
+            count: number;
+            /** @description the lowest rating they start at (null: none held) */
+            rating_min: number | null;
+            /** @description the highest */
+            rating_max: number | null;
+            theme: string;
+            description: string;
+            /** @description the same under each ricochet option (the top-level figures are the ricochet rule's, the default) */
+            by_ricochet: {
+                [key: string]: components["schemas"]["ThemeHeld"];
+            };
+        };
+        ThemeList: {
+            themes: components["schemas"]["ThemeEntry"][];
         };
         NewGame: {
             players: string[];
@@ -2932,6 +2974,8 @@ export interface operations {
                 /** @description from 21 moves on, puzzles come from the bank of verified long puzzles; 422 when it has none */
                 length?: number;
                 grade?: "beginner" | "easy" | "medium" | "hard" | "expert" | "extreme";
+                /** @description a puzzle with this theme from the library (GET /v1/themes), alone or with `length`; 4 robots; 422 when the library holds none that fits */
+                theme?: "solo" | "one-helper" | "two-helpers" | "three-helpers" | "blocker-moved-again" | "diagonal" | "vortex" | "ricochet-rule" | "turn-at-the-end" | "unique" | "many-ways" | "short" | "long" | "very-long";
                 robots?: 4 | 5;
                 /** @description same seed, same puzzle */
                 seed?: string;
@@ -3665,6 +3709,32 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    listThemes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every theme */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThemeList"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
         };
     };
     createGame: {

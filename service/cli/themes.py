@@ -1,0 +1,74 @@
+"""`ricochet themes`: the puzzle library's themes (maintainers, in a checkout):
+the offline pass over the pools, the targeted search for short and rare-themed
+puzzles, and a report of what the library holds per theme and rating band."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from solver.model.puzzle import Ricochet
+
+if TYPE_CHECKING:
+    from solver.production.library import Index
+
+from .common import EXIT_OK, progress_bar
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("themes", help="the library's themes: the offline pass, the targeted search, a report "
+                                      "(maintainers, in a checkout)")
+    p.add_argument("--pass", dest="run_pass", choices=("cheap", "thorough", "targeted"),
+                   help="read the pools' rows' themes into their tables: cheap (no search: minutes), thorough "
+                        "(every listing: hours), targeted (the listings that may find a rare theme first); "
+                        "stop it at any time, run it again and it goes on where it stopped")
+    p.add_argument("--shelf", action="store_true",
+                   help="search for short and rare-themed puzzles until the shelf holds enough (or --seconds)")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this long (the work done is kept)")
+    p.add_argument("--seed", default="shelf", help="where the shelf's search starts (a new seed for each run that "
+                                                   "adds to it; default shelf)")
+    p.add_argument("--tables", default=None,
+                   help="where the tables are (default: the package's, solver/production/data/themes)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from solver.production import library as lib
+    from solver.production.pools import Library, shipped
+
+    deadline = time.monotonic() + args.seconds if args.seconds else None
+    tables = lib.TableDirectory(Path(args.tables) if args.tables else lib.TABLES)
+    if args.run_pass:
+        pools = Library(shipped())
+        bar = progress_bar(len(pools.entries()), f"themes ({args.run_pass})", " pools")
+
+        def progress(done: int, total: int, read: int) -> None:
+            bar.update(done - bar.n)
+            bar.set_postfix_str(f"{read} rows read")
+
+        counts = lib.theme_pass(pools, tables, thorough=args.run_pass != "cheap", progress=progress,
+                                stop=(lambda: time.monotonic() > deadline) if deadline else None,
+                                rows=lib.may_be_rare if args.run_pass == "targeted" else None)
+        bar.close()
+        print(f"ricochet: {counts['pools_done']} of {counts['pools']} pools read, {counts['rows_read']} rows this "
+              f"run{' (stopped: run it again to go on)' if counts['stopped'] else ''}", file=sys.stderr)
+    if args.shelf:
+        grown = lib.grow_shelf(lib.read_shelf(), seconds=args.seconds or 600.0, seed=args.seed)
+        lib.write_shelf(grown)
+        print(f"ricochet: the shelf holds {len(grown)} puzzles", file=sys.stderr)
+    _report(lib.Index(Library(shipped()), [tables], lib.read_shelf()))
+    return EXIT_OK
+
+
+def _report(index: Index) -> None:
+    """What the library holds: per theme and option, the count and the rating range."""
+    from solver.production.library import THEME_NAMES
+
+    for option in Ricochet:
+        for theme in THEME_NAMES:
+            span = index.span(theme, option)
+            where = f"{span[0]:.0f}-{span[1]:.0f}" if span else "-"
+            print(f"{option.value:5} {theme:20} {index.count(theme, option):7d}  {where}")

@@ -1,0 +1,506 @@
+"""The puzzle library: every shelved puzzle's themes from one offline pass, and
+an index by theme and rating that a request reads in O(log n).
+
+A shelf is a pool (solver/production/pools.py) or the shelf of short and
+rare-themed puzzles a targeted search found (`data/themed.jsonl.gz`, grown by
+`ricochet themes`).  The pass (`theme_pass`) gives each pool row its themes
+once, as `themes.themes` defines them, and keeps them in a table beside the
+pool (`<pool id>.themes.gz`): the pass can stop at any row and resume where
+it stopped, and a row's themes about every optimal solution are given only
+when the listing was complete, as everywhere.  The index (`Index`) orders
+every held puzzle of each (theme, ricochet option) by the rating it starts at
+(glicko.prior: its length and the robots its solution moves); a request
+walks outward from its aim, nearest first, as Lichess's selector compromises.
+
+Table format (version 1): gzip-compressed JSON,
+
+    {"format": "ricochet-themes", "version": 1, "pool": id, "themes": [names],
+     "rows": n, "mask": [int per row], "state": [int per row],
+     "length": [int per row], "moved": [int per row]}
+
+`mask` bit i is `themes[i]`; `length` and `moved` are the row's optimal
+length and the robots its solution moves (the rating it starts at); `state` is PENDING (not yet read), CHEAP (read
+without listing: length, vortex, helpers from the counted facts, the
+ricochet rule from the other option's pool, the listing's themes left out and
+left to a later pass) or FINAL (every theme the definitions allow).
+"""
+
+from __future__ import annotations
+
+import bisect
+import gzip
+import json
+import random
+import time
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from solver.model.geometry import DIRECTIONS
+from solver.model.moves import round_of
+from solver.model.puzzle import Move, Puzzle, Ricochet, Rules
+from solver.play.glicko import prior
+from solver.production.generate import MAX_LENGTH
+from solver.production.generated import Generated
+from solver.production.pools import Library, Pool, pool_id, shipped
+from solver.production.themes import THEMES, counted, themes
+from solver.search.orders import LISTED
+from solver.search.solution import Solution
+
+FORMAT = "ricochet-themes"
+VERSION = 1
+PENDING, CHEAP, FINAL = 0, 1, 2
+THEME_NAMES = tuple(THEMES)
+BIT = {t: 1 << i for i, t in enumerate(THEME_NAMES)}
+TABLES = Path(__file__).parent / "data" / "themes"
+THEMED = Path(__file__).parent / "data" / "themed.jsonl.gz"
+DRAW_SCAN = 4096  # places of a theme's column a draw looks at, at most
+LISTING_BUDGET = 1.0  # seconds the pass lists one row's solutions for (past it: the listing's themes left out)
+
+
+def mask_of(names: list[str]) -> int:
+    return sum(BIT[t] for t in names)
+
+
+def names_of(mask: int) -> list[str]:
+    return [t for t in THEME_NAMES if mask & BIT[t]]
+
+
+@dataclass
+class ThemeTable:
+    """One pool's rows' themes (`mask`) and how far the pass read each (`state`)."""
+
+    pool: str
+    mask: array[int]
+    state: array[int]
+    length: array[int]  # each row's optimal length and the robots its solution moves: the rating it starts at
+    moved: array[int]
+
+    @classmethod
+    def empty(cls, pool: Pool) -> ThemeTable:
+        n = len(pool.rows)
+        return cls(pool.id, array("H", [0]) * n, array("B", [PENDING]) * n, *_lengths(pool))
+
+    def done(self, final: bool = True) -> bool:
+        least = FINAL if final else CHEAP
+        return all(s >= least for s in self.state)
+
+    def dumps(self) -> bytes:
+        doc = {"format": FORMAT, "version": VERSION, "pool": self.pool, "themes": list(THEME_NAMES),
+               "rows": len(self.mask), "mask": list(self.mask), "state": list(self.state),
+               "length": list(self.length), "moved": list(self.moved)}
+        return gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=9, mtime=0)
+
+    @classmethod
+    def loads(cls, data: bytes) -> ThemeTable:
+        try:
+            doc = json.loads(gzip.decompress(data))
+        except (OSError, ValueError) as e:
+            raise ValueError(f"not a themes table: {e}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
+            raise ValueError("not a themes table of a version known here")
+        mask = array("H", doc["mask"])
+        if doc["themes"] != list(THEME_NAMES):  # another version's order: each bit to ours (unknown ones dropped)
+            order = [BIT.get(t, 0) for t in doc["themes"]]
+            mask = array("H", (sum(b for i, b in enumerate(order) if m >> i & 1) for m in mask))
+        return cls(doc["pool"], mask, array("B", doc["state"]), array("B", doc["length"]), array("B", doc["moved"]))
+
+
+def _lengths(pool: Pool) -> tuple[array[int], array[int]]:
+    rows = [pool.rows[i] for i in range(len(pool.rows))]
+    return array("B", (r[1] for r in rows)), array("B", (len({m >> 2 for m in r[2]}) for r in rows))
+
+
+class TableDirectory:
+    """Theme tables as files `<pool id>.themes.gz` in one directory, written atomically."""
+
+    SUFFIX = ".themes.gz"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def read(self, pool: str) -> ThemeTable | None:
+        path = self.path / f"{pool}{self.SUFFIX}"
+        return ThemeTable.loads(path.read_bytes()) if path.exists() else None
+
+    def write(self, table: ThemeTable) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        final = self.path / f"{table.pool}{self.SUFFIX}"
+        tmp = final.with_name(final.name + ".tmp")
+        tmp.write_bytes(table.dumps())
+        tmp.replace(final)
+
+
+def twin_lengths(library: Library, pool: Pool) -> dict[tuple[int, ...], int]:
+    """For a ricochet-rule pool: each position's optimum under the plain rule, as
+    the plain-rule pool of the same analysis holds it (most of its positions)."""
+    if pool.ricochet is not Ricochet.TURN:
+        return {}
+    twin = library.load(pool.id[: -len(Ricochet.TURN.value)] + Ricochet.NONE.value)
+    return {tuple(row[0]): row[1] for row in twin.rows} if twin is not None else {}
+
+
+def read_row(pool: Pool, i: int, plain: dict[tuple[int, ...], int], *, thorough: bool,
+             budget: float = LISTING_BUDGET) -> tuple[int, int]:
+    """Row i's theme mask and state.  What needs no search (the row's counted
+    facts, the plain-rule twin's length, a single solution's walk) is read
+    whatever is asked, FINAL; a row that needs a listing or a plain-rule
+    search is read so (FINAL) when `thorough`, else without them (CHEAP)."""
+    g = pool.generated(i)
+    row = pool.rows[i]
+    plain_length = plain.get(tuple(row[0]))
+    count, capped = row[6], row[7]
+    listing = count is None or (not capped and 1 < count <= LISTED)  # None: not counted (a listing would tell)
+    searching = listing or (pool.ricochet is Ricochet.TURN and plain_length is None)
+    if thorough or not searching:
+        return mask_of(themes(g.puzzle, g.solution.moves, time_budget=budget, report=g.difficulty,
+                              plain_length=plain_length)), FINAL
+    found = set(themes(g.puzzle, g.solution.moves, thorough=False)) | counted(g.difficulty, row[1])
+    if plain_length is not None and plain_length < row[1]:
+        found.add("ricochet-rule")
+    return mask_of(sorted(found)), CHEAP
+
+
+def theme_pass(library: Library, tables: TableDirectory, *, thorough: bool = True,
+               progress: Callable[[int, int, int], None] | None = None,
+               stop: Callable[[], bool] | None = None, save_every: float = 30.0,
+               rows: Callable[[tuple[Any, ...]], bool] | None = None) -> dict[str, int]:
+    """Give every row of every pool in `library` its themes, into `tables`.
+
+    Resumable: a table is saved every `save_every` seconds and when its pool is
+    done, and rows already read (to the state asked for) are not read again.
+    `progress(pools_done, pools, rows_read)` after each pool; `stop()` asked
+    between rows ends the pass early, its work kept.  `rows`, if given, picks
+    the rows a thorough pass reads thoroughly (the others are read CHEAP): a
+    targeted pass reads first those that may have a rare theme
+    (`may_be_rare`).  Returns the counts."""
+    entries = library.entries()
+    want = FINAL if thorough else CHEAP
+    read = done = 0
+    for k, e in enumerate(entries):
+        pool = library.load(e.id)
+        if pool is None:
+            continue
+        table = tables.read(e.id) or ThemeTable.empty(pool)
+        if len(table.mask) != len(pool.rows):
+            table = ThemeTable.empty(pool)  # a pool rebuilt since: its rows are others
+        todo = [i for i, s in enumerate(table.state)
+                if s < want and (s == PENDING or rows is None or rows(pool.rows[i]))]
+        if todo:
+            plain = twin_lengths(library, pool)
+            saved = time.monotonic()
+            for i in todo:
+                if stop is not None and stop():
+                    tables.write(table)
+                    return {"pools": len(entries), "pools_done": done, "rows_read": read, "stopped": 1}
+                table.mask[i], table.state[i] = read_row(pool, i, plain,
+                                                         thorough=thorough and (rows is None or rows(pool.rows[i])))
+                read += 1
+                if time.monotonic() - saved > save_every:
+                    tables.write(table)
+                    saved = time.monotonic()
+            tables.write(table)
+        done += 1
+        if progress is not None:
+            progress(k + 1, len(entries), read)
+    return {"pools": len(entries), "pools_done": done, "rows_read": read, "stopped": 0}
+
+
+def may_be_rare(row: tuple[Any, ...]) -> bool:
+    """Whether a listing of the row's solutions may find a rare theme
+    (many-ways: ten ways at least; unique; blocker-moved-again and the others
+    about every solution need a listing that can be complete): a count of 10
+    to LISTED orderings, exact."""
+    return row[6] is not None and not row[7] and 10 <= row[6] <= LISTED
+
+
+# -- the shelf of short and rare-themed puzzles -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shelved:
+    """A puzzle on the themed shelf: proven optimal, with its themes (thorough)."""
+
+    code: str
+    ricochet: str
+    moves: tuple[int, ...]
+    report: dict[str, Any]
+    themes: int
+
+    def generated(self) -> Generated:
+        p = Puzzle.from_code(self.code)
+        path = [Move(p.colours[m >> 2], DIRECTIONS[m & 3]) for m in self.moves]
+        return Generated(p, Solution("optimal", path, len(path), round_of(p), {"source": "library"}), self.report)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "ricochet": self.ricochet, "moves": list(self.moves), "difficulty": self.report,
+                "themes": names_of(self.themes)}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Shelved:
+        return cls(doc["code"], doc["ricochet"], tuple(doc["moves"]), doc["difficulty"], mask_of(doc["themes"]))
+
+    @classmethod
+    def of(cls, g: Generated, found: list[str]) -> Shelved:
+        moves = tuple(g.puzzle.colours.index(m.robot) * 4 + DIRECTIONS.index(m.direction) for m in g.solution.moves)
+        return cls(g.puzzle.code(), g.puzzle.rules.ricochet.value, moves, g.difficulty, mask_of(found))
+
+
+def read_shelf(path: Path = THEMED) -> list[Shelved]:
+    if not path.exists():
+        return []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [Shelved.from_json(json.loads(line)) for line in f if line.strip()]
+
+
+def write_shelf(items: list[Shelved], path: Path = THEMED) -> None:
+    body = "".join(json.dumps(s.to_json(), separators=(",", ":")) + "\n" for s in sorted(items, key=lambda s: s.code))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(gzip.compress(body.encode(), compresslevel=9, mtime=0))
+    tmp.replace(path)
+
+
+# -- the index ------------------------------------------------------------------------------------
+
+SHELF = 0xFFF  # the source number of the themed shelf in a reference (a pool's is its place, 0..SHELF-1)
+ROW_BITS = 20  # a reference: source << ROW_BITS | row (a pool holds fewer than 2**20 rows)
+
+
+@dataclass
+class _Column:
+    """One (theme, option)'s puzzles by rating: parallel arrays, sorted."""
+
+    ratings: np.ndarray
+    refs: np.ndarray
+
+
+# The rating a puzzle starts at, by optimal length and robots its solution moves (glicko.prior).
+_PRIORS = np.array([[prior(n, m).value if n else 0.0 for m in range(6)] for n in range(MAX_LENGTH + 1)],
+                   dtype=np.float32)
+
+
+class Index:
+    """Every held puzzle by (theme, ricochet option), ordered by the rating it
+    starts at; built once a process from the tables and the shelf (the pools
+    themselves are loaded only when a puzzle of theirs is handed)."""
+
+    def __init__(self, library: Library, tables: list[TableDirectory], shelf: list[Shelved]) -> None:
+        self.library = library
+        self.shelf = shelf
+        self.pools: list[str] = []
+        self.masks: list[np.ndarray] = []  # per indexed pool: its rows' theme masks (0 for a row not read)
+        parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        for e in library.entries():
+            table = next((t for d in tables if (t := d.read(e.id)) is not None), None)
+            if table is None or len(self.pools) >= SHELF:
+                continue
+            number = len(self.pools)
+            self.pools.append(e.id)
+            read = np.frombuffer(table.state, dtype=np.uint8) != PENDING
+            mask = np.where(read, np.frombuffer(table.mask, dtype=np.uint16), 0).astype(np.uint16)
+            self.masks.append(mask)
+            rating = _PRIORS[np.frombuffer(table.length, dtype=np.uint8), np.frombuffer(table.moved, dtype=np.uint8)]
+            refs = (np.uint32(number) << np.uint32(ROW_BITS)) | np.arange(len(mask), dtype=np.uint32)
+            parts.setdefault(e.ricochet.value, []).append((mask, rating, refs))
+        if shelf:
+            for option in {s.ricochet for s in shelf}:
+                ks = [k for k, s in enumerate(shelf) if s.ricochet == option]
+                mask = np.array([shelf[k].themes for k in ks], dtype=np.uint16)
+                rating = np.array([_rating(len(shelf[k].moves), shelf[k].moves) for k in ks], dtype=np.float32)
+                refs = (np.uint32(SHELF) << np.uint32(ROW_BITS)) | np.array(ks, dtype=np.uint32)
+                parts.setdefault(option, []).append((mask, rating, refs))
+        self.numbers = {pool: k for k, pool in enumerate(self.pools)}
+        self.shelved = {s.code: k for k, s in enumerate(shelf)}
+        self.columns: dict[tuple[str, str], _Column] = {}
+        for option, pieces in parts.items():
+            mask, rating, refs = (np.concatenate(x) for x in zip(*pieces, strict=True))
+            for t in THEME_NAMES:
+                chosen = (mask & BIT[t]) != 0
+                order = np.argsort(rating[chosen], kind="stable")
+                self.columns[(t, option)] = _Column(rating[chosen][order], refs[chosen][order])
+
+    def count(self, theme: str, ricochet: Ricochet = Ricochet.TURN) -> int:
+        column = self.columns.get((theme, ricochet.value))
+        return int(len(column.refs)) if column is not None else 0
+
+    def span(self, theme: str, ricochet: Ricochet = Ricochet.TURN) -> tuple[float, float] | None:
+        column = self.columns.get((theme, ricochet.value))
+        if column is None or not len(column.refs):
+            return None
+        return float(column.ratings[0]), float(column.ratings[-1])
+
+    def nearest(self, theme: str, aim: float, ricochet: Ricochet = Ricochet.TURN) -> Iterator[tuple[float, int]]:
+        """(rating, reference) of the theme's puzzles, nearest `aim` first: a
+        bisection, then outward both ways."""
+        column = self.columns.get((theme, ricochet.value))
+        if column is None:
+            return
+        ratings, refs = column.ratings, column.refs
+        hi = int(np.searchsorted(ratings, aim))
+        lo = hi - 1
+        while lo >= 0 or hi < len(ratings):
+            if hi >= len(ratings) or (lo >= 0 and aim - ratings[lo] <= ratings[hi] - aim):
+                yield float(ratings[lo]), int(refs[lo])
+                lo -= 1
+            else:
+                yield float(ratings[hi]), int(refs[hi])
+                hi += 1
+
+    def draw(self, theme: str, ricochet: Ricochet, rng: random.Random, *, length: int | None = None,
+             fits: Callable[[str], bool] | None = None, scan: int = DRAW_SCAN) -> Generated | None:
+        """A puzzle of the theme chosen by `rng`: from a random place in its
+        column (within the ratings of `length`, if given), the first of `length`
+        whose board `fits` (its spec) within `scan` places on; None if none."""
+        column = self.columns.get((theme, ricochet.value))
+        if column is None or not len(column.refs):
+            return None
+        lo, hi = 0, len(column.refs)
+        if length is not None:
+            lo = int(np.searchsorted(column.ratings, _PRIORS[length][1], side="left"))
+            hi = int(np.searchsorted(column.ratings, _PRIORS[length][4], side="right"))
+            if lo >= hi:
+                return None
+        start = rng.randrange(lo, hi)
+        for k in range(min(scan, hi - lo)):
+            ref = int(column.refs[lo + (start - lo + k) % (hi - lo)])
+            if length is not None and self.length_of(ref) != length:
+                continue
+            g = self.generated(ref)
+            if fits is None or (g.puzzle.board.spec is not None and fits(g.puzzle.board.spec)):
+                return g
+        return None
+
+    def length_of(self, ref: int) -> int:
+        source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)
+        if source == SHELF:
+            return len(self.shelf[i].moves)
+        pool = self.library.load(self.pools[source])
+        assert pool is not None
+        return int(pool.rows[i][1])
+
+    def generated(self, ref: int) -> Generated:
+        source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)
+        if source == SHELF:
+            return self.shelf[i].generated()
+        pool = self.library.load(self.pools[source])
+        assert pool is not None  # indexed from a loaded pool; pools are never unloaded
+        return pool.generated(i)
+
+    def lookup(self, p: Puzzle, length: int) -> list[str] | None:
+        """The themes the pass gave `p` if the library holds it with this optimal
+        `length` (a pool's row or a shelved puzzle), else None."""
+        k = self.shelved.get(p.code())
+        if k is not None:
+            return self.themes_of(SHELF << ROW_BITS | k)
+        ids = [pool_id(p.board.spec, p.goal, len(p.colours), p.rules.ricochet)] if p.board.spec else []
+        number = self.numbers.get(ids[0]) if ids else None
+        pool = self.library.load(ids[0]) if number is not None else None
+        if pool is None or pool.colours != p.colours or p.rules != Rules(ricochet=p.rules.ricochet):
+            return None
+        cells = tuple(pool.board.index(cell) for _, cell in p.robots)
+        rows = pool.lengths().get(length)
+        if rows is None:
+            return None
+        at = bisect.bisect_left(rows, cells, key=lambda i: tuple(pool.rows[i][0]))
+        if at < len(rows) and tuple(pool.rows[rows[at]][0]) == cells:
+            return self.themes_of(number << ROW_BITS | rows[at])
+        return None
+
+    def themes_of(self, ref: int) -> list[str]:
+        """The themes the pass gave a reference (a row read without its listing
+        has none of the listing's themes, as after a listing that stopped)."""
+        source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)
+        return names_of(self.shelf[i].themes if source == SHELF else int(self.masks[source][i]))
+
+
+_SHARED: list[Index] = []
+
+
+def shared() -> Index:
+    """The index of what the package ships (its pools' tables and the shelf),
+    built once a process: gunicorn's master builds it before it forks."""
+    if not _SHARED:
+        _SHARED.append(Index(Library(shipped()), [TableDirectory(TABLES)], read_shelf()))
+    return _SHARED[0]
+
+
+def _rating(length: int, moves: tuple[int, ...]) -> float:
+    return prior(length, len({m >> 2 for m in moves})).value
+
+
+# -- the targeted search --------------------------------------------------------------------------
+
+SHELF_LENGTHS = range(2, 8)  # the lengths pools do not hold (they start at pools.MIN_LENGTH)
+BAND = 200  # rating points a band spans
+PER_BAND = 50  # puzzles of a theme wanted in each band it can reach
+PER_LENGTH = 150  # puzzles of each shelved length and option wanted, whatever their themes
+
+
+def band_of(rating: float) -> int:
+    return int(rating // BAND) * BAND
+
+
+def grow_shelf(shelf: list[Shelved], *, seconds: float, seed: str = "shelf",
+               options: tuple[Ricochet, ...] = (Ricochet.TURN, Ricochet.NONE),
+               progress: Callable[[int, int], None] | None = None) -> list[Shelved]:
+    """Search for short puzzles (SHELF_LENGTHS) on random 2013 boards until each
+    length and option holds PER_LENGTH and each (theme, option, band) the
+    shelf's lengths reach holds PER_BAND, or `seconds` pass; a puzzle is kept
+    when it adds to what is still wanted.  Returns the grown shelf (a new list).
+    Deterministic for a seed and a budget reached by the counts, not the clock."""
+    from solver.model.puzzle import Rules
+    from solver.production.generate import generate
+    from solver.production.generated import NoPuzzleFound
+
+    have = {s.code for s in shelf}
+    grown = list(shelf)
+    counts: dict[tuple[Any, ...], int] = {}
+    for s in grown:
+        _count(counts, s)
+    deadline = time.monotonic() + seconds
+    k = 0
+    while time.monotonic() < deadline:
+        wanted = [(n, o) for o in options for n in SHELF_LENGTHS if _wants(counts, n, o)]
+        if not wanted:
+            break
+        n, option = wanted[k % len(wanted)]
+        k += 1
+        try:
+            g = generate(n, seed=f"{seed}:{k}", rules=Rules(ricochet=option), time_budget=2.0)
+        except NoPuzzleFound:
+            continue
+        if g.puzzle.code() in have:
+            continue
+        found = themes(g.puzzle, g.solution.moves, time_budget=2.0, report=g.difficulty)
+        s = Shelved.of(g, found)
+        if counts.get(("length", n, option.value), 0) < PER_LENGTH or any(
+                counts.get((t, option.value, band_of(_rating(n, s.moves))), 0) < PER_BAND for t in found):
+            have.add(s.code)
+            grown.append(s)
+            _count(counts, s)
+            if progress is not None:
+                progress(len(grown), k)
+    return grown
+
+
+def _count(counts: dict[tuple[Any, ...], int], s: Shelved) -> None:
+    n = len(s.moves)
+    counts[("length", n, s.ricochet)] = counts.get(("length", n, s.ricochet), 0) + 1
+    for t in names_of(s.themes):
+        key = (t, s.ricochet, band_of(_rating(n, s.moves)))
+        counts[key] = counts.get(key, 0) + 1
+
+
+def _wants(counts: dict[tuple[Any, ...], int], n: int, option: Ricochet) -> bool:
+    """Whether a puzzle of length n could still add to the counts wanted: its
+    length's count, or a theme's band at that length (rare ones keep it going)."""
+    if counts.get(("length", n, option.value), 0) < PER_LENGTH:
+        return True
+    bands = {band_of(prior(n, m).value) for m in range(1, 5)}
+    rare = ("ricochet-rule", "many-ways", "three-helpers", "diagonal", "blocker-moved-again", "unique")
+    return any(counts.get((t, option.value, b), 0) < PER_BAND for t in rare for b in bands
+               if (t != "ricochet-rule" or option is Ricochet.TURN) and (t != "three-helpers" or n >= 4))
