@@ -58,6 +58,7 @@ THEME_NAMES = tuple(THEMES)
 BIT = {t: 1 << i for i, t in enumerate(THEME_NAMES)}
 TABLES = Path(__file__).parent / "data" / "themes"
 THEMED = Path(__file__).parent / "data" / "themed.jsonl.gz"
+SCANNED = 256  # a length's rows in a pool looked through one by one (more: a bisection, as built pools sort them)
 DRAW_SCAN = 4096  # places of a theme's column a draw looks at, at most
 LISTING_BUDGET = 1.0  # seconds the pass lists one row's solutions for (past it: the listing's themes left out)
 
@@ -405,9 +406,13 @@ class Index:
         rows = pool.lengths().get(length)
         if rows is None:
             return None
-        at = bisect.bisect_left(rows, cells, key=lambda i: tuple(pool.rows[i][0]))
-        if at < len(rows) and tuple(pool.rows[rows[at]][0]) == cells:
-            return self.themes_of(number << ROW_BITS | rows[at])
+        # A built pool's rows are sorted by cells within a length; the catalogue's are kept as found.
+        at = bisect.bisect_left(rows, cells, key=lambda i: tuple(pool.rows[i][0])) if len(rows) > SCANNED else 0
+        for i in rows[at:] if len(rows) > SCANNED else rows:
+            if tuple(pool.rows[i][0]) == cells:
+                return self.themes_of(number << ROW_BITS | i)
+            if len(rows) > SCANNED:
+                break
         return None
 
     def themes_of(self, ref: int) -> list[str]:
