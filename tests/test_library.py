@@ -186,3 +186,18 @@ def test_random_with_a_theme(client):
     r = client.get("/v1/puzzles/random?theme=short&grade=easy")
     assert r.status_code == 400 and r.json["field"] == "grade"
     assert client.get("/v1/puzzles/random?theme=nonsense").status_code == 400
+
+
+def test_the_pass_from_the_command_line_says_how_far_it_got(tmp_path):
+    """`ricochet themes --pass cheap --seconds S` stops after S, keeps what it read
+    and says to run it again; the report after it lists every theme."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "service.cli", "themes", "--pass", "cheap", "--seconds", "8",
+                          "--tables", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "stopped: run it again" in run.stderr and "pools read" in run.stderr
+    kept = list(tmp_path.glob("*.themes.gz"))
+    assert kept, run.stderr  # the pools read before the stop, and the one it stopped in
+    assert all(f" {theme} " in run.stdout for theme in THEMES)
