@@ -26,8 +26,9 @@ Grades: each calendar carries the difficulty report of the day it was built,
 whose grade word came from a score scale fitted to random positions (nearly
 every day "extreme").  From REGRADED_FROM on, a day's grade is the word on the
 players' scale (solver/play/grades.py) for its length and the fewest robots its
-optimal solutions move; the days before keep the grade they were published with,
-and no day's puzzle changes.
+optimal solutions move; the days before keep the figures they were published
+with and are shown with today's word (application/daily.py, through
+grades.relabelled), and no day's puzzle changes.
 
 Version 1 (2026) computed days from the generator at run time; it repeated
 Sunday puzzles (its Sundays drew from 20 bank lines).  Version 2 is a calendar
