@@ -26,6 +26,7 @@ run: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy  # service/, application/, workers/, solver/ ([tool.mypy] in pyproject.toml)
 
 # openapi.yaml is generated from the marshmallow shapes and the views' declarations (service/declare.py),
 # and the TypeScript client's types from it.

@@ -3,7 +3,7 @@ or cancelling the job it makes (a solve's or a pack's alike)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from workers.messages import INTERACTIVE_QUEUE, TaskSpec
 from workers.stores.jobs import JobState
@@ -66,10 +66,25 @@ def charge(ctx: Context, kind: str, cost: int) -> dict[str, str]:
     return headers
 
 
-def view(job: dict[str, Any]) -> dict[str, Any]:
+class JobView(TypedDict):
+    """A job as clients see it: the keys of service/shapes.py's Job, typed (a misnamed key fails mypy)."""
+    id: str
+    kind: str
+    state: str
+    progress: float
+    created: float
+    started: float | None
+    finished: float | None
+    error: str | None
+    result: dict[str, Any] | None
+    pack_id: NotRequired[str]  # once a pack job has succeeded
+
+
+def view(job: dict[str, Any]) -> JobView:
     """A job as clients see it (GET /v1/jobs/{id})."""
-    out = {k: job[k] for k in ("id", "kind", "state", "progress", "created", "started", "finished",
-                               "error", "result")}
+    out = JobView(id=job["id"], kind=job["kind"], state=job["state"], progress=job["progress"],
+                  created=job["created"], started=job["started"], finished=job["finished"], error=job["error"],
+                  result=job["result"])
     if job["kind"] == "pack" and job["state"] == JobState.SUCCEEDED:
         out["pack_id"] = job["id"]
     return out

@@ -95,7 +95,7 @@ def context() -> Context:
                    max_queued=config["MAX_QUEUED"], rating_prior=config["RATING_PRIOR"])
 
 
-def accepted(queued: Queued) -> tuple[dict[str, Any], int, dict[str, str]]:
+def accepted(queued: Queued) -> tuple[jobs.JobView, int, dict[str, str]]:
     """A queued job's 202: its view, where to follow it, and what is left of the quota.  A key
     with webhooks follows the job: its end is sent to them (application/webhooks.py)."""
     webhooks.follow(context(), queued.job)
