@@ -9,9 +9,9 @@ It decides; it knows nothing of HTTP, and refuses with a Problem.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from solver.production.pools import Library
 from workers.answers import Answers
@@ -26,6 +26,12 @@ __all__ = ["UNAVAILABLE", "Context", "JobState", "Problem", "held_by"]
 # What a use case raises when the stores cannot be reached (an outage): a 503
 # with Retry-After at the HTTP edge.  Named here so that no edge imports a store.
 UNAVAILABLE = UNREACHABLE
+
+
+class Send(Protocol):
+    """How a use case queues a task (workers/app.py's send): Celery's options (countdown, ...) pass through."""
+
+    def __call__(self, spec: TaskSpec, payload: dict[str, Any], **options: Any) -> None: ...
 
 
 def held_by(stores: Stores, replicas: int, milliseconds: int) -> int:
@@ -48,7 +54,7 @@ class Context:
     stores: Stores | None
     pools: Library
     answers: Answers
-    send: Callable[[TaskSpec, dict[str, Any]], None] | None = None
+    send: Send | None = None
     client: str = "local"
     address: str = ""  # the caller's address ("addr:..."), also when `client` is its API key
     job_budget: float = 300.0

@@ -11,7 +11,7 @@ from typing import Any
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
-from solver.model.puzzle import Puzzle, moves_from_json
+from solver.model.puzzle import Puzzle, Ricochet, moves_from_json
 from solver.production import bank, packs
 from solver.production.generate import MAX_LENGTH
 from solver.production.packs import plan_for, variety_key
@@ -38,9 +38,9 @@ SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools
 MAX_IDEMPOTENCY_KEY = 200
 
 
-def longest_held(library: Library, board: str, robots: int, ricochet: str) -> int:
+def longest_held(library: Library, board: str, robots: int, rule: str) -> int:
     """The longest length pools (or, for random boards, the bank) hold for such requests."""
-    longest = SEARCH_REACHES
+    longest, ricochet = SEARCH_REACHES, Ricochet(rule)  # the request's rule, checked by its schema
     for pool in library.pools(board, robots, ricochet):
         longest = max(longest, max(pool.lengths(), default=0))
     kind = BoardKind.of(board)

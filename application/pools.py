@@ -69,8 +69,8 @@ def grow_plan(edition_kinds: tuple[str, ...] = ("2013", "beginner", "1999")) -> 
     by_kind = {"2013": [s for s in specs if "D" in s],
                "beginner": [s for s in specs if "D" not in s],
                "1999": list(all_boards("1999"))}
-    for kind in by_kind.values():
-        rng.shuffle(kind)
+    for held in by_kind.values():
+        rng.shuffle(held)
     for i in range(max(len(v) for v in by_kind.values())):
         for kind in edition_kinds:
             if i < len(by_kind[kind]):

@@ -88,6 +88,7 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
         g = generate(length, board=query["board"], robots=query["robots"], seed=seed,
                      time_budget=RANDOM_SEARCH_BUDGET, pools=ctx.pools)
     else:
+        assert grade is not None  # exactly one of length and grade was given (checked above)
         g = _of_grade(ctx, grade, query, seed)
     served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
     if served.moves != g.solution.moves:

@@ -4,6 +4,7 @@ Cache-Control, and 304 for a request that already holds the same bytes."""
 from __future__ import annotations
 
 import hashlib
+from typing import cast
 
 from flask import Response, request
 
@@ -15,4 +16,4 @@ MINUTE = "public, max-age=60"  # JSON that carries what play changes (a puzzle's
 def cached(response: Response, cache_control: str = DAY) -> Response:
     response.set_etag(hashlib.sha256(response.get_data()).hexdigest()[:32])
     response.headers["Cache-Control"] = cache_control
-    return response.make_conditional(request)
+    return cast(Response, response.make_conditional(request))  # it returns self; werkzeug types its base class

@@ -8,7 +8,7 @@ import hashlib
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, request
@@ -85,7 +85,7 @@ def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dic
     response = Response(served[0], mimetype="application/json")
     response.set_etag(served[1])
     response.headers["Cache-Control"] = _cache_control(day, rated)
-    return response.make_conditional(request)
+    return cast(Response, response.make_conditional(request))  # it returns self; werkzeug types its base class
 
 
 def _rated(found: dict[str, Any]) -> dict[str, Any]:

@@ -145,7 +145,7 @@ def _embedded(url: str, root: str) -> tuple[str, str, str]:
         raise Problem("not-found", f"{echo(url)} is not a page of this site ({root}); only its puzzles can be embedded",
                       field="url")
     asked = parse_qs(parts.query)
-    keep = {k: asked[k][0] for k in ("lang", "theme") if k in asked}
+    keep: dict[str, str] = {k: asked[k][0] for k in ("lang", "theme") if k in asked}
     wrong = EmbedQuery().validate(keep)
     if wrong:
         raise Problem("not-found", f"{echo(url)} asks for no card the embed gives: "

@@ -127,7 +127,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(InvalidInput)
     def _invalid(e: InvalidInput) -> Response:
-        extra = {"errors": e.problems()} if e.others else {}
+        extra: dict[str, Any] = {"errors": e.problems()} if e.others else {}
         return problem_response("invalid-input", str(e), field=e.field, **extra)
 
     @app.errorhandler(NoPuzzleFound)

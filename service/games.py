@@ -38,7 +38,7 @@ def _player(gid: str) -> str:
     return play.player(context(), gid, bearer_token())
 
 
-PLAYER = [{"player": []}]
+PLAYER: list[dict[str, list[str]]] = [{"player": []}]
 ACTED = (400, 401, 403, 404, 409, 503)
 NEW_GAME_LINKS = {"getGame": {"operationId": "getGame", "parameters": {"game_id": "$response.body#/game/id"}},
                   "gameEvents": {"operationId": "gameEvents", "parameters": {"game_id": "$response.body#/game/id"}}}

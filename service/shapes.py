@@ -61,7 +61,7 @@ class Open(Shape):
 
 def _strict(cls: type[Schema]) -> type[Schema]:
     """A shape that admits no other properties."""
-    cls.Meta = type("Meta", (), {"unknown": RAISE})  # type: ignore[attr-defined]
+    cls.Meta = type("Meta", (), {"unknown": RAISE})  # type: ignore[misc, assignment]  # a Meta made at run time
     return cls
 
 
@@ -74,11 +74,11 @@ def colour(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.OneOf(ROBOT_COLOURS), **kwargs)
 
 
-def cell(**kwargs: Any) -> fields.List:
+def cell(**kwargs: Any) -> fields.List[int]:
     return fields.List(fields.Integer(validate=validate.Range(min=0)), validate=validate.Length(2, 2), **kwargs)
 
 
-def moves(**kwargs: Any) -> fields.List:
+def moves(**kwargs: Any) -> fields.List[dict[str, Any]]:
     return fields.List(fields.Nested(Move), **kwargs)
 
 
@@ -104,7 +104,7 @@ class Move(Shape):
     direction = fields.String(required=True, validate=validate.OneOf(DIRECTIONS))
 
 
-def _rule(kind: type) -> fields.Field:
+def _rule(kind: type) -> fields.Field[Any]:
     """A rule option's field: a bool, or one of an enum's values."""
     return fields.Boolean() if kind is bool else fields.String(validate=one_of(kind))
 

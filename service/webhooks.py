@@ -16,7 +16,7 @@ from .shapes import Deliveries, Delivery, NewWebhook, RotatedSecret, Webhook, We
 
 bp = Blueprint("webhooks", __name__)
 
-KEY = [{"apiKey": []}]  # webhooks belong to an API key: without one, 401
+KEY: list[dict[str, list[str]]] = [{"apiKey": []}]  # webhooks belong to an API key: without one, 401
 
 
 @operation(bp, "post /v1/webhooks", "createWebhook", tag="webhooks", body=WebhookRequest, security=KEY,

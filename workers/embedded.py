@@ -17,6 +17,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -38,13 +39,13 @@ MAXMEMORY = "1gb"
 class EmbeddedRedis:
     """`with EmbeddedRedis(folder) as r: r.url` -- a real redis-server, private to this process."""
 
-    def __init__(self, folder: str | os.PathLike, persist: bool = True, maxmemory: str = MAXMEMORY) -> None:
+    def __init__(self, folder: str | os.PathLike[str], persist: bool = True, maxmemory: str = MAXMEMORY) -> None:
         self.folder = Path(folder).resolve()
         self.persist = persist
         self.maxmemory = maxmemory
         self.port = free_port()
         self.password = secrets.token_hex(16)
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -77,7 +78,7 @@ class EmbeddedRedis:
             raise
         return self
 
-    def wait(self, process: subprocess.Popen, seconds: float = 10) -> None:
+    def wait(self, process: subprocess.Popen[bytes], seconds: float = 10) -> None:
         """Until the server started as `process` answers; RuntimeError if it exits first or `seconds` pass."""
         client = redis.Redis.from_url(self.url)
         deadline = time.monotonic() + seconds
@@ -112,7 +113,7 @@ class EmbeddedRedis:
 RUN_FILE = "run.json"
 
 
-def write_run_file(instance: str | os.PathLike, redis_url: str, address: str) -> Path:
+def write_run_file(instance: str | os.PathLike[str], redis_url: str, address: str) -> Path:
     """Say in `instance` which private Redis the server running now (this process) uses."""
     path = Path(instance) / RUN_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,11 +123,11 @@ def write_run_file(instance: str | os.PathLike, redis_url: str, address: str) ->
     return path
 
 
-def remove_run_file(instance: str | os.PathLike) -> None:
+def remove_run_file(instance: str | os.PathLike[str]) -> None:
     (Path(instance) / RUN_FILE).unlink(missing_ok=True)
 
 
-def running_redis(instance: str | os.PathLike) -> dict | None:
+def running_redis(instance: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The run file of a `ricochet serve` running from `instance` ({"redis_url", "pid",
     "address"}), if its process is alive and its Redis answers; else None."""
     try:

@@ -400,7 +400,7 @@ def _iso(when: float) -> str:
     return dt.datetime.fromtimestamp(when, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _send(hook: dict[str, Any], delivery: dict[str, Any], policy: Policy, clock: Callable[[], float]) -> dict:
+def _send(hook: dict[str, Any], delivery: dict[str, Any], policy: Policy, clock: Callable[[], float]) -> dict[str, Any]:
     started = clock()
     timestamp = int(started)
     headers = {"Content-Type": "application/json", "User-Agent": "ricochet-webhooks/1",

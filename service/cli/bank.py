@@ -13,7 +13,7 @@ from solver.model.puzzle import Ricochet
 from .common import EXIT_OK, TimedBar, board_and_target
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("bank", help="grow the bank of verified long puzzles (maintainers, in a checkout)")
     p.add_argument("--bank", default="solver/production/data/bank.jsonl",
                    help="the bank file to grow (default: the checkout's, relative to the current folder)")

@@ -14,7 +14,7 @@ from solver.model.puzzle import Puzzle
 from .common import EXIT_OK, InputError, documents
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("board", help="draw a board (ASCII by default)")
     p.add_argument("spec", nargs="?", help="a board spec like 'green-A,yellow-B,red-B,blue-B', or a JSON file "
                    "(puzzle or custom board; '-' for standard input); not needed with --list")

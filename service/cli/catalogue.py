@@ -21,7 +21,7 @@ from solver.model.puzzle import Ricochet
 from .common import EXIT_OK, InputError, deployment
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("catalogue", help="grow the catalogue of long puzzles over an edition")
     actions = p.add_subparsers(dest="action", required=True)
     build = actions.add_parser("build", help="sweep and lift the boards of every family, likeliest first, "

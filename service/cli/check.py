@@ -12,7 +12,7 @@ from solver.model.puzzle import Puzzle, moves_from_json
 from .common import each
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check", help="replay a puzzle's \"moves\" and print the verdict")
     p.add_argument("file", help="puzzle JSON with a \"moves\" field ('-' for standard input)")
     p.add_argument("--jsonl", action="store_true", help="one puzzle per line, one verdict per line")

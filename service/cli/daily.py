@@ -20,7 +20,7 @@ def _date(value: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"{value!r} is not a date: use YYYY-MM-DD") from None
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("daily", help="print daily puzzles, one JSON line per day as GET /v1/daily/{date} shows it")
     p.add_argument("--from", dest="start", type=_date, default=None, help="first day, YYYY-MM-DD (default today, UTC)")
     p.add_argument("--to", dest="end", type=_date, default=None, help="last day, YYYY-MM-DD (default --from)")

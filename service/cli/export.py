@@ -12,7 +12,7 @@ from solver.model.puzzle import Ricochet
 from .common import EXIT_OK, InputError, context
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="every puzzle held, once, with its solution and rating (CSV or NDJSON)")
     p.add_argument("--format", choices=("csv", "ndjson"), default="csv", help="CSV with a header row (default), "
                    "or one JSON object per line")

@@ -55,7 +55,7 @@ http {{
     return path
 
 
-def start(config: Path, launch: Callable[..., subprocess.Popen] = subprocess.Popen) -> subprocess.Popen:
+def start(config: Path, launch: Callable[..., subprocess.Popen[bytes]] = subprocess.Popen) -> subprocess.Popen[bytes]:
     """nginx with `config`, in the foreground (`ricochet serve` launches it in its stack, which
     ends what a dead master leaves: a worker still holding the port)."""
     # -e stderr: not the compiled-in log file, which a user without root cannot open

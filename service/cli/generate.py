@@ -14,7 +14,7 @@ from solver.production.pools import Library, shipped
 from .common import EXIT_OK, InputError, progress_bar
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("generate", help="generate puzzles of an exact optimal length (JSON lines)")
     p.add_argument("--length", type=int, help="exact optimal length (or --min-length and --max-length)")
     p.add_argument("--min-length", type=int, help="shortest optimal length wanted")

@@ -18,7 +18,7 @@ from typing import Any
 from .common import EXIT_FAILED, EXIT_OK, InputError, deployment
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("keys", help="issue, list and revoke API keys (in REDIS_URL's Redis, else that of the "
                                     "`ricochet serve` running from --instance)")
     p.add_argument("--instance", default="instance",

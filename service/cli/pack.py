@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
@@ -14,7 +15,7 @@ from solver.model.puzzle import Ricochet
 from .common import EXIT_FAILED, EXIT_OK, InputError, context, progress_bar
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("pack", help="make a pack without a server: one JSON puzzle per line, the same items as "
                                     "POST /v1/packs with the same fields (starter pools)")
     p.add_argument("--count", type=int, required=True, help="puzzles in the pack (1 to 1000)")
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _write_book(args: argparse.Namespace, request: dict, items: list[dict]) -> None:
+def _write_book(args: argparse.Namespace, request: dict[str, Any], items: list[dict[str, Any]]) -> None:
     from application.books import book
     from application.packs import title
 

@@ -13,7 +13,7 @@ from solver.errors import InvalidInput
 from .common import EXIT_OK, InputError, context, progress_bar
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pool = sub.add_parser("pool", help="pools: proven, rated puzzles of every length from one board analysis")
     verbs = pool.add_subparsers(dest="verb", required=True, metavar="{build,list,import}")
     p = verbs.add_parser("build", help="analyse one board and target (about 4 GiB, minutes) and store its pools")
@@ -62,6 +62,7 @@ def build(args: argparse.Namespace) -> int:
     options = {k: v for k, v in (("per_length", args.per_length), ("min_length", args.min_length)) if v}
     built = pools.build(args.board, goal, robots=args.robots, threads=args.threads, progress=progress, **options)
     for pool in built:
+        where: Path | str
         if isinstance(store, pools.DirectorySource):
             where = store.write(pool)
         else:

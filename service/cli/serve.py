@@ -34,7 +34,7 @@ TICK = 0.5  # seconds between two looks at the processes
 STARTUP = 120.0  # seconds gunicorn (the app loaded, the pools warmed) or nginx may take to listen
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="run the HTTP API (with a private Redis and a worker when REDIS_URL is unset)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")

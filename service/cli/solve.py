@@ -10,7 +10,7 @@ from solver.model.puzzle import Puzzle
 from .common import InputError, each
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("solve", help="print an optimal solution as the docs/formats.md answer")
     p.add_argument("file", help="puzzle JSON ('-' for standard input)")
     p.add_argument("--jsonl", action="store_true", help="one puzzle per line, one answer per line")

@@ -80,11 +80,11 @@ class Stack:
         self.group = 0  # the watchdog's first start makes the group; later ones join it
         self._pipe: int | None = None
         self.watchdog = self._watch()
-        self.children: set[subprocess.Popen] = {self.watchdog}
+        self.children: set[subprocess.Popen[bytes]] = {self.watchdog}
         self._orphaned = False
         signal.signal(signal.SIGCHLD, self._child_ended)
 
-    def _watch(self) -> subprocess.Popen:
+    def _watch(self) -> subprocess.Popen[bytes]:
         """The watchdog, started in the stack's group (a new one at first, or if none is left of it)."""
         if self._pipe is not None:
             os.close(self._pipe)
@@ -101,7 +101,7 @@ class Stack:
         self.group = os.getpgid(proc.pid)
         return proc
 
-    def spawn(self, argv: list[str], **popen: Any) -> subprocess.Popen:
+    def spawn(self, argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
         """Start a process of the stack: in its group, ending when serve ends."""
         proc = subprocess.Popen(argv, process_group=self.group, preexec_fn=_dies_with(os.getpid()), **popen)
         self.children.add(proc)
@@ -176,9 +176,10 @@ class Supervised:
     FIRST_DELAY, twice as long after each death up to LONGEST_DELAY, back to
     FIRST_DELAY once it has run STEADY seconds), and the log says so."""
 
-    def __init__(self, name: str, start: Callable[[], subprocess.Popen]) -> None:
+    def __init__(self, name: str, start: Callable[[], subprocess.Popen[bytes]]) -> None:
         self.name, self._start = name, start
-        self.delay, self.due = FIRST_DELAY, None
+        self.delay = FIRST_DELAY
+        self.due: float | None = None  # when to start it again, once it has died
         self.proc = start()
         self.started = time.monotonic()
 
@@ -207,7 +208,7 @@ class Supervised:
         stop(self.proc)
 
 
-def stop(proc: subprocess.Popen | None) -> None:
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
     """SIGTERM, then SIGKILL after 20 s."""
     if proc is not None and proc.poll() is None:
         proc.terminate()
@@ -263,7 +264,7 @@ def port_refusal(host: str, port: int) -> str | None:
     return None
 
 
-def listening(proc: subprocess.Popen, host: str, port: int, seconds: float) -> bool:
+def listening(proc: subprocess.Popen[bytes], host: str, port: int, seconds: float) -> bool:
     """Wait until `host`:`port` accepts connections; False when `proc` exits first or `seconds` pass."""
     host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
     deadline = time.monotonic() + seconds

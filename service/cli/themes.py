@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 from .common import EXIT_OK, progress_bar
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("themes", help="the library's themes: the offline pass, the targeted search, a report "
                                       "(maintainers, in a checkout)")
     p.add_argument("--pass", dest="run_pass", choices=("cheap", "thorough", "targeted"),

@@ -14,7 +14,7 @@ from .common import InputError
 DEFAULT_QUEUES = "ricochet,packs"
 
 
-def add(sub: argparse._SubParsersAction) -> None:
+def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("worker", help="run a Celery worker (REDIS_URL names the Redis)")
     p.add_argument("--concurrency", type=int, default=None, help="worker processes (default: one per core)")
     p.add_argument("--queues", default=DEFAULT_QUEUES,

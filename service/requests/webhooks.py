@@ -20,7 +20,7 @@ def _url(**options: Any) -> fields.String:
                        "followed"}, **options)
 
 
-def _events(**options: Any) -> fields.List:
+def _events(**options: Any) -> fields.List[str]:
     return fields.List(fields.String(validate=validate.OneOf(EVENTS)),
                        validate=validate.Length(min=1, max=len(EVENTS)),
                        metadata={"description": "the events wanted (`webhook.test` and `webhook.disabled` are "

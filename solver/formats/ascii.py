@@ -34,14 +34,14 @@ def ascii_board(board: Board, puzzle: Puzzle | None = None) -> str:
     return "\n".join(lines)
 
 
-def _cell(board: Board, cell: tuple[int, int], robots: dict, goal: tuple[int, int] | None) -> str:
+def _cell(board: Board, cell: tuple[int, int], robots: dict[tuple[int, int], str], goal: tuple[int, int] | None) -> str:
     if cell in board.blocked:
         return "###"
     first = _ROBOT[robots[cell]] if cell in robots else ("!" if cell == goal else " ")
     target = board.target_at(cell)
     barrier = board.diagonal_at(cell)
     if target is not None:
-        marker = "@@" if target.is_vortex else target.colour[0] + _SYMBOL[target.symbol]
+        marker = "@@" if target.is_vortex else (target.colour or "")[:1] + _SYMBOL[target.symbol]
     elif barrier is not None:
         marker = barrier.colour[0] + barrier.orientation
     else:

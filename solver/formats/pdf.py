@@ -121,7 +121,7 @@ def goal_text(puzzle: Puzzle) -> str:
     if goal.is_vortex:
         return "Any robot to the vortex"
     target = f"the {goal.colour} {goal.symbol}" if goal.symbol else "the marked cell"
-    return f"{goal.colour.capitalize()} robot to {target}"
+    return f"{(goal.colour or '').capitalize()} robot to {target}"
 
 
 def move_lines(moves: Sequence[Move], width: float, size: float) -> list[str]:

@@ -72,7 +72,9 @@ def captioned_svg(puzzle: Puzzle, caption: str) -> str:
     """The puzzle as puzzle_svg draws it, with a line of text in a band below (a
     shared daily picture says which day it is)."""
     inner = puzzle_svg(puzzle)
-    w, h = (int(v) for v in re.search(r'width="(\d+)" height="(\d+)"', inner).groups())
+    size = re.search(r'width="(\d+)" height="(\d+)"', inner)
+    assert size is not None  # puzzle_svg's root element always has both
+    w, h = (int(v) for v in size.groups())
     band = max(36, w // 14)
     inner = re.sub(r'^<svg ([^>]*?)width="\d+" height="\d+"', rf'<svg \1x="0" y="0" width="{w}" height="{h}"', inner,
                    count=1)
@@ -136,7 +138,7 @@ def _cells(board: Board) -> str:
 def wall_segments(board: Board) -> list[tuple[float, float, float, float]]:
     """Every wall as a segment (x1, y1, x2, y2) in the drawing's units (CELL a
     cell): inner walls, then the outer edge with gaps where the board opens."""
-    out = []
+    out: list[tuple[float, float, float, float]] = []
     for x, y, side in board.walls_in_order():
         if side == "E":
             out.append(((x + 1) * CELL, y * CELL, (x + 1) * CELL, (y + 1) * CELL))

@@ -389,7 +389,7 @@ def parse_spec(spec: Any, field: str = "board") -> tuple[str, str, str, str]:
         repeated = sorted({c for c in colours if colours.count(c) > 1})
         raise InvalidInput(field, f"colour marking {', '.join(repeated)} is used twice; a board uses "
                            f"one section of each colour marking (red, green, blue, yellow)")
-    return tuple(ids)  # type: ignore[return-value]
+    return tuple(ids)
 
 
 @functools.lru_cache(maxsize=2048)

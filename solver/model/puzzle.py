@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field, fields
 from enum import IntFlag, StrEnum
-from typing import Any, get_type_hints
+from typing import Any, cast, get_type_hints
 
 from solver.errors import InvalidInput
 from solver.model.board import Board, Cell, _Checker, sections
@@ -112,9 +112,9 @@ class Rules:
             if kind is bool:
                 if not isinstance(v, bool):
                     raise InvalidInput(f"{field}.{name}", f"must be true or false, got {v!r}")
-            elif not isinstance(v, str) or v not in kind._value2member_map_:
-                raise InvalidInput(f"{field}.{name}",
-                                   f"must be {' or '.join(repr(m.value) for m in kind)}, got {v!r}")
+            elif not isinstance(v, str) or v not in cast(type[StrEnum], kind)._value2member_map_:
+                raise InvalidInput(f"{field}.{name}", f"must be "
+                                   f"{' or '.join(repr(m.value) for m in cast(type[StrEnum], kind))}, got {v!r}")
             given[name] = kind(v)
         return cls(**given)
 
@@ -378,7 +378,7 @@ def _encode(p: Puzzle) -> str:
     g = p.goal
     if g.symbol is not None:
         out.append(0)
-        out.append(b.targets.index(b.target_at(g.cell)))  # type: ignore[arg-type]
+        out.append(b.targets.index(b.target_at(g.cell)))
     else:
         out.append(1)
         out += _cell_bytes(b, g.cell)

@@ -139,7 +139,7 @@ def daily_json(day: dt.date) -> dict[str, Any]:
     """A day's whole record: docs/formats.md puzzle, code, length, difficulty and solution."""
     version = version_for(day) if day >= FIRST_DAY else None
     found = _calendar(version).get(day.isoformat()) if version else None
-    if found is None:
+    if found is None or version is None:  # no version, no calendar: found is None too
         raise NotInCalendar(f"there is no daily puzzle for {day.isoformat()}: the calendar runs from "
                             f"{FIRST_DAY.isoformat()} to {last_day().isoformat()}")
     p = Puzzle.from_code(found["code"])

@@ -141,10 +141,10 @@ class Game:
         spec = board or random_board_spec(rng, edition, barriers=not beginner)
         b = real_board(spec)  # raises InvalidInput for a bad spec
         colours = ROBOT_COLOURS[:5 if options["black_robot"] else 4]
-        robots = dict(zip(colours, rng.sample(b.start_cells(), len(colours))))
+        placed = dict(zip(colours, rng.sample(b.start_cells(), len(colours))))
         state = {
             "id": game_id, "version": 0, "created": now, "seed": seed, "options": options, "board": spec,
-            "robots": {c: list(cell) for c, cell in robots.items()},
+            "robots": {c: list(cell) for c, cell in placed.items()},
             "players": [{"name": n, "chips": [], "face_down": [], "score": 0,
                          **({"robot": machines[n]} if n in machines else {})} for n in players],
             "deck": list(range(len(b.targets))), "shuffles": 0, "phase": "bidding", "round": None,

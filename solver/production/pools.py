@@ -77,7 +77,7 @@ def target_named(board: str, name: str) -> Goal:
     return Goal(t.cell, t.colour, t.symbol)
 
 
-def pool_id(board: str, goal: Goal, robots: int, ricochet: Ricochet) -> str:
+def pool_id(board: str | None, goal: Goal, robots: int, ricochet: Ricochet) -> str:
     """A pool's name: board spec, target cell and colour, robots, ricochet option."""
     x, y = goal.cell
     return f"{board}@{x}-{y}-{goal.colour or 'any'}-{robots}-{ricochet}"
@@ -121,7 +121,7 @@ class PackedRows(Sequence[tuple[Any, ...]]):
             return NotImplemented
         return len(self) == len(other) and all(a == tuple(b) for a, b in zip(self, other))
 
-    __hash__ = None  # type: ignore[assignment] - compared by value, as the list it replaces
+    __hash__ = None  # type: ignore[assignment]  # compared by value, as the list it replaces (None: unhashable)
 
     def __repr__(self) -> str:
         return f"PackedRows({len(self)} rows, {len(self._data)} bytes)"
@@ -411,7 +411,7 @@ def draw(library: Library, lo: int, hi: int, *, board: str, robots: int, ricoche
          rng: random.Random) -> Generated | None:
     """One pool puzzle of lo..hi moves fitting the request, chosen by `rng`: a
     length first (each held length alike), then a pool holding it, then a row."""
-    by_length: dict[int, list[tuple[Pool, list[int]]]] = {}
+    by_length: dict[int, list[tuple[Pool, array[int]]]] = {}
     for pool in library.pools(board, robots, ricochet):
         for n, rows in pool.lengths().items():
             if lo <= n <= hi:

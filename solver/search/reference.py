@@ -38,7 +38,7 @@ def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000
     if any(solved(*start, r) for r in range(n)):
         return answer("optimal", [], 0, 1)
 
-    parent: dict = {start: None}
+    parent: dict[_State, tuple[_State, Move] | None] = {start: None}
     frontier = [start]
     depth = 0
     while frontier:
@@ -72,9 +72,13 @@ def reference_solve(puzzle: Puzzle, max_depth: int = 64, max_states: int = 5_000
     return answer("unsolvable", [], depth + 1, len(parent))
 
 
-def _path(parent: dict, state: tuple) -> list[Move]:
+# A search state: each robot's cell index, then each robot's ricochet status.
+_State = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _path(parent: dict[_State, tuple[_State, Move] | None], state: _State) -> list[Move]:
     moves: list[Move] = []
-    while parent[state] is not None:
-        state, move = parent[state]
+    while (step := parent[state]) is not None:
+        state, move = step
         moves.append(move)
     return moves[::-1]
