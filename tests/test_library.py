@@ -201,3 +201,24 @@ def test_the_pass_from_the_command_line_says_how_far_it_got(tmp_path):
     kept = list(tmp_path.glob("*.themes.gz"))
     assert kept, run.stderr  # the pools read before the stop, and the one it stopped in
     assert all(f" {theme} " in run.stdout for theme in THEMES)
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_a_pack_of_100_with_a_theme_is_planned_from_the_library(theme):
+    """Issue 68: a themed pack draws the library's puzzles of the theme over the
+    lengths it holds them (a length holding too few gives way to another before
+    anything is searched): 100 planned items, each with the theme, where the
+    library holds 100 from 2 to 26 moves; every one it holds where it holds fewer."""
+    from solver.model.puzzle import Ricochet
+    from solver.production.packs import plan_for, themes_known
+
+    request = {"count": 100, "min_length": 2, "max_length": 26, "seed": f"t-{theme}", "board": "random-2013",
+               "robots": 4, "ricochet": "turn", "theme": theme}
+    planned = plan_for(request, Library([packaged()]))
+    drawn = [p for p in planned if p.drawn]
+    held = sum(1 for _ in lib.shared().held(theme, Ricochet.TURN, 2, 26))
+    assert len(drawn) == min(100, held) or len(drawn) >= 100, (theme, len(drawn), held)
+    for p in drawn:
+        g = p.generated()
+        assert theme in themes_known(g.puzzle, g.solution.moves), (theme, g.puzzle.code())
+    assert len({p.generated().puzzle.code() for p in drawn}) == len(drawn)

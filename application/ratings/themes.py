@@ -10,6 +10,7 @@ from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
 from solver.play.grades import grade_of_rating
 from solver.production import library
+from solver.production.packs import themes_known
 from solver.production.themes import THEMES, themes
 
 from .. import Context
@@ -71,8 +72,9 @@ def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] 
 
 def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[dict[str, Any]]:
     """describe for a pack's puzzles: ratings in one round trip, and the themes
-    kept for those served one by one, else the library's pass's, else those
-    their solution shows at once."""
+    kept for those served one by one, else packs.themes_known's (the library's
+    pass's; a short one's listed; else those their solution shows at once), as
+    the pack's plan chose them by."""
     priors = [puzzle_prior(ctx, len(moves), len({m.robot for m in moves})) for _, moves in items]
     if ctx.stores is None:
         rated = [_unplayed(base) for base in priors]
@@ -81,14 +83,8 @@ def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[
         hashes = [p.content_hash() for p, _ in items]
         rated = ctx.stores.ratings.puzzles(list(zip(hashes, priors, strict=True)))
         kept = ctx.stores.answers.themes_of(hashes)
-    return [{**shown(record), "themes": known if known is not None else _shelved_or_shown(p, moves)}
+    return [{**shown(record), "themes": known if known is not None else themes_known(p, moves)}
             for record, known, (p, moves) in zip(rated, kept, items, strict=True)]
-
-
-def _shelved_or_shown(p: Puzzle, moves: list[Move]) -> list[str]:
-    """The themes the library's pass gave a puzzle it holds, else those its one solution shows."""
-    found = library.shared().lookup(p, len(moves))
-    return found if found is not None else themes(p, moves, thorough=False)
 
 
 def library_themes() -> dict[str, Any]:

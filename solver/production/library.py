@@ -277,6 +277,7 @@ class _Column:
 
     ratings: np.ndarray
     refs: np.ndarray
+    lengths: np.ndarray  # each one's optimal length
 
 
 # The rating a puzzle starts at, by optimal length and robots its solution moves (glicko.prior).
@@ -294,7 +295,7 @@ class Index:
         self.shelf = shelf
         self.pools: list[str] = []
         self.masks: list[np.ndarray] = []  # per indexed pool: its rows' theme masks (0 for a row not read)
-        parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        parts: dict[str, list[tuple[np.ndarray, ...]]] = {}
         for e in library.entries():
             table = next((t for d in tables if (t := d.read(e.id)) is not None), None)
             if table is None or len(self.pools) >= SHELF:
@@ -306,23 +307,25 @@ class Index:
             self.masks.append(mask)
             rating = _PRIORS[np.frombuffer(table.length, dtype=np.uint8), np.frombuffer(table.moved, dtype=np.uint8)]
             refs = (np.uint32(number) << np.uint32(ROW_BITS)) | np.arange(len(mask), dtype=np.uint32)
-            parts.setdefault(e.ricochet.value, []).append((mask, rating, refs))
+            parts.setdefault(e.ricochet.value, []).append((mask, rating, refs, np.frombuffer(table.length, np.uint8)))
         if shelf:
             for option in {s.ricochet for s in shelf}:
                 ks = [k for k, s in enumerate(shelf) if s.ricochet == option]
                 mask = np.array([shelf[k].themes for k in ks], dtype=np.uint16)
                 rating = np.array([_rating(len(shelf[k].moves), shelf[k].moves) for k in ks], dtype=np.float32)
                 refs = (np.uint32(SHELF) << np.uint32(ROW_BITS)) | np.array(ks, dtype=np.uint32)
-                parts.setdefault(option, []).append((mask, rating, refs))
+                lengths = np.array([len(shelf[k].moves) for k in ks], dtype=np.uint8)
+                parts.setdefault(option, []).append((mask, rating, refs, lengths))
         self.numbers = {pool: k for k, pool in enumerate(self.pools)}
         self.shelved = {s.code: k for k, s in enumerate(shelf)}
         self.columns: dict[tuple[str, str], _Column] = {}
         for option, pieces in parts.items():
-            mask, rating, refs = (np.concatenate(x) for x in zip(*pieces, strict=True))
+            mask, rating, refs, lengths = (np.concatenate(x) for x in zip(*pieces, strict=True))
             for t in THEME_NAMES:
                 chosen = (mask & BIT[t]) != 0
                 order = np.argsort(rating[chosen], kind="stable")
-                self.columns[(t, option)] = _Column(rating[chosen][order], refs[chosen][order])
+                self.columns[(t, option)] = _Column(rating[chosen][order], refs[chosen][order],
+                                                    lengths[chosen][order])
 
     def count(self, theme: str, ricochet: Ricochet = Ricochet.TURN) -> int:
         column = self.columns.get((theme, ricochet.value))
@@ -368,20 +371,27 @@ class Index:
         start = rng.randrange(lo, hi)
         for k in range(min(scan, hi - lo)):
             ref = int(column.refs[lo + (start - lo + k) % (hi - lo)])
-            if length is not None and self.length_of(ref) != length:
+            if length is not None and int(column.lengths[lo + (start - lo + k) % (hi - lo)]) != length:
                 continue
             g = self.generated(ref)
             if fits is None or (g.puzzle.board.spec is not None and fits(g.puzzle.board.spec)):
                 return g
         return None
 
-    def length_of(self, ref: int) -> int:
+    def held(self, theme: str, ricochet: Ricochet, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+        """(length, reference) of every puzzle of the theme from lo to hi moves, by rating."""
+        column = self.columns.get((theme, ricochet.value))
+        if column is None:
+            return
+        for k in np.flatnonzero((column.lengths >= lo) & (column.lengths <= hi)):
+            yield int(column.lengths[k]), int(column.refs[k])
+
+    def pick(self, ref: int) -> tuple[Pool | None, int, Shelved | None]:
+        """Where a reference's puzzle is: its pool and row, or the shelf's entry."""
         source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)
         if source == SHELF:
-            return len(self.shelf[i].moves)
-        pool = self.library.load(self.pools[source])
-        assert pool is not None
-        return int(pool.rows[i][1])
+            return None, -1, self.shelf[i]
+        return self.library.load(self.pools[source]), i, None
 
     def generated(self, ref: int) -> Generated:
         source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)

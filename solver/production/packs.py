@@ -108,38 +108,62 @@ def plan(count: int, lo: int, hi: int, *, board: str, robots: int, ricochet: Ric
     extra = f":{sorted(wanted.items())}" if wanted else ""  # a pack without them is drawn as it always was
     rng = random.Random(f"pack-plan:{seed}:{lo}:{hi}:{board}:{robots}:{ricochet}{extra}")
     lengths = fitting_lengths(wanted or {}, lo, hi, robots) or list(range(lo, hi + 1))
+    theme = (wanted or {}).get("theme")
+    sources = _held(theme, lo, hi, board, ricochet) if theme and robots == 4 else {}
+    if sources:  # a themed pack: the library's puzzles of the theme, at the lengths it holds them
+        lengths = [n for n in lengths if n in sources] or sorted(sources)
+    else:
+        sources = _sources(lo, hi, board, robots, ricochet, library)
     rng.shuffle(lengths)
-    sources = _sources(lo, hi, board, robots, ricochet, library, shelf=bool(wanted and "theme" in wanted))
     queues: dict[int, Iterator[Pick]] = {n: _turns(sources.get(n, {}), rng) for n in lengths}
     taken: set[tuple[Any, ...]] = set()
     out = []
     for index in range(count):
         n = lengths[index % len(lengths)]
-        pick = None
-        for candidate in queues[n]:
-            keys = _keys(candidate)
-            if taken.isdisjoint(keys) and (not wanted or fits(wanted, *_drawn(candidate))):
-                taken.update(keys)
-                pick = candidate
+        # A themed pack takes a held puzzle of another length before it searches (a theme is rare at some)
+        for m in [n] + ([k for k in lengths if k != n] if theme and robots == 4 else []):
+            pick = _next_pick(queues[m], taken, wanted)
+            if pick is not None:
+                n = m
                 break
         out.append(Planned(index, n, *pick) if pick else Planned(index, n))
     return out
 
 
-def _sources(lo: int, hi: int, board: str, robots: int, ricochet: Ricochet,
-             library: Library | None, shelf: bool = False) -> dict[int, dict[str, list[Pick]]]:
-    """Per length, per (board, target): the picks that source holds (and, for a
-    themed pack, the library's shelf of short and rare-themed puzzles)."""
+def _next_pick(queue: Iterator[Pick], taken: set[tuple[Any, ...]], wanted: dict[str, Any] | None) -> Pick | None:
+    """The queue's next pick that repeats none `taken` and fits `wanted`; taken then."""
+    for candidate in queue:
+        keys = _keys(candidate)
+        if taken.isdisjoint(keys) and (not wanted or fits(wanted, *_drawn(candidate))):
+            taken.update(keys)
+            return candidate
+    return None
+
+
+def _held(theme: str, lo: int, hi: int, board: str, ricochet: Ricochet) -> dict[int, dict[str, list[Pick]]]:
+    """Per length, per (board, target): the library's puzzles of the theme
+    (solver/production/library.py: pool rows and the shelf), on boards `board` admits."""
     out: dict[int, dict[str, list[Pick]]] = {}
-    if shelf and robots == 4:
-        for s in themed.shared().shelf:
-            if lo <= len(s.moves) <= hi and s.ricochet == ricochet.value:
-                g = s.generated()
-                if g.puzzle.board.spec and admits(board, g.puzzle.board.spec):
-                    entry = {"code": s.code, "length": len(s.moves), "difficulty": s.report,
-                             "solution": [m.to_json() for m in g.solution.moves]}
-                    out.setdefault(len(s.moves), {}).setdefault(f"{g.puzzle.board.spec}@{g.puzzle.goal.cell}",
-                                                               []).append((None, -1, entry))
+    index = themed.shared()
+    for n, ref in index.held(theme, ricochet, lo, hi):
+        pool, row, shelved = index.pick(ref)
+        if pool is not None:
+            if admits(board, pool.board.spec or ""):
+                out.setdefault(n, {}).setdefault(f"{pool.board.spec}@{pool.goal.cell}", []).append((pool, row, None))
+        elif shelved is not None:
+            g = shelved.generated()
+            if g.puzzle.board.spec and admits(board, g.puzzle.board.spec):
+                entry = {"code": shelved.code, "length": n, "difficulty": shelved.report,
+                         "solution": [m.to_json() for m in g.solution.moves]}
+                out.setdefault(n, {}).setdefault(f"{g.puzzle.board.spec}@{g.puzzle.goal.cell}", []).append(
+                    (None, -1, entry))
+    return out
+
+
+def _sources(lo: int, hi: int, board: str, robots: int, ricochet: Ricochet,
+             library: Library | None) -> dict[int, dict[str, list[Pick]]]:
+    """Per length, per (board, target): the picks that source holds."""
+    out: dict[int, dict[str, list[Pick]]] = {}
     if library is not None:
         for pool in library.pools(board, robots, ricochet):
             pair = f"{pool.board.spec}@{pool.goal.cell}"
