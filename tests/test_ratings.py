@@ -730,15 +730,23 @@ def test_themes_from_a_stored_count_are_those_a_full_listing_gives():
 
 def test_a_pool_puzzle_is_served_with_the_report_and_themes_a_fresh_computation_gives(client):
     """GET /v1/puzzles/random?length=L answers a pool puzzle with its stored report
-    (and themes read with its count): the same values as working both out again
-    for that puzzle, with time to spare (issue 68)."""
+    and the themes the library's pass gave it: the same report as working it out
+    again, and the same themes as listing its solutions again where the pass
+    read the row thoroughly; where it read it without the listing (`cheap`),
+    those less only the listing's themes, never one it lacks (issue 68)."""
     from dataclasses import replace
+
+    from solver.production import library
+    from solver.production.themes import EVERY_SOLUTION
 
     for length, seed in ((9, "stored-a"), (10, "stored-b"), (10, "stored-c")):
         made = _random(client, length, f"{seed}-{uuid.uuid4().hex}")
         p = Puzzle.from_code(made["code"])
         found = replace(solve(p), moves=moves_from_json(made["solution"]))  # the served optimum, solved here
-        assert made["difficulty"] == difficulty(p, found, time_budget=60), made["code"]
-        assert made["themes"] == themes(p, found.moves, time_budget=60), made["code"]
+        report = difficulty(p, found, time_budget=60)
+        assert made["difficulty"] == report, made["code"]
+        fresh = set(themes(p, found.moves, time_budget=60, report=report))
+        assert made["themes"] == library.shared().lookup(p, length), made["code"]
+        assert set(made["themes"]) <= fresh and fresh - set(made["themes"]) <= EVERY_SOLUTION, made["code"]
 
 
