@@ -11,9 +11,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from solver.model.puzzle import Puzzle
-from solver.production import catalogue
+from solver.production import catalogue, library
 from solver.production.generated import Generated
-from workers.messages import CATALOGUE_FILL, CATALOGUE_GROW, CATALOGUE_LIFT, TaskSpec
+from solver.production.pools import Library
+from workers.messages import CATALOGUE_FILL, CATALOGUE_GROW, CATALOGUE_LIFT, THEMES_PASS, TaskSpec
+from workers.stores import Stores, Unavailable
 
 from . import Context, jobs
 
@@ -55,12 +57,63 @@ def _keep(ctx: Context, found: Iterable[Generated]) -> dict[str, Any]:
     return {"found": count}
 
 
-QUEUED = {"grow": CATALOGUE_GROW, "fill": CATALOGUE_FILL, "lift": CATALOGUE_LIFT}
+QUEUED = {"grow": CATALOGUE_GROW, "fill": CATALOGUE_FILL, "lift": CATALOGUE_LIFT, "themes": THEMES_PASS}
 
 
 def queue(ctx: Context, kind: str, payloads: list[dict[str, Any]]) -> TaskSpec:
-    """One task per payload of `kind` (grow, fill or lift) on the analysis queue; its spec."""
+    """One task per payload of `kind` (grow, fill, lift or themes) on the analysis queue; its spec."""
     spec = QUEUED[kind]
     for payload in payloads:
         jobs.send(ctx, spec, payload)
     return spec
+
+
+class Tables:
+    """The themes tables the workers' pass reads and writes: the deployment's
+    (Redis, the pools store), else the package's as shipped (a copy to go on from)."""
+
+    def __init__(self, stores: Stores) -> None:
+        self.stores = stores
+        self.shipped = library.TableDirectory(library.TABLES)
+
+    def read(self, pool: str) -> library.ThemeTable | None:
+        data = self.stores.pools.themes_table(pool)
+        return library.ThemeTable.loads(data) if data is not None else self.shipped.read(pool)
+
+    def write(self, table: library.ThemeTable) -> None:
+        self.stores.pools.write_themes_table(table.pool, table.dumps())
+
+
+def themes_pass(ctx: Context, mode: str, seconds: float) -> dict[str, int]:
+    """The library's themes pass over every pool this deployment sees
+    (ricochet.themes_pass), `mode` cheap, targeted or thorough, for at most
+    `seconds`: it goes on where the last one stopped (the tables in Redis),
+    and keeps how far it got after each pool (`ricochet themes --queue` queues
+    it; the pools store's pass_progress reads it)."""
+    stores = ctx.required_stores()
+    deadline = time.monotonic() + seconds
+
+    def progress(done: int, total: int, read: int) -> None:
+        stores.pools.set_pass_progress({"pools": total, "pools_done": done, "rows_read": read, "stopped": 0,
+                                        "at": int(time.time())})
+
+    counts = library.theme_pass(ctx.pools, Tables(stores), thorough=mode != "cheap", progress=progress,
+                                stop=lambda: time.monotonic() > deadline,
+                                rows=library.may_be_rare if mode == "targeted" else None)
+    stores.pools.set_pass_progress({**counts, "at": int(time.time())})
+    return counts
+
+
+def index_library(stores: Stores | None, pools: Library) -> None:
+    """The themes' index of this process (solver/production/library.py), over
+    every pool it sees with the tables the workers' pass left in Redis, else
+    the shipped ones; built once, before gunicorn forks.  Redis unreachable:
+    the shipped pools and tables alone."""
+    tables: list[library.Tables] = [library.TableDirectory(library.TABLES)]
+    if stores is not None:
+        try:
+            stores.pools.pass_progress()  # reachable?
+            tables = [Tables(stores)]
+        except Unavailable:
+            pass
+    library.shared(pools, tables)

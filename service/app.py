@@ -71,17 +71,18 @@ def warm(app: Flask) -> None:
     each holding a copy (about 90 MiB of a web process's 150)."""
     import gc
 
+    from application import catalogue
     from solver.play import daily
-    from solver.production import library
 
     with app.app_context():
-        from .common import pools
+        from .common import app_stores, pools
 
         held = pools()
         for entry in held.entries():
             held.load(entry.id)
+        catalogue.index_library(app_stores(), held)  # the themes' index (issue 68)
     daily.load_calendars()
-    library.shared()  # the themes' index (issue 68)
+
     gc.collect()
     gc.freeze()
 

@@ -222,3 +222,27 @@ def test_a_pack_of_100_with_a_theme_is_planned_from_the_library(theme):
         g = p.generated()
         assert theme in themes_known(g.puzzle, g.solution.moves), (theme, g.puzzle.code())
     assert len({p.generated().puzzle.code() for p in drawn}) == len(drawn)
+
+
+def test_the_workers_pass_goes_on_where_it_stopped(redis_url):
+    """ricochet.themes_pass on a worker (the task, with the real Celery app and
+    Redis): a targeted pass for a few seconds keeps the tables it read in Redis
+    and how far it got; the next goes on from there, reading no row twice."""
+    from workers.app import make_celery
+    from workers.messages import THEMES_PASS
+
+    celery, stores = make_celery(redis_url), Stores.from_url(redis_url)
+    celery.loader.import_default_modules()  # the worker's tasks, as a worker finds them (include=)
+    shipped = lib.TableDirectory(lib.TABLES)
+
+    def listed_here() -> int:  # rows the workers' pass read thoroughly beyond the shipped tables
+        ids = [k.decode()[len(stores.pools.THEMES):] for k in stores.redis.scan_iter(stores.pools.THEMES + "*")]
+        return sum(sum(s == lib.FINAL for s in lib.ThemeTable.loads(stores.pools.themes_table(i)).state)
+                   - sum(s == lib.FINAL for s in shipped.read(i).state) for i in ids)
+
+    first = celery.tasks[THEMES_PASS.name](mode="targeted", seconds=6)
+    assert first["stopped"] == 1 and first["rows_read"] > 0
+    assert stores.pools.pass_progress()["rows_read"] == first["rows_read"]
+    assert listed_here() == first["rows_read"]
+    second = celery.tasks[THEMES_PASS.name](mode="targeted", seconds=6)
+    assert second["rows_read"] > 0 and listed_here() == first["rows_read"] + second["rows_read"]

@@ -134,6 +134,14 @@ class LiftTask(_Payload):
     seconds = _seconds(MAX_SECONDS)
 
 
+class ThemesPassTask(_Payload):
+    """ricochet.themes_pass: how the pool rows are read (solver.production.library) and for how long."""
+
+    mode = fields.String(required=True, validate=validate.OneOf(["cheap", "targeted", "thorough"],
+                                                                error="must be cheap, targeted or thorough"))
+    seconds = _seconds(MAX_SECONDS)
+
+
 class DeliverTask(_Payload):
     """ricochet.webhook_deliver: one attempt of one delivery (workers/webhooks.py)."""
 
@@ -199,6 +207,7 @@ RECOVER_PENDING = TaskSpec("ricochet.recover_pending", PendingSweep, every=20.0)
 CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
 CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
 CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
+THEMES_PASS = TaskSpec("ricochet.themes_pass", ThemesPassTask, ANALYSIS_QUEUE)
 # A pack's book (seconds of CPU for a big one): made by a pack worker, never in a web process.
 BOOK = TaskSpec("ricochet.book", BookTask, PACK_QUEUE)
 
@@ -208,4 +217,4 @@ WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, WEBHOOK_QUEUE, 
 
 TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
                                       RECOVER_CHUNKS, RECOVER_PENDING, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,
-                                      WEBHOOK_DELIVER, WEBHOOK_SWEEP, BOOK)}
+                                      THEMES_PASS, WEBHOOK_DELIVER, WEBHOOK_SWEEP, BOOK)}

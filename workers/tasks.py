@@ -35,6 +35,7 @@ from .messages import (
     RECOVER_CHUNKS,
     RECOVER_PENDING,
     SOLVE,
+    THEMES_PASS,
     WEBHOOK_DELIVER,
     WEBHOOK_SWEEP,
     TaskSpec,
@@ -132,6 +133,11 @@ def catalogue_fill(app: Ricochet, items: list[list[Any]], seconds: float, enough
 @task(CATALOGUE_LIFT, acks_late=True)
 def catalogue_lift(app: Ricochet, family: str, spec: str, seconds: float) -> dict[str, Any]:
     return catalogue.lift(context(app), family, spec, seconds)
+
+
+@task(THEMES_PASS, acks_late=True)
+def themes_pass(app: Ricochet, mode: str, seconds: float) -> dict[str, int]:
+    return catalogue.themes_pass(context(app), mode, seconds)
 
 
 @task_postrun.connect

@@ -15,7 +15,7 @@ from solver.model.puzzle import Ricochet
 if TYPE_CHECKING:
     from solver.production.library import Index
 
-from .common import EXIT_OK, progress_bar
+from .common import EXIT_OK, InputError, progress_bar
 
 
 def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,6 +30,9 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seconds", type=float, default=None, help="stop after this long (the work done is kept)")
     p.add_argument("--seed", default="shelf", help="where the shelf's search starts (a new seed for each run that "
                                                    "adds to it; default shelf)")
+    p.add_argument("--queue", action="store_true",
+                   help="with --pass: queue it as a task on the analysis workers of the deployment at REDIS_URL "
+                        "(their tables in Redis; each run goes on where the last stopped) instead of running it here")
     p.add_argument("--tables", default=None,
                    help="where the tables are (default: the package's, solver/production/data/themes)")
     p.set_defaults(run=run)
@@ -39,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     from solver.production import library as lib
     from solver.production.pools import Library, shipped
 
+    if args.queue:
+        return _queue(args)
     deadline = time.monotonic() + args.seconds if args.seconds else None
     tables = lib.TableDirectory(Path(args.tables) if args.tables else lib.TABLES)
     if args.run_pass:
@@ -60,6 +65,23 @@ def run(args: argparse.Namespace) -> int:
         lib.write_shelf(grown)
         print(f"ricochet: the shelf holds {len(grown)} puzzles", file=sys.stderr)
     _report(lib.Index(Library(shipped()), [tables], lib.read_shelf()))
+    return EXIT_OK
+
+
+def _queue(args: argparse.Namespace) -> int:
+    """The pass as a task on the deployment's analysis workers; where the last one got."""
+    from application import catalogue
+
+    from .catalogue import _deployment, _within_visibility
+
+    if not args.run_pass:
+        raise InputError("--queue queues a pass: give --pass cheap, targeted or thorough")
+    seconds = args.seconds or 3000.0
+    _within_visibility(seconds / 60)
+    ctx = _deployment()
+    spec = catalogue.queue(ctx, "themes", [{"mode": args.run_pass, "seconds": seconds}])
+    print(f"ricochet: the {args.run_pass} themes pass queued on {spec.queue} for {seconds:g} s; last pass: "
+          f"{ctx.required_stores().pools.pass_progress() or 'none yet'}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -36,7 +36,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -166,7 +166,15 @@ def read_row(pool: Pool, i: int, plain: dict[tuple[int, ...], int], *, thorough:
     return mask_of(sorted(found)), CHEAP
 
 
-def theme_pass(library: Library, tables: TableDirectory, *, thorough: bool = True,
+class Tables(Protocol):
+    """Where a pass keeps its tables: a directory (TableDirectory), Redis (the workers')."""
+
+    def read(self, pool: str) -> ThemeTable | None: ...
+
+    def write(self, table: ThemeTable) -> None: ...
+
+
+def theme_pass(library: Library, tables: Tables, *, thorough: bool = True,
                progress: Callable[[int, int, int], None] | None = None,
                stop: Callable[[], bool] | None = None, save_every: float = 30.0,
                rows: Callable[[tuple[Any, ...]], bool] | None = None) -> dict[str, int]:
@@ -290,7 +298,7 @@ class Index:
     starts at; built once a process from the tables and the shelf (the pools
     themselves are loaded only when a puzzle of theirs is handed)."""
 
-    def __init__(self, library: Library, tables: list[TableDirectory], shelf: list[Shelved]) -> None:
+    def __init__(self, library: Library, tables: list[Tables], shelf: list[Shelved]) -> None:
         self.library = library
         self.shelf = shelf
         self.pools: list[str] = []
@@ -435,11 +443,12 @@ class Index:
 _SHARED: list[Index] = []
 
 
-def shared() -> Index:
-    """The index of what the package ships (its pools' tables and the shelf),
-    built once a process: gunicorn's master builds it before it forks."""
+def shared(library: Library | None = None, tables: list[Tables] | None = None) -> Index:
+    """This process's index, built on first use: over `library` and `tables`
+    when the first caller gives them (gunicorn's master, before it forks: the
+    deployment's pools and the workers' tables), else what the package ships."""
     if not _SHARED:
-        _SHARED.append(Index(Library(shipped()), [TableDirectory(TABLES)], read_shelf()))
+        _SHARED.append(Index(library or Library(shipped()), tables or [TableDirectory(TABLES)], read_shelf()))
     return _SHARED[0]
 
 

@@ -1,7 +1,10 @@
 """The deployment's pools (solver.production.pools format), in the Redis every
 API and worker process already shares: `pool:v1:<id>` holds a pool's bytes, the
 set `pools:v1` their ids, `pools:building` the pool build in flight.  Pools are
-written whole, once, so every process may keep what it loaded."""
+written whole, once, so every process may keep what it loaded.  The workers'
+themes pass (solver.production.library) keeps a pool's table of themes at
+`pool-themes:v1:<id>` (its bytes, rewritten as the pass goes) and how far it
+got at `pool-themes:pass` (a hash); none expires."""
 
 from __future__ import annotations
 
@@ -37,3 +40,20 @@ class PoolStore:
 
     def set_building(self, job_id: str) -> None:
         self.redis.set(self.BUILDING, job_id, ex=BUILDING_TTL)
+
+    THEMES = "pool-themes:v1:"
+    THEMES_PASS = "pool-themes:pass"
+
+    def themes_table(self, pool: str) -> bytes | None:
+        """A pool's table of themes as the workers' pass left it (None: not read by it)."""
+        return self.redis.get(self.THEMES + pool)
+
+    def write_themes_table(self, pool: str, data: bytes) -> None:
+        self.redis.set(self.THEMES + pool, data)
+
+    def pass_progress(self) -> dict[str, int]:
+        """How far the workers' themes pass got: pools, pools_done, rows_read, stopped, at (epoch seconds)."""
+        return {k.decode(): int(v) for k, v in self.redis.hgetall(self.THEMES_PASS).items()}
+
+    def set_pass_progress(self, progress: dict[str, int]) -> None:
+        self.redis.hset(self.THEMES_PASS, mapping=progress)
