@@ -112,6 +112,12 @@ def events(game_id: str, query: dict[str, Any], header: dict[str, Any]) -> Respo
     start = header.get("last_event", query["since"])
     config = current_app.config
     events = play.follow(context(), game_id, start, config["CLOCK"], config["GAME_SSE_SECONDS"])
+    return streamed(events, f"GET /v1/games/{game_id}?since=N")
+
+
+def streamed(events: Iterator[Any], poll: str) -> Response:
+    """Events as server-sent events (a game's, a room's race), within the stream limits."""
+    config = current_app.config
     # A stream holds a thread for up to GAME_SSE_SECONDS: each process keeps most
     # of its threads for everything else, and a stream beyond its share is told to poll.
     # And one client holds at most STREAMS_PER_CLIENT over every process, so it cannot take them all.
@@ -119,8 +125,8 @@ def events(game_id: str, query: dict[str, Any], header: dict[str, Any]) -> Respo
     streams = current_app.extensions.setdefault("game_streams", threading.BoundedSemaphore(config["GAME_STREAMS"]))
     if not streams.acquire(blocking=False):
         give_back()
-        raise Problem("unavailable", "too many event streams here now; poll "
-                      f"GET /v1/games/{game_id}?since=N instead, or retry", headers={"Retry-After": "2"})
+        raise Problem("unavailable", f"too many event streams here now; poll {poll} instead, or retry",
+                      headers={"Retry-After": "2"})
 
     def stream() -> Iterator[str]:
         try:

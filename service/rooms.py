@@ -3,22 +3,19 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, stream_with_context
+from flask import Blueprint, Response, current_app
 
 from application import games as play
 from application import rooms
 
-from . import limits
 from .common import bearer_token, context
-from .declare import Reply, event_stream, operation
-from .errors import Problem
+from .declare import Reply, operation
+from .games import EVENT_STREAM, streamed
 from .requests.games import LastEventHeader, SinceQuery
 from .requests.rooms import Joining, NewRobot, NewRoom, RaceMove, RoomPath
-from .shapes import GameEvent, RaceMoved, RoomView, Seat, StartedRoom
+from .shapes import RaceMoved, RoomView, Seat, StartedRoom
 
 bp = Blueprint("rooms", __name__)
 
@@ -81,39 +78,14 @@ def race_move(room_id: str, body: dict[str, Any]) -> Any:
     return {"room": room, "result": result}
 
 
-RACE_STREAM = {"text/event-stream": {"schema": {
-    "description": "One event of the stream (the schema describes each event)", "type": "object",
-    "required": ["id", "event", "data"],
-    "properties": {"id": {"type": "string", "pattern": "^[0-9]+$"}, "event": {"type": "string"},
-                   "retry": {"description": "milliseconds before a client reconnects"},
-                   "data": {"type": "string", "contentMediaType": "application/json",
-                            "contentSchema": {"$ref": "#/components/schemas/GameEvent"}}}}}}
-
-
 @operation(bp, "get /v1/rooms/<room_id>/events", "roomEvents", tag="games", path=RoomPath, query=SinceQuery,
            header=LastEventHeader, errors=(400, 404, 503),
            summary="The room's race as server-sent events (race_started, race_solution, race_skip, race_over), "
                    "each once and in order, from ?since or Last-Event-ID; reconnect when it ends",
            replies={200: Reply("An event stream: `id` the race's version after the event, `event` its type, "
-                               "`data` the event as JSON", media=RACE_STREAM)})
+                               "`data` the event as JSON", media=EVENT_STREAM)})
 def room_events(room_id: str, query: dict[str, Any], header: dict[str, Any]) -> Response:
     config = current_app.config
     events = rooms.follow(context(), room_id, header.get("last_event", query["since"]), config["CLOCK"],
                           config["GAME_SSE_SECONDS"])
-    give_back = limits.hold("stream", config["STREAMS_PER_CLIENT"], config["GAME_SSE_SECONDS"] + 10, "event streams")
-    streams = current_app.extensions.setdefault("game_streams", threading.BoundedSemaphore(config["GAME_STREAMS"]))
-    if not streams.acquire(blocking=False):
-        give_back()
-        raise Problem("unavailable", f"too many event streams here now; poll GET /v1/rooms/{room_id} instead, "
-                      "or retry", headers={"Retry-After": "2"})
-
-    def stream() -> Iterator[str]:
-        try:
-            yield "retry: 1000\n\n"
-            yield from event_stream(GameEvent, events, "version", "type")
-        finally:
-            streams.release()
-            give_back()
-
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return streamed(events, f"GET /v1/rooms/{room_id}")
