@@ -9,6 +9,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+from solver.model.board import BoardKind, real_board
 from solver.model.puzzle import Move, Puzzle, Ricochet, moves_from_json
 from solver.play.grades import lengths_of
 from solver.production import library
@@ -109,6 +110,8 @@ def _of_theme(theme: str, length: int | None, query: dict[str, Any], seed: str) 
         raise Problem("invalid-input", "the library's themed puzzles have 4 robots: leave robots out or give 4",
                       field="robots")
     wanted = query["board"]
+    if BoardKind.of(wanted) is None:
+        real_board(wanted)  # a spec that names no board is the client's to fix (400), not a theme's absence
     g = library.shared().draw(theme, Ricochet.TURN, random.Random(f"random-theme:{seed}:{theme}:{length}"),
                               length=length, fits=lambda spec: admits(wanted, spec))
     if g is None:

@@ -186,6 +186,12 @@ def test_random_with_a_theme(client):
     r = client.get("/v1/puzzles/random?theme=short&grade=easy")
     assert r.status_code == 400 and r.json["field"] == "grade"
     assert client.get("/v1/puzzles/random?theme=nonsense").status_code == 400
+    r = client.get("/v1/puzzles/random?theme=short&board=nonsense")  # a spec naming no board: the client's to fix
+    assert r.status_code == 400 and r.json["field"] == "board"
+    r = client.get("/v1/puzzles/random?theme=diagonal&board=random-1999")  # held, but on no 1999 board
+    assert r.status_code == 422 and "random-1999" in r.json["detail"]
+    r = client.get("/v1/puzzles/random?theme=short&robots=5")
+    assert r.status_code == 400 and r.json["field"] == "robots"
 
 
 def test_the_pass_from_the_command_line_says_how_far_it_got(tmp_path):

@@ -28,6 +28,7 @@ left to a later pass) or FINAL (every theme the definitions allow).
 from __future__ import annotations
 
 import bisect
+import functools
 import gzip
 import json
 import random
@@ -378,13 +379,20 @@ class Index:
                 return None
         start = rng.randrange(lo, hi)
         for k in range(min(scan, hi - lo)):
-            ref = int(column.refs[lo + (start - lo + k) % (hi - lo)])
-            if length is not None and int(column.lengths[lo + (start - lo + k) % (hi - lo)]) != length:
+            at = lo + (start - lo + k) % (hi - lo)
+            if length is not None and int(column.lengths[at]) != length:
                 continue
-            g = self.generated(ref)
-            if fits is None or (g.puzzle.board.spec is not None and fits(g.puzzle.board.spec)):
-                return g
+            ref = int(column.refs[at])
+            if fits is None or fits(self.spec_of(ref)):
+                return self.generated(ref)
         return None
+
+    def spec_of(self, ref: int) -> str:
+        """A reference's board spec, without making its puzzle (a pool's is in its id)."""
+        source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)
+        if source == SHELF:
+            return _shelf_spec(self.shelf[i].code)
+        return self.pools[source].rsplit("@", 1)[0]
 
     def held(self, theme: str, ricochet: Ricochet, lo: int, hi: int) -> Iterator[tuple[int, int]]:
         """(length, reference) of every puzzle of the theme from lo to hi moves, by rating."""
@@ -438,6 +446,11 @@ class Index:
         has none of the listing's themes, as after a listing that stopped)."""
         source, i = ref >> ROW_BITS, ref & ((1 << ROW_BITS) - 1)
         return names_of(self.shelf[i].themes if source == SHELF else int(self.masks[source][i]))
+
+
+@functools.lru_cache(maxsize=8192)
+def _shelf_spec(code: str) -> str:
+    return Puzzle.from_code(code).board.spec or ""
 
 
 _SHARED: list[Index] = []
