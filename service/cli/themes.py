@@ -27,6 +27,9 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "stop it at any time, run it again and it goes on where it stopped")
     p.add_argument("--shelf", action="store_true",
                    help="search for short and rare-themed puzzles until the shelf holds enough (or --seconds)")
+    p.add_argument("--only", choices=("ricochet-rule", "many-ways"),
+                   help="with --shelf: search for this rare theme alone, each puzzle tried first by what is cheap "
+                        "to know, every one found shelved")
     p.add_argument("--seconds", type=float, default=None, help="stop after this long (the work done is kept)")
     p.add_argument("--seed", default="shelf", help="where the shelf's search starts (a new seed for each run that "
                                                    "adds to it; default shelf)")
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"ricochet: {counts['pools_done']} of {counts['pools']} pools read, {counts['rows_read']} rows this "
               f"run{' (stopped: run it again to go on)' if counts['stopped'] else ''}", file=sys.stderr)
     if args.shelf:
-        grown = lib.grow_shelf(lib.read_shelf(), seconds=args.seconds or 600.0, seed=args.seed)
+        grown = lib.seek_rare(lib.read_shelf(), args.only, seconds=args.seconds or 600.0, seed=args.seed) \
+            if args.only else lib.grow_shelf(lib.read_shelf(), seconds=args.seconds or 600.0, seed=args.seed)
         lib.write_shelf(grown)
         print(f"ricochet: the shelf holds {len(grown)} puzzles", file=sys.stderr)
     _report(lib.Index(Library(shipped()), [tables], lib.read_shelf()))

@@ -35,7 +35,7 @@ import random
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -489,7 +489,6 @@ def grow_shelf(shelf: list[Shelved], *, seconds: float, seed: str = "shelf",
     shelf's lengths reach holds PER_BAND, or `seconds` pass; a puzzle is kept
     when it adds to what is still wanted.  Returns the grown shelf (a new list).
     Deterministic for a seed and a budget reached by the counts, not the clock."""
-    from solver.model.puzzle import Rules
     from solver.production.generate import generate
     from solver.production.generated import NoPuzzleFound
 
@@ -519,6 +518,48 @@ def grow_shelf(shelf: list[Shelved], *, seconds: float, seed: str = "shelf",
             have.add(s.code)
             grown.append(s)
             _count(counts, s)
+            if progress is not None:
+                progress(len(grown), k)
+    return grown
+
+
+RARE_SOUGHT = {"ricochet-rule": ((Ricochet.TURN,), range(3, 8)), "many-ways": ((Ricochet.TURN, Ricochet.NONE),
+                                                                                range(4, 8))}
+
+
+def seek_rare(shelf: list[Shelved], theme: str, *, seconds: float, seed: str = "rare",
+              progress: Callable[[int, int], None] | None = None) -> list[Shelved]:
+    """Search short puzzles for one rare theme (RARE_SOUGHT) for `seconds`,
+    each tried first by what is cheap to know (ricochet-rule: a plain-rule
+    solve one move shorter; many-ways: ten orderings at least in its report),
+    and shelve every one that has it (its themes worked out in full).  Returns
+    the grown shelf."""
+    from solver.production.generate import generate
+    from solver.production.generated import NoPuzzleFound
+    from solver.search.solve import solve
+
+    options, lengths = RARE_SOUGHT[theme]
+    have, grown = {s.code for s in shelf}, list(shelf)
+    deadline, k = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        n, option = lengths[k % len(lengths)], options[k // len(lengths) % len(options)]
+        k += 1
+        try:
+            g = generate(n, seed=f"{seed}:{theme}:{k}", rules=Rules(ricochet=option), time_budget=2.0)
+        except NoPuzzleFound:
+            continue
+        if g.puzzle.code() in have:
+            continue
+        if theme == "ricochet-rule":
+            plain = replace(g.puzzle, rules=replace(g.puzzle.rules, ricochet=Ricochet.NONE))
+            if solve(plain, max_depth=n - 1, time_budget=1.0).status != "optimal":
+                continue
+        elif (g.difficulty.get("optimal_solutions") or 0) < 10:
+            continue
+        found = themes(g.puzzle, g.solution.moves, time_budget=2.0, report=g.difficulty)
+        if theme in found:
+            have.add(g.puzzle.code())
+            grown.append(Shelved.of(g, found))
             if progress is not None:
                 progress(len(grown), k)
     return grown
