@@ -35,7 +35,7 @@ import random
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,7 +48,7 @@ from solver.play.glicko import prior
 from solver.production.generate import MAX_LENGTH
 from solver.production.generated import Generated
 from solver.production.pools import Library, Pool, pool_id, shipped
-from solver.production.themes import THEMES, counted, themes
+from solver.production.themes import THEMES, counted, shorter_plain, themes
 from solver.search.orders import LISTED
 from solver.search.solution import Solution
 
@@ -489,8 +489,6 @@ def grow_shelf(shelf: list[Shelved], *, seconds: float, seed: str = "shelf",
     shelf's lengths reach holds PER_BAND, or `seconds` pass; a puzzle is kept
     when it adds to what is still wanted.  Returns the grown shelf (a new list).
     Deterministic for a seed and a budget reached by the counts, not the clock."""
-    from solver.production.generate import generate
-    from solver.production.generated import NoPuzzleFound
 
     have = {s.code for s in shelf}
     grown = list(shelf)
@@ -505,11 +503,8 @@ def grow_shelf(shelf: list[Shelved], *, seconds: float, seed: str = "shelf",
             break
         n, option = wanted[k % len(wanted)]
         k += 1
-        try:
-            g = generate(n, seed=f"{seed}:{k}", rules=Rules(ricochet=option), time_budget=2.0)
-        except NoPuzzleFound:
-            continue
-        if g.puzzle.code() in have:
+        g = _new_short(n, option, f"{seed}:{k}", have)
+        if g is None:
             continue
         found = themes(g.puzzle, g.solution.moves, time_budget=2.0, report=g.difficulty)
         s = Shelved.of(g, found)
@@ -534,9 +529,6 @@ def seek_rare(shelf: list[Shelved], theme: str, *, seconds: float, seed: str = "
     solve one move shorter; many-ways: ten orderings at least in its report),
     and shelve every one that has it (its themes worked out in full).  Returns
     the grown shelf."""
-    from solver.production.generate import generate
-    from solver.production.generated import NoPuzzleFound
-    from solver.search.solve import solve
 
     options, lengths = RARE_SOUGHT[theme]
     have, grown = {s.code for s in shelf}, list(shelf)
@@ -544,15 +536,11 @@ def seek_rare(shelf: list[Shelved], theme: str, *, seconds: float, seed: str = "
     while time.monotonic() < deadline:
         n, option = lengths[k % len(lengths)], options[k // len(lengths) % len(options)]
         k += 1
-        try:
-            g = generate(n, seed=f"{seed}:{theme}:{k}", rules=Rules(ricochet=option), time_budget=2.0)
-        except NoPuzzleFound:
-            continue
-        if g.puzzle.code() in have:
+        g = _new_short(n, option, f"{seed}:{theme}:{k}", have)
+        if g is None:
             continue
         if theme == "ricochet-rule":
-            plain = replace(g.puzzle, rules=replace(g.puzzle.rules, ricochet=Ricochet.NONE))
-            if solve(plain, max_depth=n - 1, time_budget=1.0).status != "optimal":
+            if shorter_plain(g.puzzle, n, time_budget=1.0) is None:
                 continue
         elif (g.difficulty.get("optimal_solutions") or 0) < 10:
             continue
@@ -563,6 +551,19 @@ def seek_rare(shelf: list[Shelved], theme: str, *, seconds: float, seed: str = "
             if progress is not None:
                 progress(len(grown), k)
     return grown
+
+
+def _new_short(n: int, option: Ricochet, seed: str, have: set[str]) -> Generated | None:
+    """A puzzle of n moves under the option, searched for from `seed`, unless none
+    was found or the shelf has it (`have`: its codes)."""
+    from solver.production.generate import generate
+    from solver.production.generated import NoPuzzleFound
+
+    try:
+        g = generate(n, seed=seed, rules=Rules(ricochet=option), time_budget=2.0)
+    except NoPuzzleFound:
+        return None
+    return None if g.puzzle.code() in have else g
 
 
 def _count(counts: dict[tuple[Any, ...], int], s: Shelved) -> None:

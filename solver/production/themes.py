@@ -55,9 +55,7 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
         return sorted(found | _helpers([list(moves)], complete=False))
     if p.rules.ricochet is Ricochet.TURN and length:
         if plain_length is None:
-            plain = solve(replace(p, rules=replace(p.rules, ricochet=Ricochet.NONE)), max_depth=length - 1,
-                          time_budget=time_budget)
-            plain_length = plain.length if plain.status == "optimal" else None
+            plain_length = shorter_plain(p, length, time_budget)
         if plain_length is not None and plain_length < length:
             found.add("ricochet-rule")
     listed = _listing(p, moves, report, time_budget) if length else None
@@ -74,6 +72,14 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     if all(_blocker_moved_again(s) for s in listed.listed):
         found.add("blocker-moved-again")
     return sorted(found)
+
+
+def shorter_plain(p: Puzzle, length: int, time_budget: float) -> int | None:
+    """The puzzle's optimum under the plain rule when it is shorter than `length`
+    (searched to length - 1 within the budget), else None."""
+    plain = solve(replace(p, rules=replace(p.rules, ricochet=Ricochet.NONE)), max_depth=length - 1,
+                  time_budget=time_budget)
+    return plain.length if plain.status == "optimal" else None
 
 
 def _listing(p: Puzzle, moves: Sequence[Move], report: dict[str, Any] | None, time_budget: float) -> Solutions | None:
