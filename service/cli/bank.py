@@ -10,7 +10,7 @@ from pathlib import Path
 
 from solver.model.puzzle import Ricochet
 
-from .common import EXIT_OK, TimedBar, board_and_target
+from .common import EXIT_OK, InputError, TimedBar, board_and_target
 
 
 def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,11 +45,16 @@ def run(args: argparse.Namespace) -> int:
     from solver.production.maintain import exhaustive_search, merge, search
 
     if args.merge:
+        missing = [f for f in [*args.merge, args.bank] if not Path(f).is_file()]
+        if missing:
+            raise InputError(f"no such file: {', '.join(missing)} (merge what `ricochet bank --output` wrote)")
         added = merge([Path(f) for f in args.merge], Path(args.bank))
         print(f"ricochet: {len(added)} new puzzles appended to {args.bank}", file=sys.stderr)
         return EXIT_OK
 
     seconds = args.minutes * 60
+    path = args.output or args.bank
+    Path(path).touch()  # the file is there from the start: a run stopped early still leaves one to merge
     if args.exhaustive:
         board, goal = board_and_target(*args.exhaustive)
         finds = exhaustive_search(board, goal, args.min_length, Ricochet(args.ricochet), args.seed, seconds,
@@ -58,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
         finds = search(args.min_length, args.robots, Ricochet(args.ricochet), args.seed, seconds,
                        edition=args.edition, threads=args.threads, walk=args.walk, spread=args.spread)
     lengths: Counter[int] = Counter()
-    path = args.output or args.bank
     with open(path, "a", encoding="utf-8") as f, TimedBar(seconds, "bank") as bar:
         for entry in finds:
             f.write(json.dumps(entry) + "\n")
