@@ -1,14 +1,17 @@
 """What every store shares: the Redis client (patient for the workers), the
-format version each stored value carries, and `Unavailable`, the one error a
+format version each stored value carries, `Unavailable`, the one error a
 store raises when Redis cannot be reached (nothing above the stores catches
-Redis's own)."""
+Redis's own), and the edge where Redis's replies are decoded, once: redis-py
+types a reply `bytes | str` (this service's clients get bytes), so a store
+turns each into a str, an int, a float or a typed record (`text`, `number`,
+`record`, ...) before it returns it, and nothing above the stores sees bytes."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlsplit
 
 import redis
@@ -17,6 +20,9 @@ from redis.backoff import ExponentialBackoff
 from redis.client import Pipeline
 from redis.retry import Retry
 from redis.sentinel import Sentinel
+from redis.typing import EncodableT
+
+T = TypeVar("T")
 
 FORMAT = 1   # the version every stored JSON value carries ("v")
 PATIENCE = 75  # a patient client's retries of one command (backoff to 5 s: about 6 minutes)
@@ -105,7 +111,7 @@ def connect(url: str, patient: bool = False, sentinels: Sentinels | None = None)
         options["retry"] = Retry(ExponentialBackoff(cap=5.0, base=0.25), retries=PATIENCE)
         options["retry_on_error"] = list(_DOWN)
     if sentinels is None:
-        return Client.from_url(url, **options)
+        return cast(Client, Client.from_url(url, **options))  # redis-py types from_url's return as Redis
     parts = urlsplit(url)
     database = int(parts.path.strip("/") or 0)
     asking = {"socket_timeout": 1, "socket_connect_timeout": 1, "password": sentinels.password or None}
@@ -128,12 +134,15 @@ def settle(client: Client, replicas: int, milliseconds: int) -> int:
         return int(pipe.execute()[1])
 
 
-def dump(key: str, value: Any) -> str:
+def dump(key: str, value: object) -> str:
     """A stored JSON value: the payload under `key`, with the format version."""
     return json.dumps({"v": FORMAT, key: value})
 
 
-def load(raw: bytes | None, key: str) -> Any:
+Reply = bytes | str  # one value of a Redis reply, as redis-py types it (bytes here: replies are not decoded)
+
+
+def load(raw: Reply | None, key: str) -> Any:
     """The payload of a stored value, if there is one in a format this release reads."""
     if raw is None:
         return None
@@ -141,10 +150,72 @@ def load(raw: bytes | None, key: str) -> Any:
     return value[key] if value.get("v") == FORMAT else None
 
 
+def record(raw: Reply | None, key: str, shape: type[T]) -> T | None:
+    """`load`'s payload as the typed record `shape` it was dumped from (a TypedDict
+    or a JSON type): the store that wrote it declares its shape, so the type is
+    the writer's word, not checked at run time."""
+    return cast(T, load(raw, key))
+
+
+def text(raw: Reply) -> str:
+    """A reply's string (UTF-8, as the service writes them)."""
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def maybe_text(raw: Reply | None) -> str | None:
+    """A reply's string, or None for a missing key or field."""
+    return None if raw is None else text(raw)
+
+
+def texts(raws: Iterable[Reply]) -> list[str]:
+    """The strings of a list or set reply (SMEMBERS, LRANGE, ZRANGE ...), in its order."""
+    return [text(r) for r in raws]
+
+
+def text_map(raw: Mapping[Reply, Reply]) -> dict[str, str]:
+    """A hash (HGETALL) as field -> value strings."""
+    return {text(k): text(v) for k, v in raw.items()}
+
+
+def number(raw: object) -> int:
+    """An integer reply or stored counter; 0 for a missing one (None)."""
+    if raw is None:
+        return 0
+    if isinstance(raw, bytes | str | int | float):
+        return int(raw)
+    raise TypeError(f"not a number reply: {raw!r}")
+
+
+def maybe_number(raw: object) -> int | None:
+    """An integer reply (a rank, a TTL ...), or None when Redis answered nil."""
+    return None if raw is None else number(raw)
+
+
+def real(raw: object) -> float:
+    """A float reply (a score, a stored time); 0.0 for a missing one (None)."""
+    if raw is None:
+        return 0.0
+    if isinstance(raw, bytes | str | int | float):
+        return float(raw)
+    raise TypeError(f"not a number reply: {raw!r}")
+
+
+def scored(rows: Iterable[Any]) -> list[tuple[str, float]]:
+    """A sorted set's range read WITHSCORES: (member, score) pairs, in its order."""
+    return [(text(member), real(score)) for member, score in rows]
+
+
+def fields(mapping: Mapping[str, EncodableT]) -> dict[EncodableT, EncodableT]:
+    """A hash's fields to write (HSET's `mapping`), as redis-py types them (its
+    Mapping's key type is invariant, so a dict[str, str] is refused as it is)."""
+    out: dict[EncodableT, EncodableT] = {k: v for k, v in mapping.items()}
+    return out
+
+
 WatchError = redis.WatchError
 
 
-def optimistic(client: Client, key: str, step: Callable[[bytes | None, Pipeline], Any], what: str) -> Any:
+def optimistic(client: Client, key: str, step: Callable[[bytes | None, Pipeline], T], what: str) -> T:
     """Run `step(raw, pipe)` with `key` watched, again whenever another client
     changed the key first, so that concurrent changes from any number of
     processes are ordered by Redis and none is lost.  `step` reads the value it
@@ -154,7 +225,8 @@ def optimistic(client: Client, key: str, step: Callable[[bytes | None, Pipeline]
         with client.pipeline() as pipe:
             try:
                 pipe.watch(key)
-                out = step(pipe.get(key), pipe)
+                raw = pipe.get(key)
+                out = step(raw.encode() if isinstance(raw, str) else raw, pipe)
                 if pipe.explicit_transaction:
                     pipe.execute()
                 return out
