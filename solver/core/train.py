@@ -39,7 +39,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from solver.model.board import Board, random_board_spec, real_board
     from solver.model.geometry import ROBOT_COLOURS
-    from solver.model.puzzle import Goal, Puzzle, Rules
+    from solver.model.puzzle import Goal, Puzzle, Ricochet, Rules
     from solver.search.solve import solve
 
     rng = random.Random(20261125)
@@ -50,7 +50,8 @@ def main() -> None:
         target = rng.choice([t for t in board.targets if t.colour is not None or ricochet is None])
         return Puzzle.create(board, dict(zip(colours, rng.sample(board.start_cells(), robots))),
                              Goal(target.cell, target.colour),
-                             Rules(ricochet or rng.choice(["none", "turn"]), vortex_sightline=rng.random() < 0.25))
+                             Rules(Ricochet(ricochet or rng.choice(["none", "turn"])),
+                                   vortex_sightline=rng.random() < 0.25))
 
     def custom() -> Puzzle:
         w, h = rng.randint(4, 8), rng.randint(4, 8)
@@ -65,7 +66,7 @@ def main() -> None:
         spots = cells[len(diagonals) + 1:]
         return Puzzle.create(board, dict(zip(rng.sample(ROBOT_COLOURS, robots), rng.sample(spots, robots))),
                              Goal(cells[0], None),
-                             Rules(rng.choice(["none", "turn"]), vortex_sightline=rng.random() < 0.3))
+                             Rules(Ricochet(rng.choice(["none", "turn"])), vortex_sightline=rng.random() < 0.3))
 
     peers_board = real_board("red-A,green-B,blue-A,yellow-A")
     work = ([real(4) for _ in range(400)] + [real(5) for _ in range(150)] + [custom() for _ in range(300)] +
