@@ -24,6 +24,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 from marshmallow import Schema
 
+from solver.formats.lines import ndjson_line
 from workers.schemas import load
 
 from .caching import cached
@@ -235,10 +236,11 @@ def dumped(shape: Shape, data: Any) -> bytes:
 
 
 def ndjson(shape: Shape, items: Iterable[Any]) -> Iterator[str]:
-    """A streamed reply's lines (application/x-ndjson): each item dumped by `shape`."""
+    """A streamed reply's lines (application/x-ndjson): each item dumped by `shape`,
+    written by the export's NDJSON writer (spaced, as these lines have always been)."""
     dumper = _dumper(shape)
     for item in items:
-        yield json.dumps(dumper.dump(item)) + "\n"
+        yield ndjson_line(dumper.dump(item), spaced=True)
 
 
 def event_stream(shape: Shape, events: Iterable[dict[str, Any]], id_key: str, type_key: str) -> Iterator[str]:

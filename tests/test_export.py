@@ -71,3 +71,35 @@ def test_the_api_streams_the_export_filtered(redis_url):
     assert all(set(x) >= {"code", "solution", "rating", "popularity", "themes", "driftingdroids_id"} for x in lines)
     assert client.get("/v1/puzzles/export?format=xml").json["field"] == "format"
     assert client.get("/v1/puzzles/export?min_length=10&max_length=5").status_code == 422
+
+
+def test_packs_and_the_export_write_the_same_items_by_one_writer_per_format():
+    """The same puzzles through the packs' paths (`ricochet pack`'s lines, GET /v1/packs/{id}?format=ndjson's)
+    and the export's (its NDJSON and CSV lines): every line is what solver.formats.lines writes of its value,
+    compact for `ricochet pack` and the export, spaced for the packs' HTTP lines, and the values agree."""
+    from service.declare import ndjson
+    from service.shapes import PackItem
+    from solver.formats import lines
+    from solver.model.puzzle import moves_from_json
+    from solver.production.export import Held, csv_line, ndjson_line
+
+    out = subprocess.run([sys.executable, "-m", "service.cli", "pack", "--count", "4", "--min-length", "5",
+                          "--max-length", "7", "--seed", "7"], capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin"}).stdout
+    made = out.splitlines(keepends=True)
+    items = [json.loads(line) for line in made]
+    assert len(items) == 4
+    assert made == [lines.ndjson_line(item) for item in items]  # `ricochet pack`: compact
+    served = list(ndjson(PackItem, items))
+    assert served == [lines.ndjson_line(json.loads(line), spaced=True) for line in served]  # HTTP: spaced
+    assert [json.loads(line) for line in served] == items
+    for item in items:  # the export's lines of the same puzzles, with what play made of them
+        h = Held(Puzzle.from_code(item["code"]), moves_from_json(item["solution"]), "pool:test")
+        played = {k: item[k] for k in ("rating", "popularity", "themes")}
+        exported = ndjson_line(h, played)
+        assert exported == lines.ndjson_line(json.loads(exported))
+        assert {k: v for k, v in json.loads(exported).items() if k != "source"} == {
+            k: v for k, v in item.items() if k not in ("index", "difficulty")}
+        row = csv_line(h, played)
+        assert row == lines.csv_line(next(csv.reader(io.StringIO(row))))
+        assert row.split(",")[0] == item["code"] and f",{item['optimal_length']}," in row

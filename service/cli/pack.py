@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from solver.errors import InvalidInput
+from solver.formats.lines import ndjson_line
 from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             made.append(described(ctx, [{**item, "index": index}])[0])
             if args.pdf != "-":
-                print(json.dumps(made[-1], separators=(",", ":")), flush=True)
+                print(ndjson_line(made[-1]), end="", flush=True)  # the export's NDJSON writer
     if args.pdf is not None:
         _write_book(args, request, made)
     return EXIT_FAILED if failed else EXIT_OK

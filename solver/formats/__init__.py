@@ -1,2 +1,2 @@
-"""Formats: pictures (SVG boards, puzzles and pack sheets), ASCII boards, and
-DriftingDroids game IDs."""
+"""Formats: pictures (SVG boards, puzzles and pack sheets), ASCII boards,
+DriftingDroids game IDs, and the NDJSON and CSV lines of exports and packs."""

@@ -13,14 +13,12 @@ CSV columns (`COLUMNS`) and NDJSON fields are documented in docs/ratings.md.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from solver.formats import lines
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Move, Puzzle, moves_from_json, moves_to_json
 from solver.play import daily
@@ -94,33 +92,26 @@ def _pools(library: Library, wanted: Filter, seen: set[str]) -> Iterator[Held]:
                     yield Held(p, pool.moves(i), f"pool:{pool.id}")
 
 
-def ndjson_line(h: Held, played: dict[str, Any]) -> str:
+def ndjson_line(h: Held, played: Mapping[str, Any]) -> str:
     """One NDJSON line: the docs/formats.md puzzle, its code, optimal length, solution,
     what play made of it (`played`: rating, popularity, themes), its
     DriftingDroids id and source."""
-    return json.dumps({**h.puzzle.to_json(), "code": h.puzzle.code(), "optimal_length": len(h.moves),
-                       "solution": moves_to_json(h.moves), **played,
-                       "driftingdroids_id": driftingdroids_id(h.puzzle), "source": h.source},
-                      separators=(",", ":")) + "\n"
+    return lines.ndjson_line({**h.puzzle.to_json(), "code": h.puzzle.code(), "optimal_length": len(h.moves),
+                             "solution": moves_to_json(h.moves), **played,
+                             "driftingdroids_id": driftingdroids_id(h.puzzle), "source": h.source})
 
 
 def csv_header() -> str:
-    return _csv(COLUMNS)
+    return lines.csv_line(COLUMNS)
 
 
-def csv_line(h: Held, played: dict[str, Any]) -> str:
+def csv_line(h: Held, played: Mapping[str, Any]) -> str:
     p, rating = h.puzzle, played["rating"]
     goal = p.goal
-    return _csv((
+    return lines.csv_line((
         p.code(), p.board.spec or "custom", " ".join(f"{c}:{x},{y}" for c, (x, y) in p.robots),
         "vortex" if goal.colour is None else f"{goal.colour}-{goal.symbol}", "{},{}".format(*goal.cell),
         p.rules.ricochet, str(p.rules.vortex_sightline).lower(), len(h.moves),
         " ".join(f"{m.robot}-{m.direction}" for m in h.moves), rating["value"], rating["deviation"],
         played["popularity"], rating["plays"], " ".join(played["themes"]), driftingdroids_id(h.puzzle) or "",
         h.source))
-
-
-def _csv(values: Iterable[Any]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow(values)
-    return out.getvalue()
