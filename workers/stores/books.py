@@ -9,9 +9,9 @@ same book queue it once), `ricochet:book:<key>:failed` why one could not be."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict, cast
 
-from .base import Client
+from .base import Client, number
 
 KEPT_SECONDS = 3600  # as long as a book's Cache-Control lets a browser keep it
 CAP_BYTES = 256 * 2**20  # every kept book together (a 1,000-page book is about 4.5 MB)
@@ -44,6 +44,12 @@ return total
 INDEX, SIZES = "ricochet:books", "ricochet:books:bytes"
 
 
+class BookFailure(TypedDict):
+    """Why a book could not be made: a problem's kind and detail (application.problems)."""
+    kind: str
+    detail: str
+
+
 class BookStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
@@ -54,14 +60,15 @@ class BookStore:
         return f"ricochet:book:{key}"
 
     def get(self, key: str) -> bytes | None:
-        return self.redis.get(self._key(key))
+        raw = self.redis.get(self._key(key))
+        return raw.encode() if isinstance(raw, str) else raw
 
     def keep(self, key: str, document: bytes, now: float, cap: int = CAP_BYTES) -> int:
         """Keep a made book for KEPT_SECONDS (its making and any failure forgotten),
         dropping the oldest others while all together pass `cap`; returns the bytes kept."""
         total = self._keep(keys=[self._key(key), INDEX, SIZES], args=[document, now, KEPT_SECONDS, cap])
         self.redis.delete(f"{self._key(key)}:making", f"{self._key(key)}:failed")
-        return int(total)
+        return number(total)
 
     def claim(self, key: str, seconds: float) -> bool:
         """Whether this caller is the one to have the book made (no one else is, for `seconds`)."""
@@ -73,18 +80,19 @@ class BookStore:
     def fail(self, key: str, kind: str, detail: str) -> None:
         """The book could not be made: why, for the requests waiting for it."""
         with self.redis.pipeline() as pipe:
-            pipe.set(f"{self._key(key)}:failed", json.dumps({"kind": kind, "detail": detail}), ex=FAILURE_SECONDS)
+            failure: BookFailure = {"kind": kind, "detail": detail}
+            pipe.set(f"{self._key(key)}:failed", json.dumps(failure), ex=FAILURE_SECONDS)
             pipe.delete(f"{self._key(key)}:making")
             pipe.execute()
 
-    def state(self, key: str) -> tuple[bool, dict[str, Any] | None]:
+    def state(self, key: str) -> tuple[bool, BookFailure | None]:
         """Whether the book is kept, and why it could not be made (None: it was not refused)."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.exists(self._key(key))
             pipe.get(f"{self._key(key)}:failed")
             kept, failed = pipe.execute()
-        return bool(kept), json.loads(failed) if failed else None
+        return bool(kept), cast(BookFailure, json.loads(failed)) if failed else None
 
     def kept_bytes(self) -> int:
         """Every kept book's size together, as the cap counts them."""
-        return sum(int(v) for v in self.redis.hvals(SIZES))
+        return sum(number(v) for v in self.redis.hvals(SIZES))

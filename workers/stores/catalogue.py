@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import Client
+from .base import Client, text_map, texts
 
 
 class CatalogueStore:
@@ -34,10 +34,10 @@ class CatalogueStore:
             pipe.execute()
 
     def rows(self, pool_id: str) -> dict[str, dict[str, Any]]:
-        return {k.decode(): json.loads(v) for k, v in self.redis.hgetall(f"catalogue:rows:{pool_id}").items()}
+        return {k: json.loads(v) for k, v in text_map(self.redis.hgetall(f"catalogue:rows:{pool_id}")).items()}
 
     def pool_ids(self) -> list[str]:
-        return sorted(i.decode() for i in self.redis.smembers("catalogue:pools"))
+        return sorted(texts(self.redis.smembers("catalogue:pools")))
 
     def tried(self) -> int:
         return int(self.redis.scard("catalogue:tried"))

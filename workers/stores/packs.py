@@ -15,13 +15,20 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from .answers import AnswerStore
-from .base import Client
+from .base import Client, fields, number, real, text, text_map, texts
 
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
 CLIENTS = "packs:clients"
+Chunk = list[list[int]]  # a chunk's items: [index, length] each
+
+
+class FailedItem(TypedDict):
+    """An item that could not be made (service/shapes.py's FailedItem)."""
+    index: int
+    error: str
 
 # KEYS[1] the client's held list, KEYS[2] its queued set, KEYS[3] CLIENTS; ARGV most, client, ttl.
 # Queued chunks whose pack forgot them (settled, cancelled) no longer count; then held chunks move to
@@ -70,7 +77,7 @@ class PackStore:
         with self.redis.pipeline() as pipe:
             pipe.hset(f"pack:{pack_id}:items", mapping={str(i): json.dumps(item) for i, item in items})
             if keys:
-                pipe.hset(f"pack:{pack_id}:keys", mapping={k: i for k, i in keys})
+                pipe.hset(f"pack:{pack_id}:keys", mapping=fields(dict(keys)))
             for suffix in ("items", "keys"):
                 pipe.expire(f"pack:{pack_id}:{suffix}", PACK_TTL)
             pipe.execute()
@@ -83,9 +90,9 @@ class PackStore:
             pipe.hget(f"pack:{pack_id}:keys", key)
             pipe.expire(f"pack:{pack_id}:keys", PACK_TTL)
             fresh, owner, _ = pipe.execute()
-        return bool(fresh) or int(owner) == index
+        return bool(fresh) or number(owner) == index
 
-    def track_chunks(self, pack_id: str, chunks: dict[str, list[list[int]]]) -> None:
+    def track_chunks(self, pack_id: str, chunks: dict[str, Chunk]) -> None:
         if not chunks:
             return
         with self.redis.pipeline() as pipe:
@@ -94,7 +101,7 @@ class PackStore:
             pipe.sadd("packs:running", pack_id)
             pipe.execute()
 
-    def hold_chunks(self, pack_id: str, client: str, chunks: dict[str, list[list[int]]]) -> None:
+    def hold_chunks(self, pack_id: str, client: str, chunks: dict[str, Chunk]) -> None:
         """Record a pack's chunks as out (as `track_chunks`) but held back: queued by
         `release` a few at a time, after the client's chunks held before them."""
         if not chunks:
@@ -109,14 +116,14 @@ class PackStore:
             pipe.sadd("packs:running", pack_id)
             pipe.execute()
 
-    def release(self, client: str, most: int) -> list[tuple[str, str, list[list[int]]]]:
+    def release(self, client: str, most: int) -> list[tuple[str, str, Chunk]]:
         """The client's next held chunks, now counted as queued, so that at most `most`
         of its chunks wait for a worker (pack, chunk key, items each): the caller sends them."""
         raw = self._release(keys=[f"packs:held:{client}", f"packs:queued:{client}", CLIENTS],
                             args=[most, client, PACK_TTL])
-        out = []
+        out: list[tuple[str, str, Chunk]] = []
         for member, chunk in zip(raw[::2], raw[1::2], strict=True):
-            pack_id, _, key = member.decode().rpartition(":")
+            pack_id, _, key = text(member).rpartition(":")
             out.append((pack_id, key, json.loads(chunk)))
         return out
 
@@ -126,11 +133,11 @@ class PackStore:
 
     def holding(self) -> list[str]:
         """The clients with chunks held back."""
-        return sorted(c.decode() for c in self.redis.smembers(CLIENTS))
+        return sorted(texts(self.redis.smembers(CLIENTS)))
 
     def queued_for(self, client: str) -> int:
         """The client's chunks sent and not yet taken by a worker (some may be settled: `release` forgets those)."""
-        return int(self.redis.scard(f"packs:queued:{client}"))
+        return number(self.redis.scard(f"packs:queued:{client}"))
 
     def chunk_beat(self, pack_id: str, key: str, requeued: bool = False) -> None:
         """A chunk's heartbeat (a chunk sent again starts silent, as if just queued)."""
@@ -155,34 +162,32 @@ class PackStore:
             pipe.srem("packs:running", pack_id)
             pipe.execute()
 
-    def unheard_chunks(self) -> list[tuple[str, str, list[list[int]]]]:
+    def unheard_chunks(self) -> list[tuple[str, str, Chunk]]:
         """Chunks sent that no worker has received (no heartbeat yet): queued, or lost
         on the way to a worker whose host went (chunks held back were not sent)."""
-        out = []
-        for raw in self.redis.smembers("packs:running"):
-            pack_id = raw.decode()
-            beats = set(self.redis.hkeys(f"pack:{pack_id}:beats"))
-            held = self.redis.smembers(f"pack:{pack_id}:held")
-            for key, chunk in self.redis.hgetall(f"pack:{pack_id}:chunks").items():
+        out: list[tuple[str, str, Chunk]] = []
+        for pack_id in texts(self.redis.smembers("packs:running")):
+            beats = set(texts(self.redis.hkeys(f"pack:{pack_id}:beats")))
+            held = set(texts(self.redis.smembers(f"pack:{pack_id}:held")))
+            for key, chunk in text_map(self.redis.hgetall(f"pack:{pack_id}:chunks")).items():
                 if key not in beats and key not in held:
-                    out.append((pack_id, key.decode(), json.loads(chunk)))
+                    out.append((pack_id, key, json.loads(chunk)))
         return out
 
-    def silent_chunks(self, silence: float) -> list[tuple[str, str, list[list[int]]]]:
+    def silent_chunks(self, silence: float) -> list[tuple[str, str, Chunk]]:
         """Chunks that started (a heartbeat) and have been silent `silence` seconds."""
-        out = []
+        out: list[tuple[str, str, Chunk]] = []
         now = time.time()
-        for raw in self.redis.smembers("packs:running"):
-            pack_id = raw.decode()
-            beats = self.redis.hgetall(f"pack:{pack_id}:beats")
+        for pack_id in texts(self.redis.smembers("packs:running")):
+            beats = text_map(self.redis.hgetall(f"pack:{pack_id}:beats"))
             if not self.redis.exists(f"pack:{pack_id}:chunks"):
                 self.redis.srem("packs:running", pack_id)
                 continue
             for key, at in beats.items():
-                if now - float(at) >= silence:
+                if now - real(at) >= silence:
                     chunk = self.redis.hget(f"pack:{pack_id}:chunks", key)
                     if chunk is not None:
-                        out.append((pack_id, key.decode(), json.loads(chunk)))
+                        out.append((pack_id, key, json.loads(chunk)))
         return out
 
     def save_failure(self, pack_id: str, index: int, reason: str) -> None:
@@ -203,11 +208,11 @@ class PackStore:
             pipe.hlen(f"pack:{pack_id}:items")
             pipe.hlen(f"pack:{pack_id}:failed")
             made, failed = pipe.execute()
-        return made, failed
+        return number(made), number(failed)
 
-    def failures(self, pack_id: str) -> list[dict[str, Any]]:
-        raw = self.redis.hgetall(f"pack:{pack_id}:failed")
-        return sorted(({"index": int(k), "error": v.decode()} for k, v in raw.items()), key=lambda f: f["index"])
+    def failures(self, pack_id: str) -> list[FailedItem]:
+        raw = text_map(self.redis.hgetall(f"pack:{pack_id}:failed"))
+        return sorted((FailedItem(index=int(k), error=v) for k, v in raw.items()), key=lambda f: f["index"])
 
     def items(self, pack_id: str, count: int) -> list[dict[str, Any]]:
         """The puzzles a pack holds so far, in order, each with its `index`."""

@@ -8,9 +8,14 @@ got at `pool-themes:pass` (a hash); none expires."""
 
 from __future__ import annotations
 
-from .base import Client
+from .base import Client, fields, maybe_text, number, text_map, texts
 
 BUILDING_TTL = 24 * 3600
+
+
+def _bytes(raw: bytes | str | None) -> bytes | None:
+    """A stored pool's or table's bytes (this service's clients read bytes; a str is encoded back)."""
+    return raw.encode() if isinstance(raw, str) else raw
 
 
 class PoolStore:
@@ -22,10 +27,10 @@ class PoolStore:
         self.redis = client
 
     def ids(self) -> list[str]:
-        return sorted(i.decode() for i in self.redis.smembers(self.INDEX))
+        return sorted(texts(self.redis.smembers(self.INDEX)))
 
     def read(self, pool: str) -> bytes | None:
-        return self.redis.get(self.PREFIX + pool)
+        return _bytes(self.redis.get(self.PREFIX + pool))
 
     def write(self, pool_id: str, data: bytes) -> None:
         with self.redis.pipeline() as pipe:  # MULTI: the index never names a pool that is not there
@@ -35,8 +40,7 @@ class PoolStore:
 
     def building(self) -> str | None:
         """The job of the pool build in flight, if any."""
-        raw = self.redis.get(self.BUILDING)
-        return raw.decode() if raw is not None else None
+        return maybe_text(self.redis.get(self.BUILDING))
 
     def set_building(self, job_id: str) -> None:
         self.redis.set(self.BUILDING, job_id, ex=BUILDING_TTL)
@@ -46,14 +50,14 @@ class PoolStore:
 
     def themes_table(self, pool: str) -> bytes | None:
         """A pool's table of themes as the workers' pass left it (None: not read by it)."""
-        return self.redis.get(self.THEMES + pool)
+        return _bytes(self.redis.get(self.THEMES + pool))
 
     def write_themes_table(self, pool: str, data: bytes) -> None:
         self.redis.set(self.THEMES + pool, data)
 
     def pass_progress(self) -> dict[str, int]:
         """How far the workers' themes pass got: pools, pools_done, rows_read, stopped, at (epoch seconds)."""
-        return {k.decode(): int(v) for k, v in self.redis.hgetall(self.THEMES_PASS).items()}
+        return {k: number(v) for k, v in text_map(self.redis.hgetall(self.THEMES_PASS)).items()}
 
     def set_pass_progress(self, progress: dict[str, int]) -> None:
-        self.redis.hset(self.THEMES_PASS, mapping=progress)
+        self.redis.hset(self.THEMES_PASS, mapping=fields(progress))
