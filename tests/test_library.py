@@ -18,9 +18,11 @@ from service.app import create_app
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.production import library as lib
 from solver.production.difficulty import difficulty
+from solver.production.generate import MAX_LENGTH
 from solver.production.pools import Library, packaged
-from solver.production.themes import EVERY_SOLUTION, THEMES, themes
-from solver.search.solve import solve
+from solver.production.themes import EVERY_SOLUTION, MANY, THEMES, themes, ways_proven
+from solver.search.orders import classes, proven_classes
+from solver.search.solve import Solutions, every_solution, solve
 from workers.stores import Stores
 
 
@@ -75,26 +77,131 @@ def test_the_pass_stops_and_resumes_without_reading_a_row_twice(tmp_path):
 
 
 def test_a_row_read_by_the_pass_has_the_themes_a_fresh_reading_gives():
-    """FINAL rows: exactly the themes `themes` works out now with all the time it
-    needs; CHEAP rows: those, less only the listing's (left to a later pass)."""
+    """PROVEN rows: exactly the themes `themes` works out now with all the time
+    it needs; FINAL rows: those too, but many-ways may be missing from a row
+    read before it could be proven from a partial listing (`rare_pass`);
+    CHEAP rows: those, less only the listing's (left to a later pass)."""
     pools = Library([packaged()])
     tables = lib.TableDirectory(lib.TABLES)
     rng = random.Random(68)
-    checked = {lib.FINAL: 0, lib.CHEAP: 0}
+    checked = {lib.PROVEN: 0, lib.FINAL: 0, lib.CHEAP: 0}
     for e in rng.sample(pools.entries(), 12):
         table, pool = tables.read(e.id), pools.load(e.id)
         assert table is not None and len(table.mask) == len(pool.rows), e.id
-        short = [i for i in range(len(pool.rows)) if pool.rows[i][1] <= 12 or table.state[i] == lib.FINAL]
+        short = [i for i in range(len(pool.rows)) if pool.rows[i][1] <= 12 or table.state[i] >= lib.FINAL]
         for i in rng.sample(short, min(4, len(short))):  # a long row's listing takes seconds: the short ones
             g = pool.generated(i)
             fresh = set(themes(g.puzzle, g.solution.moves, time_budget=30, report=g.difficulty))
             given = set(lib.names_of(table.mask[i]))
-            if table.state[i] == lib.FINAL:
+            if table.state[i] == lib.PROVEN or (table.state[i] == lib.FINAL and not lib.may_prove_ways(pool.rows[i])):
                 assert given == fresh, (g.puzzle.code(), given, fresh)
+            elif table.state[i] == lib.FINAL:
+                assert given <= fresh and fresh - given <= {"many-ways"}, (g.puzzle.code(), given, fresh)
             else:
                 assert given <= fresh and fresh - given <= EVERY_SOLUTION, (g.puzzle.code(), given, fresh)
             checked[table.state[i]] += 1
-    assert checked[lib.FINAL] and checked[lib.CHEAP]
+    assert checked[lib.FINAL] + checked[lib.PROVEN] and checked[lib.CHEAP]
+
+
+LISTED_CHEAP = 2000  # orderings a complete listing of a pool puzzle of 8-11 moves lists in a fraction of a second
+
+
+def _overclaims(counter) -> list[tuple[str, int, int]]:
+    """Where `counter` (a partial listing's classes, at least) says more than
+    the complete listing's classes, on pool puzzles whose complete listing is
+    cheap (8 to 11 moves, 40 to 2,000 orderings, some with ten classes or more):
+    every other ordering, the first half, a random third, and all of them."""
+    library, rng = Library([packaged()]), random.Random(68)
+    wrong, seen, ways = [], 0, 0
+    for e in sorted(library.entries(), key=lambda e: e.id):
+        pool = library.load(e.id)
+        rows = [i for n in range(8, 12) for i in pool.lengths().get(n, [])
+                if pool.rows[i][6] is not None and not pool.rows[i][7] and 40 <= pool.rows[i][6] <= LISTED_CHEAP]
+        for i in rows[:2]:
+            g = pool.generated(i)
+            listed = every_solution(g.puzzle, g.solution.length, limit=LISTED_CHEAP)
+            assert listed is not None and listed.complete
+            exact = len(classes(g.puzzle, listed.listed))
+            ways += exact >= MANY
+            for part in (listed.listed[::2], listed.listed[: len(listed.listed) // 2],
+                         rng.sample(listed.listed, len(listed.listed) // 3), listed.listed):
+                if counter(g.puzzle, part) > exact:
+                    wrong.append((g.puzzle.code(), counter(g.puzzle, part), exact))
+            seen += 1
+        if seen >= 24 and ways >= 2:
+            break
+    assert seen >= 24 and ways >= 2, (seen, ways)
+    return wrong
+
+
+def test_many_ways_from_a_partial_listing_never_claims_more_classes_than_there_are():
+    """orders.proven_classes on part of the orderings never counts more classes
+    than the complete listing has (so many-ways from a partial listing is
+    never given where the complete listing denies it), and counts them all
+    from every ordering; grouping only through the orderings listed
+    (orders.classes on part of them, the planted over-count) would claim more."""
+    assert _overclaims(proven_classes) == []
+    assert _overclaims(lambda p, part: len(classes(p, part))) != []
+
+
+def test_many_ways_is_proven_from_a_partial_listing_only_with_ten_closed_classes():
+    """themes.ways_proven: a partial listing of a puzzle with many ways proves
+    it; a partial listing of one with fewer, or of one past WAYS_LONGEST, does not."""
+    library = Library([packaged()])
+    said = {True: 0, False: 0}
+    for e in sorted(library.entries(), key=lambda e: e.id):
+        if min(said.values()) >= 2:
+            break
+        pool = library.load(e.id)
+        for i in [i for n in (9, 10) for i in pool.lengths().get(n, [])
+                  if pool.rows[i][6] is not None and not pool.rows[i][7] and 100 <= pool.rows[i][6] <= 1000][:1]:
+            g = pool.generated(i)
+            listed = every_solution(g.puzzle, g.solution.length, limit=2000)
+            exact = len(classes(g.puzzle, listed.listed))
+            part = Solutions(listed.length, listed.orderings, False, listed.listed[: len(listed.listed) * 3 // 4])
+            proven = ways_proven(g.puzzle, part)
+            assert not proven or exact >= MANY, g.puzzle.code()
+            assert not ways_proven(g.puzzle, listed)  # complete: classes() decides, not the partial proof
+            said[proven] += 1
+    assert said[True] and said[False], said
+
+
+def test_the_rare_pass_reads_each_row_once_and_gives_the_fresh_themes(tmp_path):
+    """rare_pass (many-ways alone), stopped and resumed, reads again each row
+    that may prove many-ways from a partial listing (set back to FINAL without
+    it, as the tables had it), once, into PROVEN, with the themes a fresh
+    reading gives."""
+    pools = _smallest_pair()
+    shipped, here = lib.TableDirectory(lib.TABLES), lib.TableDirectory(tmp_path)
+    todo = 0
+    for e in pools.entries():
+        table, pool = shipped.read(e.id), pools.load(e.id)
+        for i, row in enumerate(pool.rows):
+            if lib.may_prove_ways(row):
+                table.state[i], table.mask[i] = lib.FINAL, table.mask[i] & ~lib.BIT["many-ways"]
+                todo += 1
+        here.write(table)
+    asked = {"n": 0}
+
+    def stop() -> bool:
+        asked["n"] += 1
+        return asked["n"] > todo // 2
+
+    heard = []
+    first = lib.rare_pass(pools, here, ("many-ways",), stop=stop)
+    second = lib.rare_pass(pools, here, ("many-ways",), progress=lambda *a: heard.append(a))
+    assert first["stopped"] == 1 and second["stopped"] == 0 and first["rows_read"] == todo // 2 > 0
+    assert first["rows_read"] + second["rows_read"] == todo
+    assert lib.rare_pass(pools, here, ("many-ways",))["rows_read"] == 0
+    assert heard[-1] == (MAX_LENGTH, second["rows_read"], {"many-ways": second["many-ways"]})
+    for e in pools.entries():
+        table, pool = here.read(e.id), pools.load(e.id)
+        for i, row in enumerate(pool.rows):
+            if lib.may_prove_ways(row):
+                g = pool.generated(i)
+                assert table.state[i] == lib.PROVEN
+                assert set(lib.names_of(table.mask[i])) == set(themes(g.puzzle, g.solution.moves, time_budget=30,
+                                                                      report=g.difficulty))
 
 
 def test_the_shelf_holds_what_it_says():
@@ -243,8 +350,8 @@ def test_the_workers_pass_goes_on_where_it_stopped(redis_url):
 
     def listed_here() -> int:  # rows the workers' pass read thoroughly beyond the shipped tables
         ids = [k.decode()[len(stores.pools.THEMES):] for k in stores.redis.scan_iter(stores.pools.THEMES + "*")]
-        return sum(sum(s == lib.FINAL for s in lib.ThemeTable.loads(stores.pools.themes_table(i)).state)
-                   - sum(s == lib.FINAL for s in shipped.read(i).state) for i in ids)
+        return sum(sum(s >= lib.FINAL for s in lib.ThemeTable.loads(stores.pools.themes_table(i)).state)
+                   - sum(s >= lib.FINAL for s in shipped.read(i).state) for i in ids)
 
     first = celery.tasks[THEMES_PASS.name](mode="targeted", seconds=6)
     assert first["stopped"] == 1 and first["rows_read"] > 0

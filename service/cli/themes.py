@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING
 from solver.model.puzzle import Ricochet
 
 if TYPE_CHECKING:
-    from solver.production.library import Index
+    from types import ModuleType
+
+    from solver.production.library import Index, Tables
+    from solver.production.pools import Library
 
 from .common import EXIT_OK, InputError, progress_bar
 
@@ -21,10 +24,12 @@ from .common import EXIT_OK, InputError, progress_bar
 def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("themes", help="the library's themes: the offline pass, the targeted search, a report "
                                       "(maintainers, in a checkout)")
-    p.add_argument("--pass", dest="run_pass", choices=("cheap", "thorough", "targeted"),
+    p.add_argument("--pass", dest="run_pass", choices=("cheap", "thorough", "targeted", "rare"),
                    help="read the pools' rows' themes into their tables: cheap (no search: minutes), thorough "
-                        "(every listing: hours), targeted (the listings that may find a rare theme first); "
-                        "stop it at any time, run it again and it goes on where it stopped")
+                        "(every listing: hours), targeted (the listings that may find a rare theme first), rare "
+                        "(the rows that may show many-ways from a partial listing or diagonal from a solution that "
+                        "bounces, shortest first); stop it at any time, run it again and it goes on where "
+                        "it stopped")
     p.add_argument("--shelf", action="store_true",
                    help="search for short and rare-themed puzzles until the shelf holds enough (or --seconds)")
     p.add_argument("--only", choices=("ricochet-rule", "many-ways"),
@@ -49,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         return _queue(args)
     deadline = time.monotonic() + args.seconds if args.seconds else None
     tables = lib.TableDirectory(Path(args.tables) if args.tables else lib.TABLES)
-    if args.run_pass:
+    if args.run_pass == "rare":
+        _rare(lib, Library(shipped()), tables, deadline)
+    elif args.run_pass:
         pools = Library(shipped())
         bar = progress_bar(len(pools.entries()), f"themes ({args.run_pass})", " pools")
 
@@ -72,6 +79,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | None) -> None:
+    """The rare themes' pass (library.rare_pass), a line of progress per length."""
+
+    def progress(length: int, read: int, found: dict[str, int]) -> None:
+        print(f"ricochet: rare pass: lengths to {length} done, {read} rows read, given "
+              + ", ".join(f"{t} {n}" for t, n in found.items()), file=sys.stderr, flush=True)
+
+    counts = lib.rare_pass(pools, tables, progress=progress,
+                           stop=(lambda: time.monotonic() > deadline) if deadline else None)
+    print(f"ricochet: rare pass: {counts['rows_read']} rows read this run, many-ways {counts['many-ways']}, "
+          f"diagonal {counts['diagonal']}{' (stopped: run it again to go on)' if counts['stopped'] else ''}",
+          file=sys.stderr)
+
+
 def _queue(args: argparse.Namespace) -> int:
     """The pass as a task on the deployment's analysis workers; where the last one got."""
     from application import catalogue
@@ -80,6 +101,8 @@ def _queue(args: argparse.Namespace) -> int:
 
     if not args.run_pass:
         raise InputError("--queue queues a pass: give --pass cheap, targeted or thorough")
+    if args.run_pass == "rare":
+        raise InputError("--pass rare runs here, in a checkout (its tables are the package's)")
     seconds = args.seconds or 3000.0
     _within_visibility(seconds / 60)
     ctx = _deployment()

@@ -22,7 +22,11 @@ Table format (version 1): gzip-compressed JSON,
 length and the robots its solution moves (the rating it starts at); `state` is PENDING (not yet read), CHEAP (read
 without listing: length, vortex, helpers from the counted facts, the
 ricochet rule from the other option's pool, the listing's themes left out and
-left to a later pass) or FINAL (every theme the definitions allow).
+left to a later pass), FINAL (every theme the definitions allow, but a row of
+more than LISTED orderings read before many-ways could be proven from a
+partial listing: without it) or PROVEN (FINAL, and many-ways sought that way
+where it can be: `rare_pass`).  Any state but PENDING is read, so a reader
+that knows only FINAL reads a PROVEN row as one.
 """
 
 from __future__ import annotations
@@ -48,13 +52,13 @@ from solver.play.glicko import prior
 from solver.production.generate import MAX_LENGTH
 from solver.production.generated import Generated
 from solver.production.pools import Library, Pool, pool_id, shipped
-from solver.production.themes import THEMES, counted, shorter_plain, themes
+from solver.production.themes import THEMES, WAYS_LONGEST, bounces, counted, shorter_plain, themes
 from solver.search.orders import LISTED
 from solver.search.solution import Solution
 
 FORMAT = "ricochet-themes"
 VERSION = 1
-PENDING, CHEAP, FINAL = 0, 1, 2
+PENDING, CHEAP, FINAL, PROVEN = 0, 1, 2, 3
 THEME_NAMES = tuple(THEMES)
 BIT = {t: 1 << i for i, t in enumerate(THEME_NAMES)}
 TABLES = Path(__file__).parent / "data" / "themes"
@@ -150,17 +154,18 @@ def read_row(pool: Pool, i: int, plain: dict[tuple[int, ...], int], *, thorough:
              budget: float = LISTING_BUDGET) -> tuple[int, int]:
     """Row i's theme mask and state.  What needs no search (the row's counted
     facts, the plain-rule twin's length, a single solution's walk) is read
-    whatever is asked, FINAL; a row that needs a listing or a plain-rule
-    search is read so (FINAL) when `thorough`, else without them (CHEAP)."""
+    whatever is asked, PROVEN; a row that needs a listing (for many-ways
+    too: `may_prove_ways`) or a plain-rule search is read so (PROVEN) when
+    `thorough`, else without them (CHEAP)."""
     g = pool.generated(i)
     row = pool.rows[i]
     plain_length = plain.get(tuple(row[0]))
     count, capped = row[6], row[7]
-    listing = count is None or (not capped and 1 < count <= LISTED)  # None: not counted (a listing would tell)
+    listing = count is None or (not capped and 1 < count <= LISTED) or may_prove_ways(row)  # None: not counted
     searching = listing or (pool.ricochet is Ricochet.TURN and plain_length is None)
     if thorough or not searching:
         return mask_of(themes(g.puzzle, g.solution.moves, time_budget=budget, report=g.difficulty,
-                              plain_length=plain_length)), FINAL
+                              plain_length=plain_length)), PROVEN
     found = set(themes(g.puzzle, g.solution.moves, thorough=False)) | counted(g.difficulty, row[1])
     if plain_length is not None and plain_length < row[1]:
         found.add("ricochet-rule")
@@ -218,6 +223,72 @@ def theme_pass(library: Library, tables: Tables, *, thorough: bool = True,
         if progress is not None:
             progress(k + 1, len(entries), read)
     return {"pools": len(entries), "pools_done": done, "rows_read": read, "stopped": 0}
+
+
+def may_prove_ways(row: tuple[Any, ...]) -> bool:
+    """Whether many-ways may be proven for the row from a partial listing
+    (themes.ways_proven): more than LISTED orderings (or a capped count), at
+    most WAYS_LONGEST moves."""
+    return row[6] is not None and (row[7] or row[6] > LISTED) and row[1] <= WAYS_LONGEST
+
+
+def may_show_diagonal(pool: Pool, i: int) -> bool:
+    """Whether listing row i may give it diagonal: a board with diagonal
+    barriers, an exact count a listing can complete (2 to LISTED orderings:
+    one, and the pass read it without a search), and its served solution
+    bouncing off one (every solution must)."""
+    row = pool.rows[i]
+    return bool(pool.board.diagonals) and row[6] is not None and not row[7] and 1 < row[6] <= LISTED \
+        and bounces(pool.puzzle(i), pool.moves(i))
+
+
+SOUGHT: dict[str, Callable[[Pool, int, int], bool]] = {  # (pool, row, state): the row may show the theme now
+    "many-ways": lambda pool, i, state: state in (CHEAP, FINAL) and may_prove_ways(pool.rows[i]),
+    "diagonal": lambda pool, i, state: state == CHEAP and may_show_diagonal(pool, i),
+}
+
+
+def rare_pass(library: Library, tables: Tables, sought: tuple[str, ...] = tuple(SOUGHT), *,
+              progress: Callable[[int, int, dict[str, int]], None] | None = None,
+              stop: Callable[[], bool] | None = None, save_every: float = 30.0) -> dict[str, int]:
+    """Read thoroughly, into state PROVEN, the rows that may show a `sought`
+    theme (SOUGHT): many-ways, rows read before it could be proven from a
+    partial listing (`may_prove_ways`); diagonal, rows read CHEAP whose served
+    solution bounces off a diagonal barrier (`may_show_diagonal`).  The
+    shortest first: their listings are the quickest.  Resumable as
+    `theme_pass` is (a PROVEN row is not read again; PENDING rows are left to
+    it).  `progress(length, rows_read, found)` after each length, `found` the
+    rows given each sought theme; `stop()` asked between rows.  Returns the
+    counts."""
+    entries = library.entries()
+    held: dict[str, ThemeTable] = {}
+    read, found = 0, dict.fromkeys(sought, 0)
+    for n in range(1, MAX_LENGTH + 1):
+        for e in entries:
+            pool = library.load(e.id)
+            table = held.get(e.id) or tables.read(e.id)
+            if pool is None or table is None or len(table.mask) != len(pool.rows):
+                continue
+            held[e.id] = table
+            todo = [i for i in pool.lengths().get(n, []) if any(SOUGHT[t](pool, i, table.state[i]) for t in sought)]
+            if not todo:
+                continue
+            plain, saved = twin_lengths(library, pool), time.monotonic()
+            for i in todo:
+                if stop is not None and stop():
+                    tables.write(table)
+                    return {"rows_read": read, **found, "stopped": 1}
+                table.mask[i], table.state[i] = read_row(pool, i, plain, thorough=True)
+                read += 1
+                for t in sought:
+                    found[t] += bool(table.mask[i] & BIT[t])
+                if time.monotonic() - saved > save_every:
+                    tables.write(table)
+                    saved = time.monotonic()
+            tables.write(table)
+        if progress is not None:
+            progress(n, read, dict(found))
+    return {"rows_read": read, **found, "stopped": 0}
 
 
 def may_be_rare(row: tuple[Any, ...]) -> bool:

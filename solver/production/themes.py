@@ -2,7 +2,10 @@
 
 A theme about "every optimal solution" is given only when every one was
 listed (solver.search.orders.LISTED orderings at most, within the budget): a
-puzzle with more is not claimed to have it.  docs/ratings.md lists them.
+puzzle with more is not claimed to have it.  many-ways, an at-least claim,
+is also proven from the first LISTED orderings of a puzzle with more, when
+ten distinct classes are among them (`ways_proven`).  docs/ratings.md lists
+them.
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ from typing import Any
 from solver.model.geometry import DIRECTIONS
 from solver.model.moves import IllegalMove, State, slide
 from solver.model.puzzle import Move, Puzzle, Ricochet
-from solver.search.orders import LISTED, classes
+from solver.search.orders import LISTED, classes, proven_classes
 from solver.search.solve import Solutions, every_solution, solve
 
 LISTING_STATE_BUDGET = 32 << 20  # bytes the listing of every solution may take (a web process lists them)
+WAYS_LONGEST = 14  # the longest puzzle many-ways is proven for from a partial listing (longer: lists take seconds)
+MANY = 10  # classes that make many-ways
 
 THEMES: dict[str, str] = {
     "solo": "an optimal solution moves the active robot alone",
@@ -60,10 +65,12 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
             found.add("ricochet-rule")
     listed = _listing(p, moves, report, time_budget) if length else None
     if listed is None or not listed.complete:
+        if ways_proven(p, listed):
+            found.add("many-ways")
         return sorted(found | _helpers([list(moves)], complete=False) | counted(report, length))
     found |= _helpers(listed.listed, complete=True)
     grouped = classes(p, listed.listed)
-    found |= {"unique"} if len(grouped) == 1 else {"many-ways"} if len(grouped) >= 10 else set()
+    found |= {"unique"} if len(grouped) == 1 else {"many-ways"} if len(grouped) >= MANY else set()
     walks = [_walk(p, s) for s in listed.listed]
     if all(w[0] for w in walks):
         found.add("diagonal")
@@ -72,6 +79,16 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
     if all(_blocker_moved_again(s) for s in listed.listed):
         found.add("blocker-moved-again")
     return sorted(found)
+
+
+def ways_proven(p: Puzzle, listed: Solutions | None) -> bool:
+    """Whether a partial listing (the first LISTED orderings of more) of a
+    puzzle of at most WAYS_LONGEST moves proves many-ways: ten distinct
+    classes among them, each closed under the swaps of independent moves
+    (orders.proven_classes), so that none is counted twice."""
+    if listed is None or listed.complete or not listed.listed or listed.length > WAYS_LONGEST:
+        return False
+    return proven_classes(p, listed.listed, enough=MANY) >= MANY
 
 
 def shorter_plain(p: Puzzle, length: int, time_budget: float) -> int | None:
@@ -89,11 +106,13 @@ def _listing(p: Puzzle, moves: Sequence[Move], report: dict[str, Any] | None, ti
     solution are not given, as after a listing that stops there), and exactly
     one is `moves` itself.  Why: listing a long puzzle's solutions took a
     second or more a request (issue 68), and most long pool puzzles have
-    thousands of orderings."""
+    thousands of orderings.  A puzzle of at most WAYS_LONGEST moves is listed
+    all the same (up to LISTED: a fraction of a second), for many-ways
+    (`ways_proven`)."""
     length = len(moves)
     counted = report.get("optimal_solutions") if report is not None else None
     if counted is not None and report is not None and report.get("optimal_length") == length:
-        if report.get("optimal_solutions_capped") or counted > LISTED:
+        if (report.get("optimal_solutions_capped") or counted > LISTED) and length > WAYS_LONGEST:
             return Solutions(length, counted, bool(report.get("optimal_solutions_capped")), [])
         if counted == 1:
             return Solutions(length, 1, False, [list(moves)])
@@ -130,12 +149,14 @@ def could_have(theme: str, p: Puzzle, report: dict[str, Any]) -> bool:
         return p.rules.ricochet is Ricochet.TURN and length > 0
     counted = report.get("optimal_solutions")
     exact = counted is not None and not report.get("optimal_solutions_capped")
+    if theme == "many-ways" and counted is not None:
+        if exact and counted < MANY:
+            return False  # ten ways up to order need ten orderings at least
+        return (exact and counted <= LISTED) or length <= WAYS_LONGEST  # more: proven from a partial listing
     if theme in EVERY_SOLUTION and counted is not None and (not exact or counted > LISTED):
         return False  # they need every solution listed, and there are more than a listing holds (`_listing`)
     if theme == "diagonal":
         return bool(p.board.diagonals)
-    if theme == "many-ways" and exact and counted is not None and counted < 10:
-        return False  # ten ways up to order need ten orderings at least
     if exact and theme in HELPED:  # every optimal solution was counted: its fewest robots moved is the puzzle's
         return report["fewest_robots_moved"] == HELPED[theme]
     if exact and theme == "three-helpers":
@@ -160,6 +181,11 @@ def _helpers(solutions: list[list[Move]], complete: bool) -> set[str]:
     if not complete or fewest == 0:
         return set()
     return {2: {"one-helper"}, 3: {"two-helpers"}}.get(fewest, {"three-helpers"})
+
+
+def bounces(p: Puzzle, moves: Sequence[Move]) -> bool:
+    """Whether a move of the solution bounces off a diagonal barrier."""
+    return _walk(p, moves)[0]
 
 
 def _walk(p: Puzzle, moves: Sequence[Move]) -> tuple[bool, bool]:

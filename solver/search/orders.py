@@ -18,6 +18,7 @@ from solver.model.puzzle import Move, Puzzle, moves_to_json
 from solver.search.solve import every_solution
 
 LISTED = 2000  # orderings listed before the classes are counted: more, and the count is of those listed
+CLOSED = 5000  # orderings one class's closure may reach before it is left unknown (`proven_classes`)
 
 
 def distinct(puzzle: Puzzle, length: int, *, limit: int, time_budget: float | None = None,
@@ -61,20 +62,79 @@ def classes(puzzle: Puzzle, solutions: Sequence[Sequence[Move]]) -> list[list[li
     return [grouped[k] for k in sorted(grouped)]
 
 
+def proven_classes(puzzle: Puzzle, solutions: Sequence[Sequence[Move]], *, bound: int = CLOSED,
+                   work: int = 4 * CLOSED, enough: int | None = None) -> int:
+    """How many distinct classes `solutions` (some of one length's optimal
+    solutions, not necessarily every one) prove the puzzle has, at least.
+
+    Each listed solution's class is closed under the swaps of independent
+    adjacent moves (a search over its reorderings, at most `bound` of them):
+    the swap is its own inverse, so the closure is the whole class, and a
+    solution in no closure found so far is in a class of its own.  A class
+    whose closure passed `bound` (or the `work` left) is left unknown:
+    another listed solution may be in it, so all such count as one.  Stops once `enough` are proven, or
+    when the closures have reached `work` reorderings in all (what is proven
+    by then is a lower bound still)."""
+    seen: set[tuple[Move, ...]] = set()  # the classes closed so far, and part of each unknown one
+    exact = unknown = 0
+    for moves in solutions:
+        key = tuple(moves)
+        if key in seen:
+            continue
+        if work <= 0:
+            break
+        closure, closed = _closure(puzzle, key, min(bound, work))
+        work -= len(closure)
+        seen |= closure
+        if not closed:
+            unknown = 1  # in none of the classes closed so far, so another, but maybe one with a later solution
+            continue
+        exact += 1
+        if enough is not None and exact + unknown >= enough:
+            break
+    return exact + unknown
+
+
+def _closure(puzzle: Puzzle, moves: tuple[Move, ...], bound: int) -> tuple[set[tuple[Move, ...]], bool]:
+    """The reorderings of `moves` the swaps of independent moves reach, and
+    whether that is all of its class (False: the search stopped at `bound`).
+    A swap at j changes only the state after move j, so a reordering's
+    swappable places are its parent's but for j - 1 and j + 1 (j is one)."""
+    states = [State.start(puzzle)]
+    for m in moves:
+        states.append(states[-1].apply(m))
+    closure = {moves}
+    frontier = [(moves, states, frozenset(_swappable(puzzle, moves)))]
+    while frontier:
+        current, states, places = frontier.pop()
+        for j in places:
+            swapped = (*current[:j], current[j + 1], current[j], *current[j + 2:])
+            if swapped in closure:
+                continue
+            if len(closure) >= bound:
+                return closure, False
+            closure.add(swapped)
+            after = [*states[:j + 1], states[j].apply(swapped[j]), *states[j + 2:]]
+            near = {k for k in (j - 1, j + 1) if 0 <= k < len(swapped) - 1 and _independent(swapped, after, k)}
+            frontier.append((swapped, after, frozenset((places - {j - 1, j + 1}) | near)))
+    return closure, True
+
+
+def _independent(moves: Sequence[Move], states: Sequence[State], j: int) -> bool:
+    """Whether moves j and j+1 are independent, `states` the states along `moves`."""
+    a, b = moves[j], moves[j + 1]
+    if a.robot == b.robot:
+        return False
+    try:
+        after = states[j].apply(b).apply(a)
+    except IllegalMove:
+        return False
+    return after.cells == states[j + 2].cells and after.status == states[j + 2].status
+
+
 def _swappable(puzzle: Puzzle, moves: Sequence[Move]) -> list[int]:
     """The places j where moves j and j+1 are independent (see the module's docstring)."""
     states = [State.start(puzzle)]
     for m in moves:
         states.append(states[-1].apply(m))
-    found = []
-    for j in range(len(moves) - 1):
-        a, b = moves[j], moves[j + 1]
-        if a.robot == b.robot:
-            continue
-        try:
-            after = states[j].apply(b).apply(a)
-        except IllegalMove:
-            continue
-        if after.cells == states[j + 2].cells and after.status == states[j + 2].status:
-            found.append(j)
-    return found
+    return [j for j in range(len(moves) - 1) if _independent(moves, states, j)]
