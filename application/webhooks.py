@@ -12,11 +12,12 @@ import json
 import math
 import time
 import uuid
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from workers.messages import WEBHOOK_DELIVER
 from workers.stores.jobs import JobState
-from workers.stores.webhooks import PENDING
+from workers.stores.webhooks import PENDING, Attempt, Delivery, Disabled, Hook, HookChanges
 from workers.webhooks import (
     DAY_EVENTS,
     EVENTS,
@@ -38,6 +39,49 @@ from .problems import Problem, echo
 MAX_PER_KEY = 20
 TESTS_PER_MINUTE = 5  # test events a key may send a minute (each holds a delivery worker up to its timeouts)
 REVOKED = "its API key was revoked: enable it again (PATCH with enabled true) under a new key of the same name"
+
+
+class WebhookView(TypedDict):
+    """An endpoint as its key sees it (service/shapes.py's Webhook): never a secret."""
+    id: str
+    url: str
+    events: list[str]
+    created: float
+    enabled: bool
+    disabled: Disabled | None
+    failing_since: float | None
+    previous_secret_expires: float | None
+
+
+class NewWebhookView(WebhookView):
+    """A new endpoint with its signing secret, shown only then (service/shapes.py's NewWebhook)."""
+    secret: str
+
+
+class RotatedSecret(TypedDict):
+    """A new signing secret, shown only then (service/shapes.py's RotatedSecret)."""
+    id: str
+    secret: str
+    previous_secret_expires: float
+
+
+class DeliveryView(TypedDict):
+    """A delivery as its key sees it (service/shapes.py's Delivery): the event it POSTs as JSON."""
+    id: str
+    webhook: str
+    type: str
+    state: str
+    created: float
+    next_attempt: float | None
+    attempts: list[Attempt]
+    event: dict[str, Any]  # the event's JSON body, one of service/shapes.py's EVENT_SHAPES
+
+
+class WebhookChange(TypedDict, total=False):
+    """PATCH /v1/webhooks/{id}'s body (service/requests/webhooks.py's WebhookChange)."""
+    url: str
+    events: list[str]
+    enabled: bool
 
 
 def _owner(ctx: Context) -> str:
@@ -62,27 +106,27 @@ def _checked(url: str, allow_private: bool) -> str:
     return url
 
 
-def _same_url(same: dict[str, Any]) -> Problem:  # one endpoint, one registration: two would deliver each event twice
+def _same_url(same: Hook) -> Problem:  # one endpoint, one registration: two would deliver each event twice
     return Problem("conflict", f"this key already sends to this URL ({same['id']}, events "
                    f"{', '.join(same['events'])}): change or delete that one instead")
 
 
-def register(ctx: Context, url: str, events: list[str], allow_private: bool) -> dict[str, Any]:
+def register(ctx: Context, url: str, events: list[str], allow_private: bool) -> NewWebhookView:
     """A new endpoint for the key asking; its record with the signing secret (shown only now)."""
     owner = _owner(ctx)
     stores = ctx.required_stores()
-    record = {"id": "wh_" + uuid.uuid4().hex, "owner": owner, "url": _checked(url, allow_private),
+    record: Hook = {"id": "wh_" + uuid.uuid4().hex, "owner": owner, "url": _checked(url, allow_private),
               "events": _events(events), "created": time.time(), "secret": new_secret(), "disabled": None,
               "failing_since": None}
     same = stores.webhooks.add(record, DAY_EVENTS, MAX_PER_KEY)
-    if same:
-        raise _same_url(same)
-    if same is not None:
+    if same is True:
         raise Problem("conflict", f"a key has at most {MAX_PER_KEY} webhooks: delete one first")
-    return hook_shown(record) | {"secret": record["secret"]}
+    if same is not False:
+        raise _same_url(same)
+    return NewWebhookView(**hook_shown(record), secret=record["secret"])
 
 
-def hook_shown(hook: dict[str, Any]) -> dict[str, Any]:
+def hook_shown(hook: Hook) -> WebhookView:
     """An endpoint as its key sees it: never a secret; whether it is enabled, and if
     not why; since when its attempts fail; until when a rotated secret still signs."""
     previous = hook.get("previous_until") if hook.get("previous_secret") else None
@@ -92,11 +136,11 @@ def hook_shown(hook: dict[str, Any]) -> dict[str, Any]:
             "previous_secret_expires": previous if previous and previous > time.time() else None}
 
 
-def listed(ctx: Context) -> list[dict[str, Any]]:
+def listed(ctx: Context) -> list[WebhookView]:
     return [hook_shown(h) for h in ctx.required_stores().webhooks.owned(_owner(ctx))]
 
 
-def one(ctx: Context, hook_id: str) -> dict[str, Any]:
+def one(ctx: Context, hook_id: str) -> Hook:
     """An endpoint of the key asking (404 for another key's: it is not theirs to know of)."""
     owner = _owner(ctx)
     hook = ctx.required_stores().webhooks.get(hook_id) if len(hook_id) <= 64 else None
@@ -109,18 +153,18 @@ def delete(ctx: Context, hook_id: str) -> None:
     ctx.required_stores().webhooks.remove(one(ctx, hook_id))
 
 
-def update(ctx: Context, hook_id: str, changes: dict[str, Any], allow_private: bool) -> dict[str, Any]:
+def update(ctx: Context, hook_id: str, changes: WebhookChange, allow_private: bool) -> WebhookView:
     """PATCH: a new URL (checked as at registration), new events, or `enabled`
     (true enables a disabled endpoint again, its run of failures forgotten; false
     disables it).  The endpoint as it is then."""
     hook = one(ctx, hook_id)
-    patch: dict[str, Any] = {}
+    patch: HookChanges = {}
     if "url" in changes:
         patch["url"] = _checked(changes["url"], allow_private)
     if "events" in changes:
         patch["events"] = _events(changes["events"])
     if changes.get("enabled") is True:
-        patch.update(disabled=None, failing_since=None)
+        patch["disabled"], patch["failing_since"] = None, None
     elif changes.get("enabled") is False:
         patch["disabled"] = hook.get("disabled") or {"reason": "disabled by its key (PATCH enabled false)",
                                                      "at": time.time()}
@@ -132,7 +176,7 @@ def update(ctx: Context, hook_id: str, changes: dict[str, Any], allow_private: b
     return hook_shown(changed)
 
 
-def rotate(ctx: Context, hook_id: str) -> dict[str, Any]:
+def rotate(ctx: Context, hook_id: str) -> RotatedSecret:
     """A new signing secret (shown only now); the one it replaces signs beside it
     for ROTATION_OVERLAP seconds, so receivers can change theirs meanwhile."""
     hook = one(ctx, hook_id)
@@ -143,7 +187,7 @@ def rotate(ctx: Context, hook_id: str) -> dict[str, Any]:
     return {"id": changed["id"], "secret": changed["secret"], "previous_secret_expires": changed["previous_until"]}
 
 
-def test(ctx: Context, hook_id: str) -> dict[str, Any]:
+def test(ctx: Context, hook_id: str) -> DeliveryView:
     """Queue a test event for one endpoint (at most TESTS_PER_MINUTE a key): the delivery, pending."""
     hook = one(ctx, hook_id)
     stores = ctx.required_stores()
@@ -158,16 +202,19 @@ def test(ctx: Context, hook_id: str) -> dict[str, Any]:
                       retry_after=wait)
     hook_id, message = queue_test(stores.webhooks, hook)
     _send(ctx, [(hook_id, message)])
-    return shown(stores.webhooks.delivery(hook_id, message) or {})
+    queued = stores.webhooks.delivery(hook_id, message)
+    if queued is None:  # expired at once: it was queued for KEEP seconds
+        raise Problem("not-found", f"webhook {hook['id']} has no delivery {message!r}")
+    return shown(queued)
 
 
-def _disabled(hook: dict[str, Any]) -> None:
-    if hook.get("disabled"):
-        raise Problem("conflict", f"webhook {hook['id']} is disabled ({hook['disabled']['reason']}): enable it "
+def _disabled(hook: Hook) -> None:
+    if off := hook.get("disabled"):
+        raise Problem("conflict", f"webhook {hook['id']} is disabled ({off['reason']}): enable it "
                       "first with PATCH /v1/webhooks/{id} {\"enabled\": true}")
 
 
-def replay(ctx: Context, hook_id: str, delivery_id: str) -> dict[str, Any]:
+def replay(ctx: Context, hook_id: str, delivery_id: str) -> DeliveryView:
     """One more attempt of a settled delivery, under its id and body (a failed
     replay is not retried): the delivery, pending."""
     hook = one(ctx, hook_id)
@@ -189,17 +236,19 @@ def _stamp(when: float | None) -> str:
     return "never" if when is None else dt.datetime.fromtimestamp(when, dt.UTC).isoformat(timespec="seconds")
 
 
-def deliveries(ctx: Context, hook_id: str) -> list[dict[str, Any]]:
+def deliveries(ctx: Context, hook_id: str) -> list[DeliveryView]:
     hook = one(ctx, hook_id)
     return [shown(d) for d in ctx.required_stores().webhooks.deliveries(hook["id"])]
 
 
-def shown(delivery: dict[str, Any]) -> dict[str, Any]:
+def shown(delivery: Delivery) -> DeliveryView:
     """A delivery as clients see it: the event's body as the JSON it is."""
-    return {**{k: v for k, v in delivery.items() if k != "body"}, "event": json.loads(delivery.get("body") or "{}")}
+    return {"id": delivery["id"], "webhook": delivery["webhook"], "type": delivery["type"], "state": delivery["state"],
+            "created": delivery["created"], "next_attempt": delivery["next_attempt"], "attempts": delivery["attempts"],
+            "event": json.loads(delivery.get("body") or "{}")}
 
 
-def follow(ctx: Context, job: dict[str, Any]) -> None:
+def follow(ctx: Context, job: Mapping[str, Any]) -> None:
     """A job queued for a key with webhooks is followed: its end is announced to
     them, by the worker that settles it, or here when it settled already (a pack
     the pools held whole can end before its 202 is sent)."""
@@ -247,7 +296,7 @@ def key_revoked(ctx: Context, name: str) -> int:
     store = ctx.required_stores().webhooks
     now, disabled = time.time(), []
 
-    def step(hook: dict[str, Any]) -> dict[str, Any] | None:
+    def step(hook: Hook) -> Hook | None:
         if hook.get("disabled"):
             return None
         disabled.append(hook["id"])
@@ -258,7 +307,7 @@ def key_revoked(ctx: Context, name: str) -> int:
     return len(set(disabled))
 
 
-def owned_by(ctx: Context, name: str) -> list[dict[str, Any]]:
+def owned_by(ctx: Context, name: str) -> list[WebhookView]:
     """The endpoints of the key named `name`, issued or revoked (`ricochet keys webhooks`)."""
     return [hook_shown(h) for h in ctx.required_stores().webhooks.owned(name)]
 

@@ -55,7 +55,7 @@ def delete_webhook(hook_id: str) -> Any:
            description="A new URL is checked as at registration. Enabling a disabled endpoint forgets its run of "
                        "failures; deliveries that failed while it was disabled are not sent again (replay them).",
            replies={200: Reply("The endpoint as it is now", Webhook)})
-def update_webhook(hook_id: str, body: dict[str, Any]) -> Any:
+def update_webhook(hook_id: str, body: webhooks.WebhookChange) -> Any:  # the body as WebhookChange loaded it
     return webhooks.update(context(), hook_id, body, allow_private=current_app.config["WEBHOOKS_ALLOW_PRIVATE"])
 
 

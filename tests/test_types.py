@@ -39,3 +39,59 @@ def test_a_planted_wrong_key_fails_the_type_check(tmp_path: Path) -> None:
     assert sorted(line.split(": error: ")[1] for line in errors) == [
         'Extra key "results" for TypedDict "JobView"  [typeddict-unknown-key]',
         'Missing key "result" for TypedDict "JobView"  [typeddict-item]'], run.stdout
+
+
+# -- jobs, packs and webhooks: each typed value against the schema of the same shape --------------------------
+
+def _t2_pairs() -> list[tuple[type, type]]:
+    """(TypedDict, the marshmallow schema it is sent or loaded through): the same keys, required alike."""
+    from application import jobs, webhooks
+    from service import shapes
+    from service.requests import webhooks as asked
+    from workers.stores import packs
+    from workers.stores import webhooks as hooks
+
+    return [(jobs.JobView, shapes.Job), (packs.FailedItem, shapes.FailedItem),
+            (webhooks.WebhookView, shapes.Webhook), (webhooks.NewWebhookView, shapes.NewWebhook),
+            (webhooks.RotatedSecret, shapes.RotatedSecret), (webhooks.DeliveryView, shapes.Delivery),
+            (hooks.Attempt, shapes.DeliveryAttempt), (hooks.Disabled, shapes.WebhookDisabled),
+            (webhooks.WebhookChange, asked.WebhookChange)]
+
+
+def _field_names(schema: type, required: bool = False) -> set[str]:
+    return {f.data_key or name for name, f in schema._declared_fields.items() if f.required or not required}
+
+
+def _drift(typed: type, schema: type) -> list[str]:
+    keys = set(typed.__required_keys__) | set(typed.__optional_keys__)
+    fields = _field_names(schema)
+    return ([f"{k} only in {typed.__name__}" for k in sorted(keys - fields)]
+            + [f"{k} only in {schema.__name__}" for k in sorted(fields - keys)]
+            + [f"{k} required by {schema.__name__}, optional in {typed.__name__}"
+               for k in sorted(_field_names(schema, required=True) - set(typed.__required_keys__))])
+
+
+def test_jobs_packs_and_webhooks_typed_values_name_their_schemas_fields() -> None:
+    for typed, schema in _t2_pairs():
+        assert _drift(typed, schema) == [], (typed.__name__, schema.__name__)
+
+
+def test_a_drifted_webhook_key_is_found() -> None:
+    """The comparison finds a drift: WebhookView with `failing_since` renamed `failing`."""
+    from typing import TypedDict
+
+    from service import shapes
+    from workers.stores.webhooks import Disabled
+
+    class Drifted(TypedDict):
+        id: str
+        url: str
+        events: list[str]
+        created: float
+        enabled: bool
+        disabled: Disabled | None
+        failing: float | None
+        previous_secret_expires: float | None
+
+    assert _drift(Drifted, shapes.Webhook) == ["failing only in Drifted", "failing_since only in Webhook",
+                                               "failing_since required by Webhook, optional in Drifted"]

@@ -32,7 +32,7 @@ import ssl
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +41,7 @@ from solver.play.daily import NotInCalendar, daily_json, number
 
 from .stores import Stores
 from .stores.jobs import JobState
-from .stores.webhooks import FAILED, PENDING, SUCCEEDED, WebhookStore
+from .stores.webhooks import FAILED, PENDING, SUCCEEDED, Attempt, Delivery, Hook, WebhookStore
 
 JOB_EVENTS = ("job.succeeded", "job.failed")
 DAY_EVENTS = ("day.published",)
@@ -145,19 +145,19 @@ def signature(secret: str, message_id: str, timestamp: int, body: str) -> str:
     return "v1," + base64.b64encode(mac).decode()
 
 
-def secrets_signing(hook: dict[str, Any], now: float) -> list[str]:
+def secrets_signing(hook: Hook, now: float) -> list[str]:
     """The secrets an endpoint's attempts are signed with at `now`: its own, and
     during a rotation's overlap the previous one."""
     previous = hook.get("previous_secret")
     return [hook["secret"], *([previous] if previous and (hook.get("previous_until") or 0) > now else [])]
 
 
-def signatures(hook: dict[str, Any], message_id: str, timestamp: int, body: str) -> str:
+def signatures(hook: Hook, message_id: str, timestamp: int, body: str) -> str:
     """The `webhook-signature` header: one signature per secret signing, separated by spaces."""
     return " ".join(signature(s, message_id, timestamp, body) for s in secrets_signing(hook, timestamp))
 
 
-def rotated(hook: dict[str, Any], now: float, overlap: float = ROTATION_OVERLAP) -> dict[str, Any]:
+def rotated(hook: Hook, now: float, overlap: float = ROTATION_OVERLAP) -> Hook:
     """The endpoint with a new secret; the one it had signs beside it for `overlap` seconds."""
     return {**hook, "secret": new_secret(), "previous_secret": hook["secret"], "previous_until": now + overlap,
             "rotated": now}
@@ -308,14 +308,14 @@ def attempt(store: WebhookStore, hook_id: str, message_id: str, policy: Policy,
         if delivery is None or delivery["state"] != PENDING:
             store.drop_due(hook_id, message_id)
             return Attempted()
-        early = delivery["next_attempt"] - clock()
+        early = (delivery["next_attempt"] or 0.0) - clock()  # a pending delivery's is set
         if early > 1.0:
             return Attempted()  # the sweep sends it when it is due
         time.sleep(max(0.0, early))
         hook = store.get(hook_id)
-        if hook is None or hook.get("disabled"):
-            why = ("the webhook was deleted" if hook is None
-                   else f"the webhook is disabled: {hook['disabled']['reason']}")
+        off = hook.get("disabled") if hook is not None else None
+        if hook is None or off:
+            why = "the webhook was deleted" if off is None else f"the webhook is disabled: {off['reason']}"
             store.record(hook_id, message_id, {"at": clock(), "status": None, "error": why, "duration_ms": 0},
                          FAILED, None)
             return Attempted()
@@ -332,12 +332,12 @@ def attempt(store: WebhookStore, hook_id: str, message_id: str, policy: Policy,
         store.release(hook_id, message_id)
 
 
-def _settle(store: WebhookStore, hook: dict[str, Any], delivery: dict[str, Any], outcome: dict[str, Any],
+def _settle(store: WebhookStore, hook: Hook, delivery: Delivery, outcome: Attempt,
             policy: Policy, clock: Callable[[], float], jitter: float) -> Attempted:
     """An attempt's answer recorded: the delivery settled or scheduled again, the
     endpoint's run of failures counted, the endpoint disabled when it said 410 or
     has failed for `policy.disable_after` seconds."""
-    ok, wait_asked = outcome.pop("ok"), outcome.get("retry_after")
+    ok, wait_asked = outcome["error"] is None, outcome.get("retry_after")
     ended, done = clock(), Attempted()
     made = len(delivery["attempts"]) + 1
     first = delivery["attempts"][0]["at"] if delivery["attempts"] else outcome["at"]
@@ -376,9 +376,9 @@ def disable(store: WebhookStore, hook_id: str, reason: str, now: float, announce
     """Disable an endpoint (nothing more is sent to it until it is enabled again)
     and, with `announce`, queue `webhook.disabled` for its key's other enabled
     endpoints: those deliveries.  An endpoint disabled already keeps its reason."""
-    was: list[dict[str, Any]] = []
+    was: list[Hook] = []
 
-    def step(hook: dict[str, Any]) -> dict[str, Any] | None:
+    def step(hook: Hook) -> Hook | None:
         if hook.get("disabled"):
             return None
         was.append(hook)
@@ -389,7 +389,7 @@ def disable(store: WebhookStore, hook_id: str, reason: str, now: float, announce
         return []
     hook = was[-1]
     data = {"webhook": hook_id, "url": hook["url"], "reason": reason, "disabled_at": _iso(now),
-            "failing_since": _iso(hook["failing_since"]) if hook.get("failing_since") else None}
+            "failing_since": _iso(since) if (since := hook.get("failing_since")) else None}
     key = f"disabled:{hook_id}:{now!r}"
     body, msg = event_body(DISABLED_EVENT, data, now), message_id(key)
     return [(h["id"], msg) for h in store.owned(hook["owner"])
@@ -400,7 +400,7 @@ def _iso(when: float) -> str:
     return dt.datetime.fromtimestamp(when, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _send(hook: dict[str, Any], delivery: dict[str, Any], policy: Policy, clock: Callable[[], float]) -> dict[str, Any]:
+def _send(hook: Hook, delivery: Delivery, policy: Policy, clock: Callable[[], float]) -> Attempt:
     started = clock()
     timestamp = int(started)
     headers = {"Content-Type": "application/json", "User-Agent": "ricochet-webhooks/1",
@@ -422,7 +422,7 @@ def _send(hook: dict[str, Any], delivery: dict[str, Any], policy: Policy, clock:
         error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
     except Exception as e:  # whatever else a receiver makes of it: an attempt failed, never a task that dies
         error = f"{type(e).__name__}: {e}"
-    return {"at": started, "status": status, "error": error, "ok": error is None, "retry_after": wait,
+    return {"at": started, "status": status, "error": error, "retry_after": wait,  # failed unless error is None
             "duration_ms": round((clock() - started) * 1000)}
 
 
@@ -440,7 +440,7 @@ def message_id(event_key: str) -> str:
     return "msg_" + uuid.uuid5(uuid.NAMESPACE_URL, f"ricochet:{event_key}").hex
 
 
-def job_data(job: dict[str, Any]) -> dict[str, Any]:
+def job_data(job: Mapping[str, Any]) -> dict[str, Any]:
     data = {"id": job["id"], "kind": job["kind"], "state": job["state"], "created": job["created"],
             "finished": job.get("finished"), "error": job.get("error"), "job_url": f"/v1/jobs/{job['id']}"}
     result = job.get("result") or {}
@@ -452,7 +452,7 @@ def job_data(job: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def announce_job(stores: Stores, job: dict[str, Any]) -> list[tuple[str, str]]:
+def announce_job(stores: Stores, job: Mapping[str, Any]) -> list[tuple[str, str]]:
     """A settled job's event queued for every webhook of the keys that follow it
     (each once, however often this is called): the deliveries (endpoint, message)."""
     store = stores.webhooks
@@ -494,7 +494,7 @@ def announce_day(stores: Stores, day: dt.date) -> list[tuple[str, str]]:
     return queued
 
 
-def queue_test(store: WebhookStore, hook: dict[str, Any]) -> tuple[str, str]:
+def queue_test(store: WebhookStore, hook: Hook) -> tuple[str, str]:
     """A test event for one endpoint (POST /v1/webhooks/{id}/test): the delivery queued."""
     msg = "msg_" + uuid.uuid4().hex
     body = event_body(TEST_EVENT, {"webhook": hook["id"], "url": hook["url"],

@@ -20,13 +20,82 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
-from .base import Client, WatchError, dump, load, optimistic
+from .base import Client, WatchError, dump, number, optimistic, record, text, texts
 
 KEEP = 8 * 24 * 3600     # deliveries, followers and announcements: past the day of retries
 LISTED = 100             # deliveries kept listed per endpoint, newest first
 PENDING, SUCCEEDED, FAILED = "pending", "succeeded", "failed"
+
+
+class Disabled(TypedDict):
+    """Why and when an endpoint was disabled (service/shapes.py's WebhookDisabled)."""
+    reason: str
+    at: float
+
+
+class Hook(TypedDict):
+    """An endpoint as stored (`webhook:<id>`): its owner (the API key's name) and signing
+    secret beside what its key sees of it (application.webhooks.WebhookView); after a
+    rotation, the secret it replaced and until when that one still signs."""
+    id: str
+    owner: str
+    url: str
+    events: list[str]
+    created: float
+    secret: str
+    disabled: Disabled | None
+    failing_since: float | None
+    previous_secret: NotRequired[str]
+    previous_until: NotRequired[float]
+    rotated: NotRequired[float]
+
+
+class HookChanges(TypedDict, total=False):
+    """What `patch` changes of an endpoint."""
+    url: str
+    events: list[str]
+    disabled: Disabled | None
+    failing_since: float | None
+
+
+class Attempt(TypedDict):
+    """One attempt of a delivery (service/shapes.py's DeliveryAttempt)."""
+    at: float
+    status: int | None
+    error: str | None
+    retry_after: NotRequired[float | None]
+    duration_ms: int
+
+
+class Delivery(TypedDict):
+    """One event for one endpoint (`webhook:delivery:<hook>:<message>`): the body its
+    attempts POST, signed as it is, and those attempts; `replay` while a replayed one
+    waits for its one more attempt."""
+    id: str
+    webhook: str
+    type: str
+    body: str
+    created: float
+    state: str
+    next_attempt: float | None
+    attempts: list[Attempt]
+    replay: NotRequired[bool]
+
+
+def _hook(raw: bytes | str | None) -> Hook | None:
+    return record(raw, "webhook", Hook)
+
+
+def _delivery(raw: bytes | str | None) -> Delivery | None:
+    return record(raw, "delivery", Delivery)
+
+
+def _members(rows: object) -> list[bytes]:
+    """A sorted set's range read without scores: its members (redis-py types the reply
+    with the WITHSCORES pairs too)."""
+    return cast(list[bytes], rows)
 
 
 def _member(hook_id: str, message_id: str) -> str:
@@ -45,11 +114,11 @@ return 1
 """
 
 
-def _owned(reader: Any, owner: str) -> list[dict[str, Any]]:
+def _owned(reader: Any, owner: str) -> list[Hook]:
     """The endpoints `owner` registered, oldest first, read through `reader` (the client, or a pipeline
     watching the owner's set)."""
-    ids = sorted(i.decode() for i in reader.smembers(f"webhooks:{owner}"))
-    found = [load(raw, "webhook") for raw in (reader.mget([f"webhook:{i}" for i in ids]) if ids else [])]
+    ids = sorted(texts(reader.smembers(f"webhooks:{owner}")))
+    found = [_hook(raw) for raw in (reader.mget([f"webhook:{i}" for i in ids]) if ids else [])]
     return sorted((h for h in found if h is not None), key=lambda h: h["created"])
 
 
@@ -60,57 +129,57 @@ class WebhookStore:
 
     # -- endpoints ---------------------------------------------------------------------------
 
-    def add(self, record: dict[str, Any], global_events: tuple[str, ...], most: int) -> dict[str, Any] | None:
-        """Register `record` unless its owner already sends to its URL or holds
-        `most` endpoints: None when it is added, else the endpoint with its URL
-        (an empty dict when the owner holds `most`).  One step (the owner's set
-        watched): of registrations of one URL at once, one is added."""
-        owned = f"webhooks:{record['owner']}"
+    def add(self, hook: Hook, global_events: tuple[str, ...], most: int) -> Hook | bool:
+        """Register `hook` unless its owner already sends to its URL or holds
+        `most` endpoints: False when it is added, else the endpoint with its URL
+        (True when the owner holds `most`).  One step (the owner's set watched):
+        of registrations of one URL at once, one is added."""
+        owned = f"webhooks:{hook['owner']}"
         with self.redis.pipeline() as pipe:
             while True:
                 try:
                     pipe.watch(owned)
-                    hooks = _owned(pipe, record["owner"])
-                    same = next((h for h in hooks if h["url"] == record["url"]), None)
+                    hooks = _owned(pipe, hook["owner"])
+                    same = next((h for h in hooks if h["url"] == hook["url"]), None)
                     if same is not None or pipe.scard(owned) >= most:
                         pipe.reset()
-                        return same or {}
+                        return same or True
                     pipe.multi()
-                    pipe.set(f"webhook:{record['id']}", dump("webhook", record))
-                    pipe.sadd(owned, record["id"])
-                    for event in set(record["events"]) & set(global_events):
-                        pipe.sadd(f"webhooks:event:{event}", record["id"])
+                    pipe.set(f"webhook:{hook['id']}", dump("webhook", hook))
+                    pipe.sadd(owned, hook["id"])
+                    for event in set(hook["events"]) & set(global_events):
+                        pipe.sadd(f"webhooks:event:{event}", hook["id"])
                     pipe.execute()
-                    return None
+                    return False
                 except WatchError:
                     continue
 
-    def get(self, hook_id: str) -> dict[str, Any] | None:
-        return load(self.redis.get(f"webhook:{hook_id}"), "webhook")
+    def get(self, hook_id: str) -> Hook | None:
+        return _hook(self.redis.get(f"webhook:{hook_id}"))
 
-    def owned(self, owner: str) -> list[dict[str, Any]]:
+    def owned(self, owner: str) -> list[Hook]:
         return _owned(self.redis, owner)
 
     def count(self, owner: str) -> int:
-        return int(self.redis.scard(f"webhooks:{owner}"))
+        return number(self.redis.scard(f"webhooks:{owner}"))
 
-    def subscribed(self, event: str) -> list[dict[str, Any]]:
+    def subscribed(self, event: str) -> list[Hook]:
         """The endpoints of every owner that want a deployment-wide event."""
-        ids = sorted(i.decode() for i in self.redis.smembers(f"webhooks:event:{event}"))
+        ids = sorted(texts(self.redis.smembers(f"webhooks:event:{event}")))
         found = [self.get(i) for i in ids]
         return [h for h in found if h is not None]
 
-    def change(self, hook_id: str, step: Callable[[dict[str, Any]], dict[str, Any] | None]) -> dict[str, Any] | None:
+    def change(self, hook_id: str, step: Callable[[Hook], Hook | None]) -> Hook | None:
         """The endpoint as `step` makes it from what is stored (one step, however many
         workers change it at once; `step` returns None to leave it): the endpoint
         then, or None when there is none.  Not for its URL or events (`patch`)."""
         key = f"webhook:{hook_id}"
 
-        def apply(raw: bytes | None, pipe: Any) -> dict[str, Any] | None:
-            hook = load(raw, "webhook")
+        def apply(raw: bytes | None, pipe: Any) -> Hook | None:
+            hook = _hook(raw)
             if hook is None:
                 return None
-            changed = step(dict(hook))
+            changed = step(Hook(**hook))
             if changed is None:
                 return hook
             pipe.multi()
@@ -119,8 +188,8 @@ class WebhookStore:
 
         return optimistic(self.redis, key, apply, "webhook")
 
-    def patch(self, hook_id: str, changes: dict[str, Any],
-              global_events: tuple[str, ...]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    def patch(self, hook_id: str, changes: HookChanges,
+              global_events: tuple[str, ...]) -> tuple[Hook | None, Hook | None]:
         """Change an endpoint's URL, events or anything else in `changes`, unless
         another endpoint of its owner has the new URL: (the endpoint then, None)
         or (None, the endpoint with that URL); (None, None) when there is none.
@@ -130,7 +199,7 @@ class WebhookStore:
             while True:
                 try:
                     pipe.watch(key)
-                    hook = load(pipe.get(key), "webhook")
+                    hook = _hook(pipe.get(key))
                     if hook is None:
                         pipe.reset()
                         return None, None
@@ -142,7 +211,7 @@ class WebhookStore:
                     if same is not None:
                         pipe.reset()
                         return None, same
-                    changed = {**hook, **changes}
+                    changed: Hook = {**hook, **changes}
                     pipe.multi()
                     pipe.set(key, dump("webhook", changed))
                     for event in global_events:
@@ -155,12 +224,12 @@ class WebhookStore:
                 except WatchError:
                     continue
 
-    def remove(self, record: dict[str, Any]) -> None:
+    def remove(self, hook: Hook) -> None:
         with self.redis.pipeline() as pipe:
-            pipe.delete(f"webhook:{record['id']}")
-            pipe.srem(f"webhooks:{record['owner']}", record["id"])
-            for event in record["events"]:
-                pipe.srem(f"webhooks:event:{event}", record["id"])
+            pipe.delete(f"webhook:{hook['id']}")
+            pipe.srem(f"webhooks:{hook['owner']}", hook["id"])
+            for event in hook["events"]:
+                pipe.srem(f"webhooks:event:{event}", hook["id"])
             pipe.execute()
 
     # -- deliveries ----------------------------------------------------------------------------
@@ -169,37 +238,39 @@ class WebhookStore:
         """A pending delivery of `body` (the event, signed as it is) to an endpoint, due
         now; False when that message was already queued for it (announced twice)."""
         now = time.time()
-        delivery = {"id": message_id, "webhook": hook_id, "type": event, "body": body, "created": now,
+        delivery: Delivery = {"id": message_id, "webhook": hook_id, "type": event, "body": body, "created": now,
                     "state": PENDING, "next_attempt": now, "attempts": []}
         key = f"webhook:delivery:{hook_id}:{message_id}"
         created = bool(self.redis.set(key, dump("delivery", delivery), nx=True, ex=KEEP))
         if not created:  # announced again after a crash: pending still means due
-            delivery = self.delivery(hook_id, message_id) or {"state": SUCCEEDED}
-            if delivery["state"] != PENDING:
+            found = self.delivery(hook_id, message_id)
+            if found is None or found["state"] != PENDING:
                 return False
+            delivery = found
         with self.redis.pipeline() as pipe:
-            pipe.zadd("webhook:due", {_member(hook_id, message_id): delivery["next_attempt"]}, nx=True)
+            due = delivery["next_attempt"]  # a pending delivery's is set
+            pipe.zadd("webhook:due", {_member(hook_id, message_id): now if due is None else due}, nx=True)
             pipe.zadd(f"webhook:deliveries:{hook_id}", {message_id: delivery["created"]}, nx=True)
             pipe.zremrangebyrank(f"webhook:deliveries:{hook_id}", 0, -LISTED - 1)
             pipe.expire(f"webhook:deliveries:{hook_id}", KEEP)
             pipe.execute()
         return created
 
-    def delivery(self, hook_id: str, message_id: str) -> dict[str, Any] | None:
-        return load(self.redis.get(f"webhook:delivery:{hook_id}:{message_id}"), "delivery")
+    def delivery(self, hook_id: str, message_id: str) -> Delivery | None:
+        return _delivery(self.redis.get(f"webhook:delivery:{hook_id}:{message_id}"))
 
-    def deliveries(self, hook_id: str, limit: int = LISTED) -> list[dict[str, Any]]:
-        ids = [i.decode() for i in self.redis.zrevrange(f"webhook:deliveries:{hook_id}", 0, limit - 1)]
+    def deliveries(self, hook_id: str, limit: int = LISTED) -> list[Delivery]:
+        ids = texts(_members(self.redis.zrevrange(f"webhook:deliveries:{hook_id}", 0, limit - 1)))
         raws = self.redis.mget([f"webhook:delivery:{hook_id}:{i}" for i in ids]) if ids else []
-        return [d for d in (load(raw, "delivery") for raw in raws) if d is not None]
+        return [d for d in (_delivery(raw) for raw in raws) if d is not None]
 
-    def record(self, hook_id: str, message_id: str, attempt: dict[str, Any], state: str,
-               next_attempt: float | None) -> dict[str, Any] | None:
+    def record(self, hook_id: str, message_id: str, attempt: Attempt, state: str,
+               next_attempt: float | None) -> Delivery | None:
         """Add an attempt to a delivery; `state` and when to try next (None: never)."""
         key = f"webhook:delivery:{hook_id}:{message_id}"
 
-        def step(raw: bytes | None, pipe: Any) -> dict[str, Any] | None:
-            delivery = load(raw, "delivery")
+        def step(raw: bytes | None, pipe: Any) -> Delivery | None:
+            delivery = _delivery(raw)
             if delivery is None:
                 return None
             delivery = {**delivery, "attempts": [*delivery["attempts"], attempt], "state": state,
@@ -214,14 +285,14 @@ class WebhookStore:
 
         return optimistic(self.redis, key, step, "delivery")
 
-    def replay(self, hook_id: str, message_id: str, now: float) -> dict[str, Any] | None:
+    def replay(self, hook_id: str, message_id: str, now: float) -> Delivery | None:
         """A settled delivery made pending again, due `now`, for one more attempt
         (`replay` set: a failed replay is not retried).  A pending one is left as
         it is.  The delivery then, or None when there is none."""
         key = f"webhook:delivery:{hook_id}:{message_id}"
 
-        def step(raw: bytes | None, pipe: Any) -> dict[str, Any] | None:
-            delivery = load(raw, "delivery")
+        def step(raw: bytes | None, pipe: Any) -> Delivery | None:
+            delivery = _delivery(raw)
             if delivery is None or delivery["state"] == PENDING:
                 return delivery
             delivery = {**delivery, "state": PENDING, "next_attempt": now, "replay": True}
@@ -237,7 +308,7 @@ class WebhookStore:
         key = f"webhook:delivery:{hook_id}:{message_id}"
 
         def step(raw: bytes | None, pipe: Any) -> None:
-            delivery = load(raw, "delivery")
+            delivery = _delivery(raw)
             if delivery is None or delivery["state"] != PENDING:
                 return
             pipe.multi()
@@ -271,8 +342,8 @@ class WebhookStore:
 
     def due(self, now: float, limit: int = 1000) -> list[tuple[str, str]]:
         """Pending deliveries whose next attempt has come: (endpoint, message)."""
-        members = self.redis.zrangebyscore("webhook:due", "-inf", now, start=0, num=limit)
-        return [tuple(m.decode().split(":", 1)) for m in members]  # type: ignore[misc]
+        members = _members(self.redis.zrangebyscore("webhook:due", "-inf", now, start=0, num=limit))
+        return [(hook, message) for hook, _, message in (text(m).partition(":") for m in members)]
 
     def lease(self, hook_id: str, message_id: str, seconds: float) -> bool:
         """Claim a delivery's attempt for `seconds` (one worker at a time)."""
@@ -292,12 +363,12 @@ class WebhookStore:
             pipe.execute()
 
     def followers(self, job_id: str) -> list[str]:
-        return sorted(o.decode() for o in self.redis.smembers(f"webhook:followers:{job_id}"))
+        return sorted(texts(self.redis.smembers(f"webhook:followers:{job_id}")))
 
     def watched(self, limit: int = 1000) -> list[str]:
         """Jobs followed whose event is not announced yet, oldest first; those older than KEEP are let go."""
         self.redis.zremrangebyscore("webhook:watched", "-inf", time.time() - KEEP)
-        return [j.decode() for j in self.redis.zrange("webhook:watched", 0, limit - 1)]
+        return texts(_members(self.redis.zrange("webhook:watched", 0, limit - 1)))
 
     def is_watched(self, job_id: str) -> bool:
         return self.redis.zscore("webhook:watched", job_id) is not None
