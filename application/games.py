@@ -9,11 +9,11 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import NotRequired, TypedDict, TypeVar
 
 from solver.errors import InvalidInput
-from solver.play.game import ROUND_SOLVE_BUDGET, Game, GameError, options_from_json
+from solver.play.game import ROUND_SOLVE_BUDGET, Game, GameError, GameEvent, GamePublic, GameState, options_from_json
 from solver.search.solve import solve
 from workers.stores import Stores
 from workers.stores.games import token_hash
@@ -23,6 +23,22 @@ from .problems import BY_STATUS, Problem, echo
 
 MAX_TOKEN = 100
 KEYWORDS = ("random", "beginner", "1999")  # boards drawn by the game's seed: any of 2013, no barriers, 1999
+T = TypeVar("T")
+
+
+class NewGame(TypedDict):
+    """POST /v1/games's body as loaded: the fields of service/requests/games.py's NewGame."""
+    players: list[str]
+    board: str
+    options: Mapping[str, object]  # checked by options_from_json
+    seed: NotRequired[str | None]
+
+
+class GameView(TypedDict):
+    """A game as clients see it: the keys of service/shapes.py's GameView."""
+    game: GamePublic
+    events: NotRequired[list[GameEvent]]
+    now: NotRequired[float]
 
 
 def _stores(ctx: Context) -> Stores:
@@ -61,12 +77,12 @@ def charge(ctx: Context, size: int) -> None:
 KEY_BYTES = 200
 
 
-def stored_size(*values: Any, keys: int = 0) -> int:
+def stored_size(*values: object, keys: int = 0) -> int:
     """The bytes `values` take as the stores keep them (JSON), in `keys` new keys."""
     return sum(len(json.dumps(v)) for v in values) + keys * KEY_BYTES
 
 
-def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, Any], dict[str, str]]:
+def create(ctx: Context, body: NewGame, now: float) -> tuple[GameState, dict[str, str]]:
     """A new game (a NewGame, loaded) and each player's token."""
     within_budget(ctx)
     tokens = {name: secrets.token_urlsafe(24) for name in body["players"]}
@@ -74,18 +90,21 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
     return state, tokens
 
 
-def start(ctx: Context, body: dict[str, Any], now: float, seats: dict[str, str]) -> dict[str, Any]:
-    """Start a game of `body["players"]` whose seats (token hash -> name) are already handed out;
-    its bytes are charged to the caller (the budget was checked by whoever asked)."""
+def start(ctx: Context, body: NewGame, now: float, seats: dict[str, str],
+          robots: dict[str, str] | None = None) -> GameState:
+    """Start a game of `body["players"]` whose seats (token hash -> name) are already handed out,
+    `robots` the robot players among them (name -> strength); its bytes are charged to the caller
+    (the budget was checked by whoever asked)."""
     try:
         options = options_from_json(body["options"])
     except InvalidInput as e:
         raise e if e.field.startswith("options") else e.within("options") from None
     board, gid = body["board"], uuid.uuid4().hex
-    seed = secrets.token_hex(16) if body.get("seed") is None else body["seed"]  # a secret deck unless seeded
+    given = body.get("seed")
+    seed = secrets.token_hex(16) if given is None else given  # a secret deck unless seeded
     game = Game.create(gid, body["players"], None if board in KEYWORDS else board, options, seed, now,
                        beginner=board == "beginner", edition="1999" if board == "1999" else "2013",
-                       robots=body.get("robots"))
+                       robots=robots)
     _stores(ctx).games.create(game.state, game.events, seats)
     charge(ctx, stored_size(game.state, seats, *game.events, keys=4))  # state, events, seats, a claim
     return rated(ctx, gid, game.state, now)
@@ -107,7 +126,7 @@ def player(ctx: Context, gid: str, token: str) -> str:
     return name
 
 
-def change(ctx: Context, gid: str, action: Callable[[Game], Any], now: float) -> tuple[dict[str, Any], Any]:
+def change(ctx: Context, gid: str, action: Callable[[Game], T], now: float) -> tuple[GameState, T]:
     """Apply an action to the stored game atomically (timers settled first): the
     game after it and the action's result.  What it adds is charged to the
     caller's day; an address past its budget may still look (the timers run),
@@ -116,7 +135,7 @@ def change(ctx: Context, gid: str, action: Callable[[Game], Any], now: float) ->
     spent = budget is not None and _stores(ctx).games.stored_today(ctx.client) >= budget
     added = [0]
 
-    def apply(state: dict[str, Any]) -> tuple[list[dict[str, Any]], Any]:
+    def apply(state: GameState) -> tuple[list[GameEvent], T]:
         before = stored_size(state)
         game = Game(state)
         game.advance(now)
@@ -128,16 +147,17 @@ def change(ctx: Context, gid: str, action: Callable[[Game], Any], now: float) ->
         return game.events, result
 
     try:
-        state, result = _stores(ctx).games.update(gid, apply)
+        changed = _stores(ctx).games.update(gid, apply)
     except GameError as e:
         raise Problem(BY_STATUS.get(e.status, "conflict"), str(e)) from None
-    if state is None:
+    if changed is None:
         raise Problem("not-found", f"no game {echo(gid)!r}: games are kept for two days after their last move")
+    state, result = changed
     charge(ctx, added[0])
     return rated(ctx, gid, state, now), result
 
 
-def rated(ctx: Context, gid: str, state: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+def rated(ctx: Context, gid: str, state: GameState, now: float | None = None) -> GameState:
     """The referee searches a new round's optimum here, outside any transaction
     (a search may take seconds; a transaction retried on every concurrent bid
     must not), then records it in one short change.  One process does it (a
@@ -152,18 +172,18 @@ def rated(ctx: Context, gid: str, state: dict[str, Any], now: float | None = Non
         return state
     answer = solve(puzzle, time_budget=ROUND_SOLVE_BUDGET)
 
-    def record(s: dict[str, Any]) -> tuple[list[dict[str, Any]], None]:
+    def record(s: GameState) -> tuple[list[GameEvent], None]:
         Game(s).rate_round(number, answer.length, answer.moves, now)
         return [], None
 
-    after, _ = stores.games.update(gid, record, write=True)
-    return after if after is not None else state
+    after = stores.games.update(gid, record, write=True)
+    return after[0] if after is not None else state
 
 
-def view(ctx: Context, state: dict[str, Any], since: int | None = None, now: float | None = None) -> dict[str, Any]:
+def view(ctx: Context, state: GameState, since: int | None = None, now: float | None = None) -> GameView:
     """The game's public state, the events after version `since` when given, and
     the referee's clock `now` (so a page can run the sand timer down)."""
-    out: dict[str, Any] = {"game": Game(state).public()}
+    out = GameView(game=Game(state).public())
     if now is not None:
         out["now"] = now
     if since is not None:
@@ -172,7 +192,7 @@ def view(ctx: Context, state: dict[str, Any], since: int | None = None, now: flo
 
 
 def follow(ctx: Context, gid: str, seen: int, clock: Callable[[], float], seconds: float,
-           poll: float = 0.25) -> Iterator[dict[str, Any]]:
+           poll: float = 0.25) -> Iterator[GameEvent]:
     """The game's events after version `seen`, each once and in order, as they
     happen (timers settled as the clock runs), for `seconds` or until the game ends."""
     stores = _stores(ctx)
@@ -182,11 +202,10 @@ def follow(ctx: Context, gid: str, seen: int, clock: Callable[[], float], second
 
 
 def _events(ctx: Context, stores: Stores, gid: str, seen: int, clock: Callable[[], float], deadline: float,
-            poll: float) -> Iterator[dict[str, Any]]:
+            poll: float) -> Iterator[GameEvent]:
     while True:
-        state, _ = stores.games.update(gid, lambda s: (_settle(s, clock()), None))
-        if state is not None:
-            state = rated(ctx, gid, state, clock())
+        settled = stores.games.update(gid, lambda s: (_settle(s, clock()), None))
+        state = rated(ctx, gid, settled[0], clock()) if settled is not None else None
         for event in stores.games.events(gid, seen):
             seen = event["version"]
             yield event
@@ -195,7 +214,7 @@ def _events(ctx: Context, stores: Stores, gid: str, seen: int, clock: Callable[[
         time.sleep(poll)
 
 
-def _settle(state: dict[str, Any], now: float) -> list[dict[str, Any]]:
+def _settle(state: GameState, now: float) -> list[GameEvent]:
     game = Game(state)
     game.advance(now)
     return game.events

@@ -11,24 +11,52 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from solver.errors import InvalidInput
 from solver.model.board import random_board_spec, real_board
-from solver.model.puzzle import Move, Puzzle, Rules, moves_from_json
-from solver.play.game import MAX_PLAYERS, GameError, options_from_json
-from solver.play.race import Race, found_puzzles
+from solver.model.puzzle import Move, Puzzle, Ricochet, Rules, moves_from_json
+from solver.play.game import MAX_PLAYERS, GameError, GameEvent, GameOptions, GameState, options_from_json
+from solver.play.race import Race, RacePublic, RaceResult, RaceState, found_puzzles
 from solver.play.robot import Strength
 from solver.search.solve import solve
+from workers.stores.rooms import RoomState, RoomStore
 
 from . import Context, games
 from .problems import BY_STATUS, Problem, echo
 
 SEAT = "0" * 64  # a seat as the room keeps it: its token's hash (and its name)
+T = TypeVar("T")
 
 
-def _rooms(ctx: Context) -> Any:
+class NewRoom(TypedDict):
+    """POST /v1/rooms's body as loaded: the fields of service/requests/rooms.py's NewRoom."""
+    name: str
+    board: str
+    options: Mapping[str, object]  # checked by options_from_json
+    seed: NotRequired[str | None]
+    mode: str
+    race_seconds: int
+
+
+class RoomPublic(TypedDict):
+    """A room as anyone holding its link sees it: the keys of service/shapes.py's Room."""
+    id: str
+    version: int
+    created: float
+    host: str
+    players: list[str]
+    board: str
+    options: GameOptions
+    game: str | None
+    robots: NotRequired[dict[str, str]]
+    mode: str
+    race_seconds: int | None
+    race: NotRequired[RacePublic]
+
+
+def _rooms(ctx: Context) -> RoomStore:
     if ctx.stores is None:
         raise Problem("unavailable", "rooms need Redis: set REDIS_URL or run `ricochet serve`")
     return ctx.stores.rooms
@@ -37,17 +65,18 @@ def _rooms(ctx: Context) -> Any:
 RACE_SOLVE_BUDGET = 2.0  # seconds the referee spends on a race puzzle's optimum (one out of reach is drawn again)
 
 
-def public(state: dict[str, Any]) -> dict[str, Any]:
+def public(state: RoomState) -> RoomPublic:
     """What anyone holding the link may see: not the seed, which fixes the deck, nor
     a race's puzzles before anyone reached them."""
-    out = {k: v for k, v in state.items() if k not in ("seed", "race_events")}
+    out = cast(RoomPublic, {k: v for k, v in state.items() if k not in ("seed", "race_events")})
     out.setdefault("mode", "game")
-    if state.get("race"):
-        out["race"] = Race(state["race"]).public()
+    race = state.get("race")
+    if race:
+        out["race"] = Race(race).public()
     return out
 
 
-def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, Any], str]:
+def create(ctx: Context, body: NewRoom, now: float) -> tuple[RoomPublic, str]:
     """A new room (a NewRoom, loaded) with its host seated, and the host's token."""
     try:
         options = options_from_json(body["options"])
@@ -58,7 +87,7 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
     games.within_budget(ctx)
     token = secrets.token_urlsafe(24)
     for _ in range(5):
-        state = {"id": secrets.token_urlsafe(9), "version": 1, "created": now, "host": body["name"],
+        state: RoomState = {"id": secrets.token_urlsafe(9), "version": 1, "created": now, "host": body["name"],
                  "players": [body["name"]], "board": body["board"], "options": options, "seed": body.get("seed"),
                  "game": None, "mode": body.get("mode", "game"), "race_seconds": body.get("race_seconds")}
         if _rooms(ctx).create(state, body["name"], token):
@@ -67,7 +96,7 @@ def create(ctx: Context, body: dict[str, Any], now: float) -> tuple[dict[str, An
     raise RuntimeError("no free room id in five draws")
 
 
-def _state(ctx: Context, rid: str) -> dict[str, Any]:
+def _state(ctx: Context, rid: str) -> RoomState:
     state = _rooms(ctx).get(rid)
     if state is None:
         raise Problem("not-found", f"no room {echo(rid)!r}: rooms are kept six hours after their last seat is "
@@ -75,16 +104,16 @@ def _state(ctx: Context, rid: str) -> dict[str, Any]:
     return state
 
 
-def get(ctx: Context, rid: str) -> dict[str, Any]:
+def get(ctx: Context, rid: str) -> RoomPublic:
     return public(_state(ctx, rid))
 
 
-def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
+def join(ctx: Context, rid: str, name: str) -> tuple[RoomPublic, str]:
     """Seat a new player by name: their token (the seat charged to the caller's day)."""
     games.within_budget(ctx)
     token = secrets.token_urlsafe(24)
 
-    def seat(state: dict[str, Any]) -> None:
+    def seat(state: RoomState) -> None:
         if state["game"] is not None or state.get("race"):
             raise Problem("conflict", "the game in this room has started: ask the host for a new room")
         if name in state["players"]:
@@ -94,11 +123,17 @@ def join(ctx: Context, rid: str, name: str) -> tuple[dict[str, Any], str]:
         state["players"].append(name)
         state["version"] += 1
 
-    state, _ = _rooms(ctx).update(rid, seat, token=(token, name))
-    if state is None:
-        _state(ctx, rid)  # raises not-found
+    state = _changed(ctx, rid, _rooms(ctx).update(rid, seat, token=(token, name)))[0]
     games.charge(ctx, games.stored_size(SEAT, name, name))  # the seat, and the name in the room's players
     return public(state), token
+
+
+def _changed(ctx: Context, rid: str, changed: tuple[RoomState, T] | None) -> tuple[RoomState, T]:
+    """A change's (room, result); not-found when there was no room to change."""
+    if changed is None:
+        _state(ctx, rid)  # raises not-found
+        raise Problem("not-found", f"no room {echo(rid)!r}")  # gone between the two reads
+    return changed
 
 
 def seated(ctx: Context, rid: str, token: str) -> str:
@@ -111,7 +146,7 @@ def seated(ctx: Context, rid: str, token: str) -> str:
     return name
 
 
-def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def start(ctx: Context, rid: str, token: str, now: float) -> tuple[RoomPublic, GameState | None]:
     """The host starts the room's game: (room, game state); or its race: (room, None)."""
     before = _state(ctx, rid)
     name = seated(ctx, rid, token)
@@ -123,17 +158,17 @@ def start(ctx: Context, rid: str, token: str, now: float) -> tuple[dict[str, Any
     if before.get("mode") == "race":
         return start_race(ctx, rid, before, now), None
     stores = _rooms(ctx)
-    body = {"players": before["players"], "board": before["board"], "options": before["options"],
-            "seed": before["seed"], "robots": before.get("robots", {})}
-    game = games.start(ctx, body, now, stores.tokens(rid))
+    body = games.NewGame(players=before["players"], board=before["board"], options=before["options"],
+                         seed=before["seed"])
+    game = games.start(ctx, body, now, stores.tokens(rid), robots=before.get("robots", {}))
 
-    def record(state: dict[str, Any]) -> str:
+    def record(state: RoomState) -> str | None:
         if state["game"] is None and state["players"] == body["players"]:
             state["game"] = game["id"]
             state["version"] += 1
         return state["game"]
 
-    state, gid = stores.update(rid, record)
+    state, gid = _changed(ctx, rid, stores.update(rid, record))
     if gid != game["id"]:  # someone joined or started meanwhile: this game is never played
         raise Problem("conflict", "the room changed while the game was being set up: try again")
     return public(state), game
@@ -145,7 +180,7 @@ def robot_name(strength: Strength, taken: list[str]) -> str:
     return next(name for n in range(1, MAX_PLAYERS + 2) if (name := base if n == 1 else f"{base} {n}") not in taken)
 
 
-def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | None) -> dict[str, Any]:
+def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | None) -> RoomPublic:
     """The host seats a robot player of `strength` (named `name`, or by its strength)."""
     before = _state(ctx, rid)
     host = seated(ctx, rid, token)
@@ -158,7 +193,7 @@ def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | Non
     if before.get("mode") == "race":
         raise Problem("conflict", "robots sit at games, not races: this room races")
 
-    def seat(state: dict[str, Any]) -> None:
+    def seat(state: RoomState) -> None:
         if state["game"] is not None:
             raise Problem("conflict", "the game in this room has started: robots join before the start")
         if len(state["players"]) >= MAX_PLAYERS:
@@ -171,9 +206,7 @@ def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | Non
         state["version"] += 1
         seated_as[0] = robot
 
-    state, _ = _rooms(ctx).update(rid, seat)
-    if state is None:
-        _state(ctx, rid)  # raises not-found
+    state = _changed(ctx, rid, _rooms(ctx).update(rid, seat))[0]
     games.charge(ctx, games.stored_size(seated_as[0], seated_as[0], level.value))
     return public(state)
 
@@ -186,11 +219,11 @@ def _search(puzzle: Puzzle) -> list[Move] | None:
     return list(answer.moves) if answer.length is not None else None
 
 
-def _rules(state: dict[str, Any]) -> Rules:
-    return Rules(ricochet=state["options"]["ricochet"])
+def _rules(state: RoomState) -> Rules:
+    return Rules(ricochet=Ricochet(state["options"]["ricochet"]))
 
 
-def start_race(ctx: Context, rid: str, before: dict[str, Any], now: float) -> dict[str, Any]:
+def start_race(ctx: Context, rid: str, before: RoomState, now: float) -> RoomPublic:
     """The room's race, its first puzzles searched before anyone sees one."""
     seed = before["seed"] if before["seed"] is not None else secrets.token_hex(16)
     board = before["board"]
@@ -202,55 +235,62 @@ def start_race(ctx: Context, rid: str, before: dict[str, Any], now: float) -> di
     race.add_puzzles(0, drawn, found)
     players = before["players"]
 
-    def record(state: dict[str, Any]) -> bool:
+    def record(state: RoomState) -> bool:
         if state.get("race") or state["players"] != players:
             return False
         state["race"], state["race_events"] = race.state, race.events
         state["version"] += 1
         return True
 
-    state, started = _rooms(ctx).update(rid, record)
+    state, started = _changed(ctx, rid, _rooms(ctx).update(rid, record))
     if not started:
         raise Problem("conflict", "the room changed while the race was being set up: try again")
     games.charge(ctx, games.stored_size(race.state, *race.events))
     return public(state)
 
 
-def _racing(ctx: Context, rid: str, action: Callable[[Race], Any], now: float) -> tuple[dict[str, Any], Any]:
+def _racing(ctx: Context, rid: str, action: Callable[[Race], T], now: float) -> tuple[RoomState, T]:
     """Apply an action to the room's race atomically (its clock settled first)."""
 
-    def act(state: dict[str, Any]) -> Any:
-        if not state.get("race"):
+    def act(state: RoomState) -> T:
+        held = state.get("race")
+        if not held:
             raise Problem("conflict", "this room has no race running: a race starts when the host starts "
                           "a room opened with mode race")
-        race = Race(state["race"])
+        race = Race(held)
         race.advance(now)
         result = action(race)
         state["race_events"].extend(race.events)
         return result
 
     try:
-        state, result = _rooms(ctx).update(rid, act)
+        changed = _rooms(ctx).update(rid, act)
     except GameError as e:
         raise Problem(BY_STATUS.get(e.status, "conflict"), str(e)) from None
-    if state is None:
-        _state(ctx, rid)  # raises not-found
-    return state, result
+    return _changed(ctx, rid, changed)
 
 
-def _ready(ctx: Context, rid: str, state: dict[str, Any]) -> dict[str, Any]:
+def _ready(ctx: Context, rid: str, state: RoomState) -> RoomState:
     """Search the race's next puzzles (outside any transaction) when a player nears the last one held."""
-    race = Race(state["race"])
+    race = Race(_race(state))
     if race.state["finished"] or len(race.state["puzzles"]) >= race.wanted():
         return state
     since = race.state["drawn"]
     drawn, found = found_puzzles(race.state["seed"], race.state["board"], _rules(state), since, race.wanted(),
                                  len(race.state["puzzles"]), _search)
-    after, _ = _rooms(ctx).update(rid, lambda s: Race(s["race"]).add_puzzles(since, drawn, found))
-    return after if after is not None else state
+    after = _rooms(ctx).update(rid, lambda s: Race(_race(s)).add_puzzles(since, drawn, found))
+    return after[0] if after is not None else state
 
 
-def race_move(ctx: Context, rid: str, token: str, moves: Any | None, now: float) -> tuple[dict[str, Any], Any]:
+def _race(state: RoomState) -> RaceState:
+    """The room's race, which the caller knows has started."""
+    race = state.get("race")
+    if race is None:
+        raise Problem("conflict", "this room has no race running")
+    return race
+
+
+def race_move(ctx: Context, rid: str, token: str, moves: object | None, now: float) -> tuple[RoomPublic, RaceResult]:
     """A racer shows a solution to their current puzzle (`moves`), or skips it (None): (room, result)."""
     name = seated(ctx, rid, token)
     sequence = None if moves is None else moves_from_json(moves)
@@ -261,7 +301,7 @@ def race_move(ctx: Context, rid: str, token: str, moves: Any | None, now: float)
 
 
 def follow(ctx: Context, rid: str, seen: int, clock: Callable[[], float], seconds: float,
-           poll: float = 0.25) -> Iterator[dict[str, Any]]:
+           poll: float = 0.25) -> Iterator[GameEvent]:
     """The room's race events after version `seen`, each once and in order, as they
     happen (its end settled as the clock runs), for `seconds` or until it ends."""
     _state(ctx, rid)  # raises not-found
@@ -269,14 +309,14 @@ def follow(ctx: Context, rid: str, seen: int, clock: Callable[[], float], second
 
 
 def _race_events(ctx: Context, rid: str, seen: int, clock: Callable[[], float], deadline: float,
-                 poll: float) -> Iterator[dict[str, Any]]:
+                 poll: float) -> Iterator[GameEvent]:
     while True:
         state = _rooms(ctx).get(rid)
         race = state.get("race") if state else None
         if race and not race["finished"] and clock() >= race["ends"]:
             state, _ = _racing(ctx, rid, lambda r: None, clock())
             race = state["race"]
-        for event in (state or {}).get("race_events", []):
+        for event in state.get("race_events", []) if state is not None else []:
             if event["version"] > seen:
                 seen = event["version"]
                 yield event

@@ -18,13 +18,14 @@ from __future__ import annotations
 import datetime as dt
 import time
 import uuid
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from solver.errors import InvalidInput
 from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle, moves_to_json
 from solver.production.generate import generate
 from solver.production.generated import NoPuzzleFound
+from workers.stores.storms import StormDeck, StormHanded, StormReviewed, StormRun
 
 from . import Context
 from .problems import Problem, echo
@@ -49,7 +50,89 @@ BOARD_SHOWN = 20
 RESULTS = ("solved", "failed", "shown")
 
 
-def open_run(ctx: Context, player_id: str, seeded: bool, seconds: float = RUN_SECONDS) -> dict[str, Any]:
+class StormClock(TypedDict):
+    """The keys of service/shapes.py's StormClock."""
+    seconds: float
+    bonus: float
+    penalty: float
+
+
+class StormPuzzle(TypedDict):
+    """The puzzle handed, without its answer: the keys of service/shapes.py's StormPuzzle."""
+    board: Any  # Puzzle.to_json's: the board's spec, or its object
+    robots: dict[str, list[int]]
+    target: dict[str, object]
+    rules: dict[str, object]
+    index: int
+    code: str
+    optimal_length: int
+    rating: float
+
+
+class StormAnswered(TypedDict):
+    """What an answer did: the keys of service/shapes.py's StormAnswered."""
+    index: int
+    result: str
+    seconds: float
+    clock_change: float
+    combo: int
+
+
+class StormBoardRow(TypedDict):
+    rank: int
+    player: str
+    score: int
+
+
+class StormBoard(TypedDict):
+    """The keys of service/shapes.py's StormBoard."""
+    day: str
+    top: list[StormBoardRow]
+    rank: int | None
+
+
+class StormBest(TypedDict):
+    """The keys of service/shapes.py's StormBest: the best score of each period."""
+    day: int
+    week: int
+    month: int
+    all: int
+
+
+class StormScores(TypedDict):
+    """The keys of service/shapes.py's StormScores."""
+    player: str
+    scope: str
+    best: StormBest
+    board: StormBoard
+
+
+class StormView(TypedDict):
+    """A run as clients see it: the keys of service/shapes.py's Storm."""
+    id: str
+    player: str
+    scope: str
+    seeded: bool
+    day: str
+    over: bool
+    seconds_left: float
+    started_at: float
+    ends_at: float
+    clock: StormClock
+    score: int
+    solves: int
+    fails: int
+    combo: int
+    best_combo: int
+    highest_rating: float | None
+    answered: int
+    puzzle: NotRequired[StormPuzzle]
+    review: NotRequired[list[StormReviewed]]
+    answer: NotRequired[StormAnswered]
+    scores: NotRequired[StormScores]
+
+
+def open_run(ctx: Context, player_id: str, seeded: bool, seconds: float = RUN_SECONDS) -> StormView:
     """POST /v1/storms: a new run for the player, its clock started, its first
     puzzle handed; `seeded`: the day's run, the same puzzles for everyone, once
     a player a day (409 for a second)."""
@@ -62,11 +145,9 @@ def open_run(ctx: Context, player_id: str, seeded: bool, seconds: float = RUN_SE
     day, run_id = _day(), uuid.uuid4().hex
     top = SEEDED_TOP if seeded else \
         max(TOPS[0], min(TOPS[1], length_for(stores.ratings.player_rating(who, player_id).value + LEVEL_ABOVE)))
-    run = {"id": run_id, "scope": who, "player": player_id, "seeded": seeded, "day": day.isoformat(),
-           "seed": f"seeded:{day.isoformat()}" if seeded else uuid.uuid4().hex, "top": top,
-           "seconds": seconds, "bonus": 0.0, "penalty": 0.0, "ended": None, "index": 0,
-           "combo": 0, "best_combo": 0, "solves": 0, "fails": 0, "highest": None, "done": [], "scored": False}
-    run["puzzle"] = _draw(ctx, run, 0)  # first: a draw that fails leaves the day's seeded run unclaimed
+    deck = StormDeck(seed=f"seeded:{day.isoformat()}" if seeded else uuid.uuid4().hex, day=day.isoformat(),
+                     seeded=seeded, top=top)
+    first = _draw(ctx, deck, 0)  # first: a draw that fails leaves the day's seeded run unclaimed
     if seeded:
         claimed = stores.storms.open_seeded(who, day.isoformat(), player_id, run_id)
         if claimed != run_id:
@@ -74,13 +155,15 @@ def open_run(ctx: Context, player_id: str, seeded: bool, seconds: float = RUN_SE
                           f"(/v1/storms/{claimed}): it is played once a day (UTC); open a run of your own "
                           "(\"seeded\": false) to play again")
     now = time.time()  # the clock starts with the puzzle in hand
-    run |= {"opened": now, "handed": now}
+    run = StormRun(id=run_id, scope=who, player=player_id, **deck, seconds=seconds, bonus=0.0, penalty=0.0,
+                   ended=None, index=0, combo=0, best_combo=0, solves=0, fails=0, highest=None, done=[],
+                   scored=False, puzzle=first, opened=now, handed=now)
     stores.storms.create(run)
     stores.storms.touch(who, player_id)
     return view(run, now)
 
 
-def read(ctx: Context, run_id: str) -> dict[str, Any]:
+def read(ctx: Context, run_id: str) -> StormView:
     """GET /v1/storms/{id}: the run now: its clock and puzzle, or, once its time
     is up, its summary, review and the player's high scores."""
     run = _settled(ctx, run_id)
@@ -90,7 +173,7 @@ def read(ctx: Context, run_id: str) -> dict[str, Any]:
     return out
 
 
-def answer(ctx: Context, run_id: str, index: int, moves: list[Move]) -> dict[str, Any]:
+def answer(ctx: Context, run_id: str, index: int, moves: list[Move]) -> StormView:
     """POST /v1/storms/{id}/answers: the answer to puzzle `index` (the one handed),
     checked by replaying it and timed by the server's clock: solved at the
     optimum, failed (FAIL_SECONDS off) past it, or scoring nothing when the
@@ -98,29 +181,29 @@ def answer(ctx: Context, run_id: str, index: int, moves: list[Move]) -> dict[str
     stores = ctx.required_stores()
     run = _settled(ctx, run_id)
     now = time.time()
-    _in_turn(run, index, now)
-    p = Puzzle.from_code(run["puzzle"]["code"])
-    result = _judge(p, moves, run["puzzle"]["optimal_length"])
+    held = _in_turn(run, index, now)
+    p = Puzzle.from_code(held["code"])
+    result = _judge(p, moves, held["optimal_length"])
     if result == "solved" and stores.rounds.attempt(clients(ctx), p.content_hash(), "")[1]:
         result = "shown"  # its answer was shown to this client (a solve, a solution, a check): no score
     following = _draw(ctx, run, index + 1) if index + 1 < MOST_PUZZLES else None
     handed = time.time()  # the next puzzle's time runs from here (a draw takes milliseconds, a pool's first read more)
 
-    def step(kept: dict[str, Any] | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    def step(kept: StormRun | None) -> tuple[StormRun | None, StormView]:
         if kept is None:
             raise _gone(run_id)
         _in_turn(kept, index, now)
         changed, said = _answered(kept, result, moves, following, now, handed)
-        return changed, view(changed, now) | {"answer": said}
+        return changed, {**view(changed, now), "answer": said}
 
     out = stores.storms.change(run_id, step)
     if out["over"]:
         run = _settled(ctx, run_id)
-        out = view(run, now) | {"answer": out["answer"], "scores": scores(ctx, run["player"], run["scope"])}
+        out = {**view(run, now), "answer": out["answer"], "scores": scores(ctx, run["player"], run["scope"])}
     return out
 
 
-def scores(ctx: Context, player_id: str, who: str | None = None) -> dict[str, Any]:
+def scores(ctx: Context, player_id: str, who: str | None = None) -> StormScores:
     """GET /v1/storms/scores: the player's best scores this day, week and month
     (UTC) and of all time, and the day's board of the seeded run."""
     stores = ctx.required_stores()
@@ -129,11 +212,12 @@ def scores(ctx: Context, player_id: str, who: str | None = None) -> dict[str, An
     kept = stores.storms.bests(who, player_id)
     best = {period: kept[period][1] if period in kept and kept[period][0] == stamp else 0
             for period, stamp in periods(day)}
-    board = [{"rank": i + 1, "player": p, "score": s}
+    board = [StormBoardRow(rank=i + 1, player=p, score=s)
              for i, (p, s) in enumerate(stores.storms.board(who, day.isoformat(), BOARD_SHOWN))]
     rank = stores.storms.rank(who, day.isoformat(), player_id)
-    return {"player": player_id, "scope": who, "best": best, "board": {"day": day.isoformat(), "top": board,
-                                                                        "rank": rank}}
+    return {"player": player_id, "scope": who,
+            "best": StormBest(day=best["day"], week=best["week"], month=best["month"], all=best["all"]),
+            "board": {"day": day.isoformat(), "top": board, "rank": rank}}
 
 
 def periods(day: dt.date) -> list[tuple[str, str]]:
@@ -148,7 +232,7 @@ def length_at(top: int, index: int) -> int:
     return min(top, 2 + index // STEP)
 
 
-def ends_at(run: dict[str, Any]) -> float:
+def ends_at(run: StormRun) -> float:
     """When the run's clock reaches zero (server time): its start, plus its
     seconds and what combos added, less what fails took, within LONGEST_RUN;
     or when it handed its last puzzle."""
@@ -165,35 +249,43 @@ def combo_bonus(combo: int) -> float:
     return seconds if combo > last and (combo - last) % COMBO_EVERY == 0 else 0.0
 
 
-def view(run: dict[str, Any], now: float) -> dict[str, Any]:
+def view(run: StormRun, now: float) -> StormView:
     """The run as clients see it: never the answer of the puzzle handed, the
     review (every answer) only once its time is up."""
     end = ends_at(run)
     over = now >= end
-    out = {k: run[k] for k in ("id", "player", "scope", "seeded", "day", "solves", "fails", "combo", "best_combo")}
-    out |= {"score": run["solves"], "over": over, "seconds_left": round(max(0.0, end - now), 3),
-            "started_at": round(run["opened"], 3), "ends_at": round(end, 3), "highest_rating": run["highest"],
-            "clock": {"seconds": run["seconds"], "bonus": run["bonus"], "penalty": run["penalty"]},
-            "answered": len(run["done"])}
+    out = StormView(id=run["id"], player=run["player"], scope=run["scope"], seeded=run["seeded"], day=run["day"],
+                    solves=run["solves"], fails=run["fails"], combo=run["combo"], best_combo=run["best_combo"],
+                    score=run["solves"], over=over, seconds_left=round(max(0.0, end - now), 3),
+                    started_at=round(run["opened"], 3), ends_at=round(end, 3), highest_rating=run["highest"],
+                    clock=StormClock(seconds=run["seconds"], bonus=run["bonus"], penalty=run["penalty"]),
+                    answered=len(run["done"]))
+    held = run["puzzle"]
     if over:
         out["review"] = list(run["done"])
-        if run["puzzle"] is not None:
-            out["review"].append({**_public(run["puzzle"]), "index": run["index"], "result": "unanswered",
-                                  "solution": run["puzzle"]["solution"]})
-    elif run["puzzle"] is not None:
-        out["puzzle"] = {**Puzzle.from_code(run["puzzle"]["code"]).to_json(), **_public(run["puzzle"]),
-                         "index": run["index"]}
+        if held is not None:
+            out["review"].append(_reviewed(held, run["index"], "unanswered"))
+    elif held is not None:
+        shown = Puzzle.from_code(held["code"]).to_json()
+        out["puzzle"] = StormPuzzle(board=shown["board"], robots=shown["robots"], target=shown["target"],
+                                    rules=shown["rules"], code=held["code"], optimal_length=held["optimal_length"],
+                                    rating=held["rating"], index=run["index"])
     return out
 
 
-def _public(puzzle: dict[str, Any]) -> dict[str, Any]:
-    return {k: puzzle[k] for k in ("code", "optimal_length", "rating")}
+def _reviewed(puzzle: StormHanded, index: int, result: str) -> StormReviewed:
+    """A puzzle of the review: what it was, what became of it, an optimal solution."""
+    return StormReviewed(code=puzzle["code"], optimal_length=puzzle["optimal_length"], rating=puzzle["rating"],
+                         index=index, result=result, solution=puzzle["solution"])
 
 
-def _answered(run: dict[str, Any], result: str, moves: list[Move], following: dict[str, Any] | None,
-              now: float, handed: float) -> tuple[dict[str, Any], dict[str, Any]]:
+def _answered(run: StormRun, result: str, moves: list[Move], following: StormHanded | None,
+              now: float, handed: float) -> tuple[StormRun, StormAnswered]:
     """The run after `result` for its puzzle: counts, combo, clock, the next puzzle; and what the answer did."""
-    run = dict(run)
+    run = StormRun(**run)
+    held = run["puzzle"]
+    if held is None:
+        raise Problem("conflict", "the run has handed its last puzzle")
     change = 0.0
     if result == "solved":
         run["solves"] += 1
@@ -201,7 +293,7 @@ def _answered(run: dict[str, Any], result: str, moves: list[Move], following: di
         run["best_combo"] = max(run["best_combo"], run["combo"])
         change = combo_bonus(run["combo"])
         run["bonus"] += change
-        run["highest"] = max(run["highest"] or 0.0, run["puzzle"]["rating"])
+        run["highest"] = max(run["highest"] or 0.0, held["rating"])
     else:
         run["combo"] = 0
         if result == "failed":
@@ -209,15 +301,15 @@ def _answered(run: dict[str, Any], result: str, moves: list[Move], following: di
             run["penalty"] += FAIL_SECONDS
             change = -FAIL_SECONDS
     seconds = round(now - run["handed"], 3)
-    run["done"] = [*run["done"], {**_public(run["puzzle"]), "index": run["index"], "result": result,
-                                  "moves": moves_to_json(moves), "solution": run["puzzle"]["solution"],
-                                  "seconds": seconds}]
+    done = _reviewed(held, run["index"], result)
+    done["moves"], done["seconds"] = moves_to_json(moves), seconds
+    run["done"] = [*run["done"], done]
     run["index"] += 1
     run["puzzle"], run["handed"] = following, handed
     if following is None:
         run["ended"] = now
-    said = {"index": run["index"] - 1, "result": result, "seconds": seconds, "clock_change": change,
-            "combo": run["combo"]}
+    said = StormAnswered(index=run["index"] - 1, result=result, seconds=seconds, clock_change=change,
+                         combo=run["combo"])
     return run, said
 
 
@@ -235,17 +327,21 @@ def _judge(p: Puzzle, moves: list[Move], optimum: int) -> str:
                   "moves): send it when it reaches the target or has failed (more moves than the optimum)")
 
 
-def _in_turn(run: dict[str, Any], index: int, now: float) -> None:
-    """Refuses an answer to a run whose time is up, or to another puzzle than the one handed now."""
+def _in_turn(run: StormRun, index: int, now: float) -> StormHanded:
+    """Refuses an answer to a run whose time is up, or to another puzzle than the one handed now;
+    else the puzzle handed now (a run that handed its last puzzle has ended: its time is up)."""
     if now >= ends_at(run):
         raise Problem("conflict", f"the run's time was up at {ends_at(run):.3f} (server time): it takes no more "
                       f"answers; its summary is at /v1/storms/{run['id']}")
     if index != run["index"]:
         raise Problem("conflict", f"puzzle {index} is not the one handed now ({run['index']}): each puzzle is "
                       "answered once, in order")
+    if run["puzzle"] is None:
+        raise Problem("conflict", f"the run has handed its last puzzle; its summary is at /v1/storms/{run['id']}")
+    return run["puzzle"]
 
 
-def _settled(ctx: Context, run_id: str) -> dict[str, Any]:
+def _settled(ctx: Context, run_id: str) -> StormRun:
     """The run, scored first if its time is up (its bests and board written
     with it, once) and every answer its review shows counted as shown."""
     stores = ctx.required_stores()
@@ -255,10 +351,11 @@ def _settled(ctx: Context, run_id: str) -> dict[str, Any]:
     if run["scored"] or time.time() < ends_at(run):
         return run
 
-    def step(kept: dict[str, Any] | None) -> tuple[dict[str, Any] | None, bool]:
+    def step(kept: StormRun | None) -> tuple[StormRun | None, bool]:
         if kept is None or kept["scored"]:
             return None, False
-        return {**kept, "scored": True, "periods": periods(dt.date.fromisoformat(kept["day"]))}, True
+        counted = [[period, stamp] for period, stamp in periods(dt.date.fromisoformat(kept["day"]))]
+        return {**kept, "scored": True, "periods": counted}, True
 
     if stores.storms.change(run_id, step):
         for d in [*run["done"], *([run["puzzle"]] if run["puzzle"] is not None else [])]:
@@ -266,7 +363,7 @@ def _settled(ctx: Context, run_id: str) -> dict[str, Any]:
     return stores.storms.get(run_id) or run
 
 
-def _draw(ctx: Context, run: dict[str, Any], index: int) -> dict[str, Any]:
+def _draw(ctx: Context, run: StormDeck, index: int) -> StormHanded:
     """Puzzle `index` of the run: drawn from the run's seed (pools first, the
     short ones searched), the seeded run's stored for the day at its first draw."""
     length = length_at(run["top"], index)
@@ -285,11 +382,11 @@ def _draw(ctx: Context, run: dict[str, Any], index: int) -> dict[str, Any]:
     stores = ctx.required_stores()
     p = Puzzle.from_code(stores.storms.seeded(run["day"], index, lambda: made().code())) if run["seeded"] else made()
     known = ctx.answers.settled(p)
-    if known is None or known.status != "optimal":
+    if known is None or known.status != "optimal" or known.length is None:
         raise Problem("no-puzzle-found", "the run's next puzzle has no known optimum yet; ask again")
     rating = of_puzzle(ctx, p, known.length, len(known.robots_moved))["rating"]
-    return {"code": p.code(), "optimal_length": known.length, "rating": round(rating["value"], 1),
-            "solution": moves_to_json(known.moves)}
+    return StormHanded(code=p.code(), optimal_length=known.length, rating=round(rating["value"], 1),
+                       solution=moves_to_json(known.moves))
 
 
 def _gone(run_id: str) -> Problem:

@@ -56,7 +56,7 @@ NEW_GAME_LINKS = {"getGame": {"operationId": "getGame", "parameters": {"game_id"
                        "board, robots and every shuffle.",
            replies={201: Reply("The game, and a token per player (send it as Authorization Bearer)", NewGameView,
                                headers={"Location": {"schema": {"type": "string"}}}, links=NEW_GAME_LINKS)})
-def create_game(body: dict[str, Any]) -> Any:
+def create_game(body: play.NewGame) -> Any:  # loaded by the NewGame schema, whose fields it names
     ctx = context()
     state, tokens = play.create(ctx, body, _now())
     return {**play.view(ctx, state), "tokens": tokens}, 201, {"Location": f"/v1/games/{state['id']}"}

@@ -28,7 +28,7 @@ ROOM_LINKS = {"getRoom": {"operationId": "getRoom", "parameters": {"room_id": "$
                        "then the host starts the game.  Options are those of POST /v1/games.",
            replies={201: Reply("The room and the host's token", Seat,
                                headers={"Location": {"schema": {"type": "string"}}}, links=ROOM_LINKS)})
-def create_room(body: dict[str, Any]) -> Any:
+def create_room(body: rooms.NewRoom) -> Any:  # loaded by the NewRoom schema, whose fields it names
     room, token = rooms.create(context(), body, current_app.config["CLOCK"]())
     return {"room": room, "token": token}, 201, {"Location": f"/v1/rooms/{room['id']}"}
 

@@ -95,3 +95,37 @@ def test_a_drifted_webhook_key_is_found() -> None:
 
     assert _drift(Drifted, shapes.Webhook) == ["failing only in Drifted", "failing_since only in Webhook",
                                                "failing_since required by Webhook, optional in Drifted"]
+
+
+# -- games, rooms, races and storms: each typed value against the schema of its shape (the same check) ----------
+
+def _play_pairs() -> list[tuple[type, type]]:
+    """(TypedDict, the schema that loads or dumps the same shape) for games, rooms, races and storms."""
+    from application import games, rooms, storms
+    from service import shapes
+    from service.requests import games as game_requests
+    from service.requests import rooms as room_requests
+    from solver.play import game, race
+    from workers.stores.storms import StormReviewed
+
+    return [(game.GameOptions, shapes.GameOptions), (game.GameEvent, shapes.GameEvent), (game.GamePublic, shapes.Game),
+            (games.GameView, shapes.GameView), (games.NewGame, game_requests.NewGame),
+            (rooms.RoomPublic, shapes.Room), (rooms.NewRoom, room_requests.NewRoom),
+            (race.RacePublic, shapes.Race), (race.Racer, shapes.Racer), (race.Standing, shapes.Standing),
+            (race.RacePuzzle, shapes.RacePuzzle),
+            (storms.StormView, shapes.Storm), (storms.StormClock, shapes.StormClock),
+            (storms.StormPuzzle, shapes.StormPuzzle), (storms.StormAnswered, shapes.StormAnswered),
+            (storms.StormBoardRow, shapes.StormBoardRow), (storms.StormBoard, shapes.StormBoard),
+            (storms.StormBest, shapes.StormBest), (storms.StormScores, shapes.StormScores),
+            (StormReviewed, shapes.StormReviewed)]
+
+
+def test_play_values_name_their_schemas_fields() -> None:
+    """Each TypedDict of games, rooms, races and storms names exactly its schema's fields (a key
+    renamed, added or dropped on one side fails), and a field the schema requires is required in it."""
+    for typed, schema in _play_pairs():
+        fields = {f.data_key or name for name, f in schema._declared_fields.items()}
+        keys = set(typed.__required_keys__) | set(typed.__optional_keys__)
+        assert keys == fields, (typed.__name__, schema.__name__, keys ^ fields)
+        required = {f.data_key or name for name, f in schema._declared_fields.items() if f.required}
+        assert required <= set(typed.__required_keys__), (typed.__name__, required - typed.__required_keys__)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.errors import InvalidInput
 from solver.model.board import Board, random_board_spec, real_board
@@ -54,7 +54,116 @@ class GameError(Exception):
         self.status = status
 
 
-DEFAULT_OPTIONS: dict[str, Any] = {
+class GameOptions(TypedDict):
+    """A game's house rules: the keys of service/shapes.py's GameOptions (options_from_json checks them)."""
+    timer_seconds: int
+    idle_seconds: int
+    exact_bid: bool
+    tie_break: str
+    chips_to_win: int | None
+    scoring: str
+    infinity_target: int
+    solitaire_timer_factor: int
+    black_robot: bool
+    ricochet: str
+    void_returns_chip: bool
+
+
+class GameEvent(TypedDict):
+    """One change of a game (or a race), as its event stream shows it: the keys of service/shapes.py's
+    GameEvent, each event carrying more of its own (a bid's player and moves, ...)."""
+    version: int
+    type: str
+    at: float
+
+
+class Chip(TypedDict):
+    index: int
+    colour: str | None  # None: the vortex
+    symbol: str
+    cell: list[int]
+
+
+class GamePlayer(TypedDict):
+    name: str
+    chips: list[Chip]
+    face_down: list[Chip]
+    score: int
+    robot: NotRequired[str]  # a robot player's strength
+
+
+class BidPlaced(TypedDict):
+    player: str
+    moves: int
+    at: float
+    seq: int
+
+
+class Turn(TypedDict):
+    player: str
+    moves: int
+
+
+class GameRound(TypedDict):
+    """The round in play: its chip, bids, the order bidders show in, the optimum (hidden until it ends)."""
+    number: int
+    chip: Chip
+    started: float
+    idle_ends: float
+    timer_started: float | None
+    timer_ends: float | None
+    bids: list[BidPlaced]
+    order: list[Turn]
+    attempts: list[dict[str, Any]]
+    optimal_length: int | None
+    optimal_solution: list[dict[str, str]] | None
+    void: bool
+    rating: NotRequired[str]  # pending until the referee records the optimum, then done
+    show_ends: NotRequired[float]  # verifying: when the verifier's turn passes
+    robots: NotRequired[dict[str, list[list[float]]]]  # each robot's bids to come: [at, moves]
+
+
+class GameState(TypedDict):
+    """A game as the store keeps it; `Game` changes it."""
+    id: str
+    version: int
+    created: float
+    seed: str
+    options: GameOptions
+    board: str
+    robots: dict[str, list[int]]
+    players: list[GamePlayer]
+    deck: list[int]
+    shuffles: int
+    phase: str  # bidding, verifying, finished
+    round: GameRound | None
+    history: list[dict[str, Any]]  # each round's record once over
+    winners: list[str] | None
+    void_streak: NotRequired[int]
+    idle_rounds: NotRequired[int]
+    finish_reason: NotRequired[str]
+
+
+class GamePublic(TypedDict):
+    """What every player may see of a game: the keys of service/shapes.py's Game."""
+    id: str
+    version: int
+    created: float
+    options: GameOptions
+    board: str
+    robots: dict[str, list[int]]
+    players: list[GamePlayer]
+    phase: str
+    round: dict[str, Any] | None  # the round in play without its optimum and the robots' plans
+    history: list[dict[str, Any]]
+    winners: list[str] | None
+    chips_left: int
+    void_streak: NotRequired[int]
+    idle_rounds: NotRequired[int]
+    finish_reason: NotRequired[str]
+
+
+DEFAULT_OPTIONS = GameOptions(**{
     "timer_seconds": 60,
     "idle_seconds": 300,
     "exact_bid": False,
@@ -66,7 +175,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "black_robot": False,
     "ricochet": Ricochet.TURN.value,
     "void_returns_chip": False,        # house rule: a void round's chip goes back
-}
+})
 
 
 def robots_of(value: Any, players: list[str]) -> dict[str, str]:
@@ -84,17 +193,19 @@ def robots_of(value: Any, players: list[str]) -> dict[str, str]:
     return dict(value)
 
 
-def options_from_json(value: Any) -> dict[str, Any]:
+def options_from_json(value: Any) -> GameOptions:
     value = value or {}
     if not isinstance(value, dict):
         raise InvalidInput("options", "expected an object of game options")
     unknown = sorted(set(value) - set(DEFAULT_OPTIONS))
     if unknown:
         raise InvalidInput(f"options.{unknown[0]}", f"unknown option; options are {', '.join(DEFAULT_OPTIONS)}")
-    out = {**DEFAULT_OPTIONS, **value}
+    out = cast(GameOptions, {**DEFAULT_OPTIONS, **value})
+
+    given: dict[str, object] = dict(out)
 
     def integer(name: str, lo: int, hi: int, allow_none: bool = False) -> None:
-        v = out[name]
+        v = given[name]
         if allow_none and v is None:
             return
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -106,26 +217,34 @@ def options_from_json(value: Any) -> dict[str, Any]:
     integer("infinity_target", 1, 10_000)
     integer("solitaire_timer_factor", 1, 2)
     for name in ("exact_bid", "black_robot", "void_returns_chip"):
-        if not isinstance(out[name], bool):
+        if not isinstance(given[name], bool):
             raise InvalidInput(f"options.{name}", "must be true or false")
     for name, kind in (("tie_break", TieBreak), ("scoring", Scoring), ("ricochet", Ricochet)):
         allowed = [m.value for m in kind]
-        if out[name] not in allowed:
+        if given[name] not in allowed:
             raise InvalidInput(f"options.{name}", f"must be one of {', '.join(allowed)}")
     return out
+
+
+def _seat(name: str, robot: str | None) -> GamePlayer:
+    """A player at the start of a game (a robot's with its strength)."""
+    player = GamePlayer(name=name, chips=[], face_down=[], score=0)
+    if robot is not None:
+        player["robot"] = robot
+    return player
 
 
 class Game:
     """One game's state and the rules that change it."""
 
-    def __init__(self, state: dict[str, Any]) -> None:
+    def __init__(self, state: GameState) -> None:
         self.state = state
-        self.events: list[dict[str, Any]] = []  # recorded by this change, not yet stored
+        self.events: list[GameEvent] = []  # recorded by this change, not yet stored
 
     # -- creation ---------------------------------------------------------------------
 
     @classmethod
-    def create(cls, game_id: str, players: list[str], board: str | None, options: dict[str, Any],
+    def create(cls, game_id: str, players: list[str], board: str | None, options: GameOptions,
                seed: str, now: float, beginner: bool = False, edition: str = "2013",
                robots: dict[str, str] | None = None) -> Game:
         """A new game; `robots` names the players who are robots, with their strength."""
@@ -142,11 +261,10 @@ class Game:
         b = real_board(spec)  # raises InvalidInput for a bad spec
         colours = ROBOT_COLOURS[:5 if options["black_robot"] else 4]
         placed = dict(zip(colours, rng.sample(b.start_cells(), len(colours))))
-        state = {
+        state: GameState = {
             "id": game_id, "version": 0, "created": now, "seed": seed, "options": options, "board": spec,
             "robots": {c: list(cell) for c, cell in placed.items()},
-            "players": [{"name": n, "chips": [], "face_down": [], "score": 0,
-                         **({"robot": machines[n]} if n in machines else {})} for n in players],
+            "players": [_seat(n, machines.get(n)) for n in players],
             "deck": list(range(len(b.targets))), "shuffles": 0, "phase": "bidding", "round": None,
             "history": [], "winners": None,
         }
@@ -166,10 +284,18 @@ class Game:
         return real_board(self.state["board"])
 
     def puzzle(self) -> Puzzle:
-        chip = self.state["round"]["chip"]
-        goal = Goal(tuple(chip["cell"]), chip["colour"], chip["symbol"])
+        chip = self._round()["chip"]
+        x, y = chip["cell"]
+        goal = Goal((x, y), chip["colour"], chip["symbol"])
         robots = {c: tuple(cell) for c, cell in self.state["robots"].items()}
-        return Puzzle.create(self.board(), robots, goal, Rules(ricochet=self.state["options"]["ricochet"]))
+        return Puzzle.create(self.board(), robots, goal, Rules(ricochet=Ricochet(self.state["options"]["ricochet"])))
+
+    def _round(self) -> GameRound:
+        """The round in play (the caller knows there is one)."""
+        r = self.state["round"]
+        if r is None:
+            raise GameError(409, "no round is in play")
+        return r
 
     def player_index(self, name: str) -> int:
         for i, p in enumerate(self.state["players"]):
@@ -177,14 +303,14 @@ class Game:
                 return i
         raise GameError(403, f"no player {name!r} in this game")
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> GamePublic:
         """What every player may see: no deck order, no optimum before the round ends."""
         s = self.state
-        out = {k: v for k, v in s.items() if k not in ("deck", "seed", "shuffles")}
+        out = cast(GamePublic, {k: v for k, v in s.items() if k not in ("deck", "seed", "shuffles")})
         out["chips_left"] = len(s["deck"]) + (1 if s["round"] else 0)
         if s["round"] is not None:
             out["round"] = {k: v for k, v in s["round"].items()
-                        if k not in ("optimal_length", "optimal_solution", "rating", "robots")}
+                            if k not in ("optimal_length", "optimal_solution", "rating", "robots")}
         return out
 
     # -- the clock ----------------------------------------------------------------------
@@ -205,7 +331,7 @@ class Game:
             if r["timer_ends"] is None and now >= r["idle_ends"]:
                 r["timer_started"] = r["idle_ends"]
                 r["timer_ends"] = r["idle_ends"] + self.state["options"]["timer_seconds"]
-                self._record("timer_started", r["timer_started"], reason="idle")
+                self._record("timer_started", r["idle_ends"], reason="idle")
                 continue
             if r["timer_ends"] is not None and now >= r["timer_ends"]:
                 self._timer_ran_out(r["timer_ends"])
@@ -223,14 +349,14 @@ class Game:
             raise GameError(409, "solitaire has no bids: show a solution before the timer runs out")
         if isinstance(moves, bool) or not isinstance(moves, int) or not 1 <= moves <= 99:
             raise InvalidInput("moves", "a bid is a number of moves from 1 to 99")
-        r = self.state["round"]
+        r = self._round()
         mine = [b for b in r["bids"] if b["player"] == player]
         if mine and moves >= mine[-1]["moves"]:
             raise GameError(409, f"a bid may only go down: your bid is {mine[-1]['moves']}")
         self._place_bid(i, moves, now)
 
     def _place_bid(self, i: int, moves: int, now: float) -> None:
-        r, player = self.state["round"], self.state["players"][i]["name"]
+        r, player = self._round(), self.state["players"][i]["name"]
         r["bids"].append({"player": player, "moves": moves, "at": now, "seq": len(r["bids"])})
         self.state["idle_rounds"] = 0
         if r["timer_ends"] is None:
@@ -244,7 +370,7 @@ class Game:
         return self._show(player, moves_from_json(moves), now)
 
     def _show(self, player: str, sequence: list[Move], now: float) -> dict[str, Any]:
-        r = self.state["round"]
+        r = self._round()
         if self.solitaire:
             if self.state["phase"] != "bidding":
                 raise GameError(409, f"the game is {self.state['phase']}")
@@ -270,7 +396,7 @@ class Game:
         return result
 
     def _next_verifier(self, at: float) -> None:
-        r = self.state["round"]
+        r = self._round()
         r["order"].pop(0)
         if r["order"]:
             r["show_ends"] = at + self.state["options"]["timer_seconds"]
@@ -279,7 +405,7 @@ class Game:
 
     def _turn_passes(self, at: float) -> None:
         """A verifier who shows nothing within the timer's length loses the turn, as a failed attempt."""
-        r = self.state["round"]
+        r = self._round()
         verifier = r["order"][0]
         result = {"success": False, "length": None, "legal": None, "solved": False, "impossible_bid": False,
                   "reason": f"no solution shown within {self.state['options']['timer_seconds']} s"}
@@ -292,7 +418,7 @@ class Game:
     def _judge(self, sequence: list[Move], bid: int | None) -> dict[str, Any]:
         p = self.puzzle()
         verdict = check(p, sequence)
-        r = self.state["round"]
+        r = self._round()
         impossible = bid is not None and r["optimal_length"] is not None and bid < r["optimal_length"]
         if bid is None:
             fits = True
@@ -309,7 +435,7 @@ class Game:
                 "impossible_bid": impossible, "reason": reason}
 
     def _timer_ran_out(self, at: float) -> None:
-        r = self.state["round"]
+        r = self._round()
         if self.solitaire:
             self._unclaimed(at, "the timer ran out", face_down=True)
             return
@@ -317,7 +443,7 @@ class Game:
             self.state["idle_rounds"] = self.state.get("idle_rounds", 0) + 1
             self._unclaimed(at, "the timer ran out with no bid")
             return
-        latest: dict[str, dict[str, Any]] = {}
+        latest: dict[str, BidPlaced] = {}
         for b in r["bids"]:
             latest[b["player"]] = b  # the lowest is the last: bids only go down
         chips = {p["name"]: len(p["chips"]) for p in self.state["players"]}
@@ -331,7 +457,7 @@ class Game:
         self._record("verification", at, order=r["order"])
 
     def _win(self, player: str, sequence: list[Move], length: int, now: float, face_up: bool = True) -> None:
-        r = self.state["round"]
+        r = self._round()
         final = self._final_positions(sequence)
         self.state["robots"] = final  # the moved robots stay where they ended
         players = self.state["players"]
@@ -344,7 +470,7 @@ class Game:
         self._close_round(now, {"winner": player, "length": length, "moves": moves_to_json(sequence)})
 
     def _unclaimed(self, at: float, reason: str, face_down: bool = False) -> None:
-        r = self.state["round"]
+        r = self._round()
         if face_down:  # solitaire: the chip is kept face down
             self.state["players"][0]["face_down"].append(r["chip"])
         else:
@@ -353,7 +479,7 @@ class Game:
         self._close_round(at, {"winner": None, "reason": reason})
 
     def _close_round(self, at: float, outcome: dict[str, Any]) -> None:
-        r = self.state["round"]
+        r = self._round()
         record = {"number": r["number"], "chip": r["chip"], "optimal_length": r["optimal_length"],
                   "optimal_solution": r["optimal_solution"], "bids": r["bids"], "attempts": r["attempts"], **outcome}
         self.state["history"].append(record)
@@ -401,21 +527,22 @@ class Game:
         index = s["deck"].pop()
         t = b.targets[index]
         number = len(s["history"]) + 1
-        chip = {"index": index, "colour": t.colour, "symbol": t.symbol, "cell": list(t.cell)}
-        s["round"] = {"number": number, "chip": chip, "started": now, "idle_ends": now + s["options"]["idle_seconds"],
-                      "timer_started": None, "timer_ends": None, "bids": [], "order": [], "attempts": [],
-                      "optimal_length": None, "optimal_solution": None, "void": False}
+        chip = Chip(index=index, colour=t.colour, symbol=t.symbol, cell=list(t.cell))
+        r = GameRound(number=number, chip=chip, started=now, idle_ends=now + s["options"]["idle_seconds"],
+                      timer_started=None, timer_ends=None, bids=[], order=[], attempts=[],
+                      optimal_length=None, optimal_solution=None, void=False)
+        s["round"] = r
         # The round's optimum is searched for by the caller, outside any transaction
         # (rate_round), before anyone can have shown a solution.
-        s["round"]["rating"] = "pending"
+        r["rating"] = "pending"
         p = self.puzzle()
         rnd = round_of(p)
-        s["round"]["void"] = rnd.void
+        r["void"] = rnd.void
         self._record("round", now, number=number, chip=chip, void=rnd.void)
         if self.solitaire:
             factor = s["options"]["solitaire_timer_factor"]
-            s["round"]["timer_started"] = now
-            s["round"]["timer_ends"] = now + factor * s["options"]["timer_seconds"]
+            r["timer_started"] = now
+            r["timer_ends"] = now + factor * s["options"]["timer_seconds"]
         # House rule: a void round's chip goes back, unless every chip left is void here.
         if rnd.void and s["options"]["void_returns_chip"] and s.get("void_streak", 0) <= len(s["deck"]):
             s["void_streak"] = s.get("void_streak", 0) + 1
@@ -448,7 +575,7 @@ class Game:
     def _plan_robots(self, optimum: list[Move], now: float | None) -> None:
         """Each robot's bids this round, at instants from the round's start (none
         before `now`, when the optimum came late: a robot thinks once it is known)."""
-        r, puzzle = self.state["round"], self.puzzle()
+        r, puzzle = self._round(), self.puzzle()
         plans = {}
         for p in self.state["players"]:
             if "robot" in p:
@@ -479,7 +606,7 @@ class Game:
         if due is None or due[0] > now or due[0] >= ends:
             return False
         at, moves = r["robots"][due[1]].pop(0)
-        self._place_bid(self.player_index(due[1]), moves, at)
+        self._place_bid(self.player_index(due[1]), int(moves), at)
         return True
 
     def _final_positions(self, sequence: list[Move]) -> dict[str, list[int]]:
@@ -493,4 +620,5 @@ class Game:
 
     def _record(self, kind: str, at: float, **data: Any) -> None:
         self.state["version"] += 1
-        self.events.append({"version": self.state["version"], "type": kind, "at": at, **data})
+        # The event's own keys beside the three every event has (a TypedDict value may hold more keys).
+        self.events.append(cast(GameEvent, {"version": self.state["version"], "type": kind, "at": at, **data}))

@@ -16,13 +16,14 @@ puzzles solved, then who got there first.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.errors import InvalidInput
 from solver.model.board import real_board
 from solver.model.moves import check
 from solver.model.puzzle import Goal, Move, Puzzle, Rules, moves_to_json
-from solver.play.game import GameError
+from solver.play.game import GameError, GameEvent
 
 POINTS_OPTIMAL = 3
 POINTS_LEAST = 1
@@ -47,16 +48,88 @@ def puzzle_at(seed: str, board: str, index: int, rules: Rules) -> Puzzle:
     return Puzzle.create(b, robots, Goal(target.cell, target.colour, target.symbol), rules)
 
 
+class Found(TypedDict):
+    """A race's puzzle with its optimum, found by the caller (found_puzzles)."""
+    code: str
+    optimal_length: int
+
+
+class Racer(TypedDict):
+    """A player's progress: the keys of service/shapes.py's Racer."""
+    at: int  # the puzzle they are on
+    points: int
+    solved: int
+    optimal: int
+    last: float | None  # when they last scored
+
+
+class Standing(TypedDict):
+    """A row of the standings: the keys of service/shapes.py's Standing."""
+    place: int
+    player: str
+    points: int
+    solved: int
+    optimal: int
+    last: float | None
+
+
+class RacePuzzle(TypedDict):
+    """A puzzle reached, as everyone sees it: the keys of service/shapes.py's RacePuzzle."""
+    index: int
+    code: str
+
+
+class RaceState(TypedDict):
+    """A race as its room keeps it; `Race` changes it."""
+    version: int
+    board: str
+    seed: str
+    started: float
+    ends: float
+    seconds: int
+    puzzles: list[Found]
+    drawn: int  # puzzles drawn so far (a draw outside LENGTHS is not kept)
+    finished: bool
+    standings: list[Standing] | None
+    players: dict[str, Racer]
+
+
+class RacePublic(TypedDict):
+    """What everyone may see of a race: the keys of service/shapes.py's Race."""
+    started: float
+    ends: float
+    seconds: int
+    board: str
+    finished: bool
+    version: int
+    players: dict[str, Racer]
+    puzzles: list[RacePuzzle]
+    standings: list[Standing] | None
+
+
+class RaceResult(TypedDict):
+    """What a solution shown (or a skip) did: index, success and points, then a solution's verdict."""
+    index: int
+    success: bool
+    points: int
+    length: NotRequired[int]
+    legal: NotRequired[bool]
+    solved: NotRequired[bool]
+    reason: NotRequired[str | None]
+    optimal_length: NotRequired[int | None]
+    skipped: NotRequired[bool]
+
+
 class Race:
     """One race's state and the rules that change it."""
 
-    def __init__(self, state: dict[str, Any]) -> None:
+    def __init__(self, state: RaceState) -> None:
         self.state = state
-        self.events: list[dict[str, Any]] = []
+        self.events: list[GameEvent] = []
 
     @classmethod
     def create(cls, players: list[str], board: str, seed: str, seconds: int, now: float) -> Race:
-        state = {"version": 0, "board": board, "seed": seed, "started": now, "ends": now + seconds,
+        state: RaceState = {"version": 0, "board": board, "seed": seed, "started": now, "ends": now + seconds,
                  "seconds": seconds, "puzzles": [], "drawn": 0, "finished": False, "standings": None,
                  "players": {name: {"at": 0, "points": 0, "solved": 0, "optimal": 0, "last": None}
                              for name in players}}
@@ -70,7 +143,7 @@ class Race:
         """How many puzzles should be ready: AHEAD beyond the furthest player."""
         return max(p["at"] for p in self.state["players"].values()) + 1 + AHEAD
 
-    def add_puzzles(self, since: int, drawn: int, found: list[dict[str, Any]]) -> None:
+    def add_puzzles(self, since: int, drawn: int, found: list[Found]) -> None:
         """Puzzles found by the caller ({"code", "optimal_length"}, in order) from draw
         `since` to `drawn`; a caller who came late (another added them first) changes nothing."""
         s = self.state
@@ -79,13 +152,13 @@ class Race:
         s["puzzles"].extend(found)
         s["drawn"] = drawn
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> RacePublic:
         """What everyone may see: each player's progress, the puzzles reached so far."""
         s = self.state
         reached = max(p["at"] for p in s["players"].values()) + 1
         return {"started": s["started"], "ends": s["ends"], "seconds": s["seconds"], "board": s["board"],
                 "finished": s["finished"], "version": s["version"], "players": s["players"],
-                "puzzles": [{"index": i, "code": p["code"]} for i, p in enumerate(s["puzzles"][:reached])],
+                "puzzles": [RacePuzzle(index=i, code=p["code"]) for i, p in enumerate(s["puzzles"][:reached])],
                 "standings": s["standings"]}
 
     # -- the clock and the players' moves ---------------------------------------------------
@@ -97,16 +170,14 @@ class Race:
             s["standings"] = self.standings()
             self._record("race_over", s["ends"], standings=s["standings"])
 
-    def standings(self) -> list[dict[str, Any]]:
+    def standings(self) -> list[Standing]:
         """Points, then puzzles solved, then who reached their score first."""
-        rows = [{"player": name, "points": p["points"], "solved": p["solved"], "optimal": p["optimal"],
-                 "last": p["last"]} for name, p in self.state["players"].items()]
-        rows.sort(key=lambda r: (-r["points"], -r["solved"], r["last"] if r["last"] is not None else 0.0))
-        for place, row in enumerate(rows, 1):
-            row["place"] = place
-        return rows
+        ranked = sorted(self.state["players"].items(), key=lambda item: (
+            -item[1]["points"], -item[1]["solved"], item[1]["last"] if item[1]["last"] is not None else 0.0))
+        return [Standing(player=name, points=p["points"], solved=p["solved"], optimal=p["optimal"], last=p["last"],
+                         place=place) for place, (name, p) in enumerate(ranked, 1)]
 
-    def _player(self, name: str, now: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _player(self, name: str, now: float) -> tuple[Racer, Found]:
         self.advance(now)
         s = self.state
         if name not in s["players"]:
@@ -118,17 +189,18 @@ class Race:
             raise GameError(409, "the next puzzle is being made: try again in a moment")
         return me, s["puzzles"][me["at"]]
 
-    def solve(self, name: str, moves: list[Move], now: float) -> dict[str, Any]:
+    def solve(self, name: str, moves: list[Move], now: float) -> RaceResult:
         """`name` shows a solution to their current puzzle: scored and on to the next when it solves."""
         me, puzzle = self._player(name, now)
         verdict = check(Puzzle.from_code(puzzle["code"]), moves)
         solved = verdict.legal and verdict.solved
-        result = {"index": me["at"], "success": solved, "length": len(moves), "legal": verdict.legal,
+        result: RaceResult = {"index": me["at"], "success": solved, "length": len(moves), "legal": verdict.legal,
                   "solved": verdict.solved, "reason": verdict.reason or (None if solved else "illegal move"),
                   "optimal_length": puzzle["optimal_length"] if solved else None, "points": 0}
         if solved:
-            result["points"] = points(len(moves), puzzle["optimal_length"])
-            me["points"] += result["points"]
+            scored = points(len(moves), puzzle["optimal_length"])
+            result["points"] = scored
+            me["points"] += scored
             me["solved"] += 1
             me["optimal"] += len(moves) == puzzle["optimal_length"]
             me["at"] += 1
@@ -137,25 +209,25 @@ class Race:
                      total=me["points"], at_puzzle=me["at"])
         return result
 
-    def skip(self, name: str, now: float) -> dict[str, Any]:
+    def skip(self, name: str, now: float) -> RaceResult:
         """`name` leaves their current puzzle for the next, for nothing."""
         me, _ = self._player(name, now)
         me["at"] += 1
-        result = {"index": me["at"] - 1, "success": False, "points": 0, "skipped": True}
+        result = RaceResult(index=me["at"] - 1, success=False, points=0, skipped=True)
         self._record("race_skip", now, player=name, index=me["at"] - 1, total=me["points"], at_puzzle=me["at"])
         return result
 
     def _record(self, kind: str, at: float, **data: Any) -> None:
         self.state["version"] += 1
-        self.events.append({"version": self.state["version"], "type": kind, "at": at, **data})
+        self.events.append(cast(GameEvent, {"version": self.state["version"], "type": kind, "at": at, **data}))
 
 
 def found_puzzles(seed: str, board: str, rules: Rules, drawn: int, wanted: int, have: int,
-                  search: Any) -> tuple[int, list[dict[str, Any]]]:
+                  search: Callable[[Puzzle], list[Move] | None]) -> tuple[int, list[Found]]:
     """Puzzles from draw `drawn` on until `wanted` are held (`have` now): each drawn
     one kept when `search(puzzle)` (its optimal solution, or None) is within LENGTHS.
     Returns the draws taken and the new puzzles."""
-    found: list[dict[str, Any]] = []
+    found: list[Found] = []
     while have + len(found) < wanted:
         if drawn > 100_000:
             raise InvalidInput("board", "no puzzle of 2 to 8 moves found on this board")
@@ -163,5 +235,5 @@ def found_puzzles(seed: str, board: str, rules: Rules, drawn: int, wanted: int, 
         drawn += 1
         moves = search(p)
         if moves is not None and LENGTHS[0] <= len(moves) <= LENGTHS[1]:
-            found.append({"code": p.code(), "optimal_length": len(moves)})
+            found.append(Found(code=p.code(), optimal_length=len(moves)))
     return drawn, found

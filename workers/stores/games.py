@@ -9,9 +9,16 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
-from .base import Client, dump, optimistic
+from redis.client import Pipeline
+
+from solver.play.game import GameEvent, GameState
+
+from .base import Client, dump, fields, maybe_text, number, optimistic, record
+
+T = TypeVar("T")
 
 DAY = 24 * 3600
 GAME_TTL = 2 * DAY  # games: two days after their last change (an idle game is not kept for a week)
@@ -21,36 +28,35 @@ class GameStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def create(self, state: dict[str, Any], events: list[dict[str, Any]], seats: dict[str, str]) -> None:
+    def create(self, state: GameState, events: list[GameEvent], seats: dict[str, str]) -> None:
         """Keep a new game, its first events and its seats (token hash -> player name)."""
         gid = state["id"]
         with self.redis.pipeline() as pipe:
             pipe.set(f"game:{gid}", dump("game", state), ex=GAME_TTL)
             pipe.rpush(f"game:{gid}:events", *[json.dumps(e) for e in events])
-            pipe.hset(f"game:{gid}:tokens", mapping=seats)
+            pipe.hset(f"game:{gid}:tokens", mapping=fields(seats))
             for key in (f"game:{gid}:events", f"game:{gid}:tokens"):
                 pipe.expire(key, GAME_TTL)
             pipe.execute()
 
-    def get(self, gid: str) -> dict[str, Any] | None:
-        raw = self.redis.get(f"game:{gid}")
-        return json.loads(raw)["game"] if raw is not None else None
+    def get(self, gid: str) -> GameState | None:
+        return record(self.redis.get(f"game:{gid}"), "game", GameState)
 
     def player(self, gid: str, token: str) -> str | None:
-        name = self.redis.hget(f"game:{gid}:tokens", token_hash(token))
-        return name.decode() if name is not None else None
+        return maybe_text(self.redis.hget(f"game:{gid}:tokens", token_hash(token)))
 
-    def update(self, gid: str, change: Any, write: bool = False) -> Any:
+    def update(self, gid: str, change: Callable[[GameState], tuple[list[GameEvent], T]],
+               write: bool = False) -> tuple[GameState, T] | None:
         """Apply `change(state) -> (events, result)` atomically: concurrent changes
         from any number of API processes are ordered by Redis and none is lost
         (optimistic WATCH/MULTI, retried).  The state is written when there are
-        events (or always, with `write`).  Returns (state, result)."""
+        events (or always, with `write`).  Returns (state, result), or None when there is no such game."""
         key = f"game:{gid}"
 
-        def step(raw: bytes | None, pipe: Any) -> Any:
-            if raw is None:
-                return None, None
-            state = json.loads(raw)["game"]
+        def step(raw: bytes | None, pipe: Pipeline) -> tuple[GameState, T] | None:
+            state = record(raw, "game", GameState)
+            if state is None:
+                return None
             events, result = change(state)
             if events or write:
                 pipe.multi()
@@ -63,12 +69,12 @@ class GameStore:
 
         return optimistic(self.redis, key, step, "game")
 
-    def events(self, gid: str, since: int = 0) -> list[dict[str, Any]]:
+    def events(self, gid: str, since: int = 0) -> list[GameEvent]:
         return [json.loads(e) for e in self.redis.lrange(f"game:{gid}:events", max(0, since), -1)]
 
     def stored_today(self, client: str) -> int:
         """Bytes of games and rooms `client` added today (UTC)."""
-        return int(self.redis.get(_stored(client)) or 0)
+        return number(self.redis.get(_stored(client)))
 
     def charge(self, client: str, size: int) -> int:
         """Count `size` bytes more that `client` added today: its total."""

@@ -20,12 +20,65 @@ Keys:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import NotRequired, TypedDict, TypeVar
 
 from redis.client import Pipeline
 
-from .base import Client, dump, load, optimistic
+from .base import Client, dump, maybe_number, optimistic, record, scored, text, text_map
 from .ratings import PLAYER_IDLE
+
+T = TypeVar("T")
+
+
+class StormHanded(TypedDict):
+    """A run's puzzle in hand as the run keeps it (its answer too: never shown while it is in hand)."""
+    code: str
+    optimal_length: int
+    rating: float
+    solution: list[dict[str, str]]  # moves_to_json's
+
+
+class StormReviewed(TypedDict):
+    """A puzzle of the run's review: the keys of service/shapes.py's StormReviewed."""
+    index: int
+    code: str
+    optimal_length: int
+    rating: float
+    result: str  # solved, failed, shown (the run keeps these); unanswered (the one in hand at the end)
+    solution: list[dict[str, str]]
+    moves: NotRequired[list[dict[str, str]]]  # the player's answer
+    seconds: NotRequired[float]
+
+
+class StormDeck(TypedDict):
+    """What fixes a run's puzzles: its seed, day, whether it is the day's seeded run, its longest length."""
+    seed: str
+    day: str  # ISO date (UTC)
+    seeded: bool
+    top: int
+
+
+class StormRun(StormDeck):
+    """A run as the store keeps it (application/storms.py changes it)."""
+    id: str
+    scope: str
+    player: str
+    seconds: float  # the clock at the start
+    bonus: float
+    penalty: float
+    ended: float | None  # when it handed its last puzzle
+    index: int  # the puzzle in hand
+    combo: int
+    best_combo: int
+    solves: int
+    fails: int
+    highest: float | None
+    done: list[StormReviewed]
+    scored: bool
+    puzzle: StormHanded | None
+    opened: float
+    handed: float  # when the puzzle in hand was handed
+    periods: NotRequired[list[list[str]]]  # once scored: [period, stamp] its score counts in
 
 RUN_KEPT = 24 * 3600
 DAY_KEPT = 2 * 24 * 3600
@@ -44,13 +97,13 @@ class StormStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def create(self, run: dict[str, Any]) -> None:
+    def create(self, run: StormRun) -> None:
         self.redis.set(f"storm:run:{run['id']}", dump("run", run), ex=RUN_KEPT)
 
-    def get(self, run_id: str) -> dict[str, Any] | None:
-        return load(self.redis.get(f"storm:run:{run_id}"), "run")
+    def get(self, run_id: str) -> StormRun | None:
+        return record(self.redis.get(f"storm:run:{run_id}"), "run", StormRun)
 
-    def change(self, run_id: str, step: Callable[[dict[str, Any] | None], tuple[dict[str, Any] | None, Any]]) -> Any:
+    def change(self, run_id: str, step: Callable[[StormRun | None], tuple[StormRun | None, T]]) -> T:
         """Apply `step(run)` -> (the run changed, or None to leave it; what to
         return) in a transaction that watched the run.  When the changed run
         has just been scored (`scored` turned true), its score (`solves`) is
@@ -59,22 +112,22 @@ class StormStore:
         transaction."""
         key = f"storm:run:{run_id}"
 
-        def apply(raw: bytes | None, pipe: Pipeline) -> Any:
-            run = load(raw, "run")
+        def apply(raw: bytes | None, pipe: Pipeline) -> T:
+            run = record(raw, "run", StormRun)
             changed, out = step(run)
             if changed is None:
                 return out
             pipe.multi()
             pipe.set(key, dump("run", changed), keepttl=True)
-            if changed.get("scored") and not (run or {}).get("scored"):
+            if changed["scored"] and not (run is not None and run["scored"]):
                 self._score(pipe, changed)
             return out
 
         return optimistic(self.redis, key, apply, "storm")
 
-    def _score(self, pipe: Pipeline, run: dict[str, Any]) -> None:
+    def _score(self, pipe: Pipeline, run: StormRun) -> None:
         best = f"storm:best:{run['scope']}:{run['player']}"
-        pipe.eval(_BEST, 1, best, PLAYER_IDLE, *[x for period, stamp in run["periods"]
+        pipe.eval(_BEST, 1, best, PLAYER_IDLE, *[x for period, stamp in run.get("periods", [])
                                                  for x in (period, stamp, run["solves"])])
         if run["seeded"]:
             board = f"storm:board:{run['scope']}:{run['day']}"
@@ -86,13 +139,13 @@ class StormStore:
         key = f"storm:seeded:{day}"
         found = self.redis.hget(key, str(index))
         if found is not None:
-            return found.decode()
+            return text(found)
         code = draw()
         with self.redis.pipeline() as pipe:
             pipe.hsetnx(key, str(index), code)
             pipe.expire(key, DAY_KEPT)
             pipe.hget(key, str(index))
-            return pipe.execute()[2].decode()
+            return text(pipe.execute()[2])
 
     def open_seeded(self, scope: str, day: str, player: str, run_id: str) -> str:
         """Claim `day`'s seeded run for `player`: `run_id` if it is the first, else the run it opened before."""
@@ -101,7 +154,7 @@ class StormStore:
             pipe.hsetnx(key, player, run_id)
             pipe.expire(key, DAY_KEPT)
             pipe.hget(key, player)
-            return pipe.execute()[2].decode()
+            return text(pipe.execute()[2])
 
     def known(self, scope: str, player: str) -> bool:
         """Whether the player has played a storm (its bests are kept)."""
@@ -118,25 +171,25 @@ class StormStore:
     def bests(self, scope: str, player: str) -> dict[str, tuple[str, int]]:
         """The player's best scores: period -> (stamp, score)."""
         out = {}
-        for field, value in self.redis.hgetall(f"storm:best:{scope}:{player}").items():
-            stamp, _, score = value.decode().rpartition("|")
-            out[field.decode()] = (stamp, int(score))
+        for period, value in text_map(self.redis.hgetall(f"storm:best:{scope}:{player}")).items():
+            stamp, _, score = value.rpartition("|")
+            out[period] = (stamp, int(score))
         return out
 
     def board(self, scope: str, day: str, count: int) -> list[tuple[str, int]]:
         """The day's board of the seeded run: its best `count`, best first."""
         rows = self.redis.zrange(f"storm:board:{scope}:{day}", 0, count - 1, desc=True, withscores=True)
-        return [(player.decode(), int(score)) for player, score in rows]
+        return [(player, int(score)) for player, score in scored(rows)]
 
     def rank(self, scope: str, day: str, player: str) -> int | None:
         """The player's place on the day's board (1 the best), or None when it is not on it."""
-        found = self.redis.zrevrank(f"storm:board:{scope}:{day}", player)
+        found = maybe_number(self.redis.zrevrank(f"storm:board:{scope}:{day}", player))
         return None if found is None else found + 1
 
     def backdate(self, run_id: str, seconds: float) -> None:
         """The run as if opened `seconds` earlier: the tests' way to let its clock
         run without waiting (nothing in the service calls it)."""
-        def step(run: dict[str, Any] | None) -> tuple[dict[str, Any] | None, None]:
+        def step(run: StormRun | None) -> tuple[StormRun | None, None]:
             if run is None:
                 return None, None
             return {**run, "opened": run["opened"] - seconds,
@@ -145,4 +198,4 @@ class StormStore:
         self.change(run_id, step)
 
 
-__all__ = ["DAY_KEPT", "RUN_KEPT", "StormStore"]
+__all__ = ["DAY_KEPT", "RUN_KEPT", "StormDeck", "StormHanded", "StormReviewed", "StormRun", "StormStore"]
