@@ -21,7 +21,7 @@ from . import Context, jobs
 
 
 def grow(ctx: Context, codes: list[str], seconds: float, part: list[int] | None = None,
-         discover: list[str] | None = None) -> dict[str, Any]:
+         discover: list[str] | None = None) -> dict[str, int]:
     """Grow the catalogue from these long puzzles for about `seconds`
     (ricochet.catalogue_grow): share `part` (k, n) of their families' sweep, and
     the screen of the families in `discover`.  Run again, it goes on where it stopped."""
@@ -29,10 +29,10 @@ def grow(ctx: Context, codes: list[str], seconds: float, part: list[int] | None 
     deadline = time.monotonic() + seconds
     return _keep(ctx, catalogue.grow([Puzzle.from_code(c) for c in codes], claim=stores.catalogue.claim,
                                      seed=",".join(codes[:1] or discover or []), until=deadline,
-                                     part=tuple(part or (0, 1)), discover=discover or ()))  # type: ignore[arg-type]
+                                     part=(part[0], part[1]) if part else (0, 1), discover=discover or ()))
 
 
-def fill(ctx: Context, items: list[list[Any]], seconds: float, enough: int | None = None) -> dict[str, Any]:
+def fill(ctx: Context, items: list[list[Any]], seconds: float, enough: int | None = None) -> dict[str, int]:
     """More puzzles of SEED_FROM moves on one pair holding few (`items`: its known
     ones, code and found JSON) until it holds `enough` (ricochet.catalogue_fill),
     for at most `seconds` (and catalogue.FILL_SECONDS)."""
@@ -41,14 +41,14 @@ def fill(ctx: Context, items: list[list[Any]], seconds: float, enough: int | Non
     return _keep(ctx, found)
 
 
-def lift(ctx: Context, family: str, spec: str, seconds: float) -> dict[str, Any]:
+def lift(ctx: Context, family: str, spec: str, seconds: float) -> dict[str, int]:
     """One pair lifted (catalogue.lift_pair: a board of `family`) for at most
     `seconds` and catalogue.LIFT_BUDGET (ricochet.catalogue_lift)."""
     return _keep(ctx, catalogue.lift_pair(family, spec, ctx.required_stores().catalogue.claim, seconds))
 
 
-def _keep(ctx: Context, found: Iterable[Generated]) -> dict[str, Any]:
-    """Each proven puzzle kept in the deployment's catalogue store by its pool id; how many."""
+def _keep(ctx: Context, found: Iterable[Generated]) -> dict[str, int]:
+    """Each proven puzzle kept in the deployment's catalogue store by its pool id; how many ({"found": n})."""
     stores = ctx.required_stores()
     count = 0
     for g in found:
