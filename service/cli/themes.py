@@ -32,9 +32,10 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "it stopped")
     p.add_argument("--shelf", action="store_true",
                    help="search for short and rare-themed puzzles until the shelf holds enough (or --seconds)")
-    p.add_argument("--only", choices=("ricochet-rule", "many-ways"),
-                   help="with --shelf: search for this rare theme alone, each puzzle tried first by what is cheap "
-                        "to know, every one found shelved")
+    p.add_argument("--only", choices=("ricochet-rule", "many-ways", "diagonal", "blocker-moved-again"),
+                   help="with --shelf (ricochet-rule, many-ways): search for this rare theme alone, each puzzle "
+                        "tried first by what is cheap to know, every one found shelved; with --pass rare: read "
+                        "only the rows that may show this theme")
     p.add_argument("--seconds", type=float, default=None, help="stop after this long (the work done is kept)")
     p.add_argument("--seed", default="shelf", help="where the shelf's search starts (a new seed for each run that "
                                                    "adds to it; default shelf)")
@@ -52,10 +53,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.queue:
         return _queue(args)
+    if args.shelf and args.only and args.only not in lib.RARE_SOUGHT:
+        raise InputError(f"--shelf --only searches for {', '.join(lib.RARE_SOUGHT)}; --pass rare reads the pools' "
+                         "rows for the others")
     deadline = time.monotonic() + args.seconds if args.seconds else None
     tables = lib.TableDirectory(Path(args.tables) if args.tables else lib.TABLES)
     if args.run_pass == "rare":
-        _rare(lib, Library(shipped()), tables, deadline)
+        _rare(lib, Library(shipped()), tables, deadline, (args.only,) if args.only else tuple(lib.SOUGHT))
     elif args.run_pass:
         pools = Library(shipped())
         bar = progress_bar(len(pools.entries()), f"themes ({args.run_pass})", " pools")
@@ -79,18 +83,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | None) -> None:
+def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | None, sought: tuple[str, ...]) -> None:
     """The rare themes' pass (library.rare_pass), a line of progress per length."""
 
     def progress(length: int, read: int, found: dict[str, int]) -> None:
         print(f"ricochet: rare pass: lengths to {length} done, {read} rows read, given "
               + ", ".join(f"{t} {n}" for t, n in found.items()), file=sys.stderr, flush=True)
 
-    counts = lib.rare_pass(pools, tables, progress=progress,
+    if any(t not in lib.SOUGHT for t in sought):
+        raise InputError(f"--pass rare reads rows for {', '.join(lib.SOUGHT)}; the shelf's search finds the others")
+    counts = lib.rare_pass(pools, tables, sought, progress=progress,
                            stop=(lambda: time.monotonic() > deadline) if deadline else None)
-    print(f"ricochet: rare pass: {counts['rows_read']} rows read this run, many-ways {counts['many-ways']}, "
-          f"diagonal {counts['diagonal']}{' (stopped: run it again to go on)' if counts['stopped'] else ''}",
-          file=sys.stderr)
+    print(f"ricochet: rare pass: {counts['rows_read']} rows read this run, given "
+          + ", ".join(f"{t} {counts[t]}" for t in sought)
+          + (" (stopped: run it again to go on)" if counts["stopped"] else ""), file=sys.stderr)
 
 
 def _queue(args: argparse.Namespace) -> int:

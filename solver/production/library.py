@@ -52,7 +52,7 @@ from solver.play.glicko import prior
 from solver.production.generate import MAX_LENGTH
 from solver.production.generated import Generated
 from solver.production.pools import Library, Pool, pool_id, shipped
-from solver.production.themes import THEMES, WAYS_LONGEST, bounces, counted, shorter_plain, themes
+from solver.production.themes import THEMES, WAYS_LONGEST, blocker_moved_again, bounces, counted, shorter_plain, themes
 from solver.search.orders import LISTED
 from solver.search.solution import Solution
 
@@ -237,14 +237,20 @@ def may_show_diagonal(pool: Pool, i: int) -> bool:
     barriers, an exact count a listing can complete (2 to LISTED orderings:
     one, and the pass read it without a search), and its served solution
     bouncing off one (every solution must)."""
+    return bool(pool.board.diagonals) and _listable(pool, i) and bounces(pool.puzzle(i), pool.moves(i))
+
+
+def _listable(pool: Pool, i: int) -> bool:
+    """Whether row i was counted exactly, 2 to LISTED orderings: a listing completes (one: read without it)."""
     row = pool.rows[i]
-    return bool(pool.board.diagonals) and row[6] is not None and not row[7] and 1 < row[6] <= LISTED \
-        and bounces(pool.puzzle(i), pool.moves(i))
+    return row[6] is not None and not row[7] and 1 < row[6] <= LISTED
 
 
 SOUGHT: dict[str, Callable[[Pool, int, int], bool]] = {  # (pool, row, state): the row may show the theme now
     "many-ways": lambda pool, i, state: state in (CHEAP, FINAL) and may_prove_ways(pool.rows[i]),
     "diagonal": lambda pool, i, state: state == CHEAP and may_show_diagonal(pool, i),
+    "blocker-moved-again": lambda pool, i, state: state == CHEAP and _listable(pool, i)
+    and blocker_moved_again(pool.moves(i)),
 }
 
 
@@ -254,7 +260,9 @@ def rare_pass(library: Library, tables: Tables, sought: tuple[str, ...] = tuple(
     """Read thoroughly, into state PROVEN, the rows that may show a `sought`
     theme (SOUGHT): many-ways, rows read before it could be proven from a
     partial listing (`may_prove_ways`); diagonal, rows read CHEAP whose served
-    solution bounces off a diagonal barrier (`may_show_diagonal`).  The
+    solution bounces off a diagonal barrier (`may_show_diagonal`);
+    blocker-moved-again, rows read CHEAP whose served solution moves a blocker
+    again (every solution must).  The
     shortest first: their listings are the quickest.  Resumable as
     `theme_pass` is (a PROVEN row is not read again; PENDING rows are left to
     it).  `progress(length, rows_read, found)` after each length, `found` the

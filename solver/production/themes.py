@@ -76,7 +76,7 @@ def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorou
         found.add("diagonal")
     if all(w[1] for w in walks):
         found.add("turn-at-the-end")
-    if all(_blocker_moved_again(s) for s in listed.listed):
+    if all(blocker_moved_again(s) for s in listed.listed):
         found.add("blocker-moved-again")
     return sorted(found)
 
@@ -208,7 +208,8 @@ def _walk(p: Puzzle, moves: Sequence[Move]) -> tuple[bool, bool]:
     return bounced, turned or last_bounced
 
 
-def _blocker_moved_again(moves: Sequence[Move]) -> bool:
+def blocker_moved_again(moves: Sequence[Move]) -> bool:
+    """Whether the solution moves a helper, then the finisher, then that helper again."""
     finisher = moves[-1].robot
     for i, m in enumerate(moves):
         if m.robot == finisher:
