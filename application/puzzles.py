@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 from dataclasses import replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.model.board import BoardKind, real_board
 from solver.model.puzzle import Move, Puzzle, Ricochet, moves_from_json
@@ -22,10 +22,61 @@ from solver.search.solution import Solution, hint
 
 from . import Context, ratings
 from .problems import Problem
+from .ratings.themes import PuzzleRating, RandomPuzzle
 
 RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
 RANDOM_SEARCH_BUDGET = RANDOM_TIME_BUDGET - 1.0  # the search stops early enough to answer within it
 LAST_HINT = 4  # the hint that gives the first move: the answer shown, for ratings
+
+
+class CodedHint(TypedDict):
+    """service/shapes.py's CodedHint: solver/search/solution.py's hint of a puzzle, with its code."""
+
+    code: str
+    level: int
+    optimal_length: int
+    robots_moved: NotRequired[int]  # from level 2
+    robots: NotRequired[list[str]]  # from level 3
+    first_move: NotRequired[dict[str, str] | None]  # level 4
+
+
+class About(TypedDict, total=False):
+    """What GET /v1/puzzles/{code} knows of a puzzle whose optimal solution is kept (nothing, else)."""
+
+    optimal_length: int
+    rating: PuzzleRating
+    popularity: int
+    themes: list[str]
+
+
+class DifficultyReport(TypedDict):
+    """service/shapes.py's Difficulty: solver/production/difficulty.py's report, with the puzzle's code."""
+
+    optimal_length: int
+    fewest_robots_moved: int
+    helper_moves: int
+    robot_switches: NotRequired[int | None]
+    optimal_solutions: NotRequired[int | None]
+    optimal_solutions_capped: NotRequired[bool | None]
+    lone_robot_bound: NotRequired[int | None]
+    bound_gap: NotRequired[int | None]
+    straight_route: NotRequired[bool]
+    score: float
+    grade: str
+    graded_by: NotRequired[str]
+    percentile: NotRequired[float | None]
+    code: NotRequired[str]
+
+
+class SolutionsView(TypedDict):
+    """service/shapes.py's Solutions: GET /v1/puzzles/{code}/solutions."""
+
+    code: str
+    length: int
+    count: int
+    complete: bool
+    orderings: int
+    solutions: list[list[dict[str, str]]]
 
 
 def _optimal(ctx: Context, p: Puzzle, what: str) -> list[Move]:
@@ -40,16 +91,16 @@ def _optimal(ctx: Context, p: Puzzle, what: str) -> list[Move]:
     return known.moves
 
 
-def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> dict[str, Any]:
+def puzzle_hint(ctx: Context, p: Puzzle, level: int) -> CodedHint:
     """A hint of `level` (1 to 4) from the optimal solution the service serves;
     the last (the first move) counts as the answer shown."""
-    shown = {"code": p.code(), **hint(_optimal(ctx, p, "hints"), level)}
+    shown = cast(CodedHint, {"code": p.code(), **hint(_optimal(ctx, p, "hints"), level)})  # hint's keys, by level
     if level >= LAST_HINT:
         ratings.reveal(ctx, p)
     return shown
 
 
-def about(ctx: Context, p: Puzzle) -> dict[str, Any]:
+def about(ctx: Context, p: Puzzle) -> About:
     """A puzzle's optimal length, rating, popularity and themes, when its optimal
     solution is kept (GET /v1/puzzles/{code} searches nothing): a shared link
     keeps its par."""
@@ -57,10 +108,12 @@ def about(ctx: Context, p: Puzzle) -> dict[str, Any]:
     if kept is None or kept["status"] != "optimal":
         return {}
     moves = moves_from_json(kept["moves"])
-    return {"optimal_length": len(moves), **ratings.describe(ctx, p, moves)}
+    described = ratings.describe(ctx, p, moves)  # without a report: rating, popularity, themes
+    return About(optimal_length=len(moves), rating=described["rating"], popularity=described["popularity"],
+                 themes=described["themes"])
 
 
-def rate(ctx: Context, p: Puzzle) -> dict[str, Any]:
+def rate(ctx: Context, p: Puzzle) -> DifficultyReport:
     """The puzzle's difficulty report (its optimum found within the request's budget)."""
     found, _ = ctx.answers.lookup(p)
     if found["length"] is None:
@@ -68,10 +121,11 @@ def rate(ctx: Context, p: Puzzle) -> dict[str, Any]:
             raise Problem("unsolvable", "the puzzle has no solution, so it has no difficulty")
         raise Problem("needs-a-job", f"the puzzle needs more than {found['lower_bound'] - 1} moves; solve it first "
                       "with POST /v1/solve")
-    return {**difficulty(p, Solution.from_json(p, found), time_budget=ctx.answers.budget), "code": p.code()}
+    report = difficulty(p, Solution.from_json(p, found), time_budget=ctx.answers.budget)
+    return cast(DifficultyReport, {**report, "code": p.code()})  # the report's keys (Difficulty's), and the code
 
 
-def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
+def random_puzzle(ctx: Context, query: dict[str, Any]) -> RandomPuzzle:
     """A generated puzzle of an exact optimal length or of a grade (a RandomQuery,
     loaded), with the solution every other endpoint will show for it."""
     length, grade, seed = query.get("length"), query.get("grade"), query.get("seed") or uuid.uuid4().hex
@@ -94,7 +148,8 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> dict[str, Any]:
     served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
     if served.moves != g.solution.moves:
         g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served, time_budget=ctx.answers.budget))
-    out = {**g.to_json(), "seed": seed, **ratings.describe(ctx, g.puzzle, g.solution.moves, g.difficulty)}
+    described = ratings.describe(ctx, g.puzzle, g.solution.moves, g.difficulty)
+    out = cast(RandomPuzzle, {**g.to_json(), "seed": seed, **described})  # Generated.to_json's keys are Made's
     if query.get("solution", True):
         ratings.reveal(ctx, g.puzzle)
     else:  # a round: this client's players' first answers are rated
@@ -138,7 +193,7 @@ def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Gen
 SOLUTIONS_LIMIT = 500  # distinct solutions a response lists at most
 
 
-def solutions(ctx: Context, p: Puzzle, limit: int) -> dict[str, Any]:
+def solutions(ctx: Context, p: Puzzle, limit: int) -> SolutionsView:
     """GET /v1/puzzles/{code}/solutions: the distinct optimal solutions (solutions
     that differ only in the order of independent moves are one), up to `limit`."""
     length = len(_optimal(ctx, p, "solutions"))
@@ -146,4 +201,4 @@ def solutions(ctx: Context, p: Puzzle, limit: int) -> dict[str, Any]:
     if shown is None:
         raise Problem("needs-a-job", "listing this puzzle's solutions takes longer than a request may search")
     ratings.reveal(ctx, p)
-    return {"code": p.code(), "length": length, **shown}
+    return cast(SolutionsView, {"code": p.code(), "length": length, **shown})  # distinct's keys: count ... solutions

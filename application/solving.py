@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from solver.errors import InvalidInput
 from solver.model.moves import check
@@ -16,6 +16,7 @@ from workers.stores.jobs import JobState
 
 from . import Context, jobs
 from .problems import Problem
+from .ratings.finisher import Verdict
 from .running import refuse, watching
 
 
@@ -81,26 +82,26 @@ def _take_place(ctx: Context, job_id: str, ttl: float) -> None:
                       limit=f"{most} at once")
 
 
-def verify(ctx: Context, p: Puzzle, moves: list[Move]) -> dict[str, Any]:
+def verify(ctx: Context, p: Puzzle, moves: list[Move]) -> Verdict:
     """The `ricochet check` verdict, plus the optimal length and whether the
     moves reach it.  `optimality` is "unknown" when the optimum was not found
     within the request's budget (POST /v1/solve queues a longer search; verify
     then knows it)."""
-    verdict = check(p, moves).to_json()
+    judged = check(p, moves)
     optimal_length, settled = ctx.answers.optimum(p)
-    verdict["optimal_length"] = optimal_length
-    verdict["optimal"] = bool(verdict["solved"] and optimal_length is not None
-                              and verdict["length"] == optimal_length)
-    verdict["optimality"] = "proven" if settled else "unknown"
-    return verdict
+    # to_json's keys as Verdict names them (solver/model/moves.py), then the optimum's, in the reply's order
+    optimal = bool(judged.solved and optimal_length is not None and judged.length == optimal_length)
+    return cast(Verdict, {**judged.to_json(), "optimal_length": optimal_length, "optimal": optimal,
+                          "optimality": "proven" if settled else "unknown"})
 
 
-def search_job(ctx: Context, job_id: str, puzzle: dict[str, Any], time_budget: float, max_depth: int = 64,
-               threads: int = 1) -> dict[str, Any]:
+def search_job(ctx: Context, job_id: str, puzzle: object, time_budget: float, max_depth: int = 64,
+               threads: int = 1) -> dict[str, str]:
     """A queued solve, as a worker runs it (ricochet.solve): the job marked
     running, the search on `threads` threads for `time_budget` seconds while its
     cancellation is watched, and the job settled: succeeded with the answer, or
-    failed with what was proven when the search ran out of time or memory."""
+    failed with what was proven when the search ran out of time or memory.
+    `puzzle` is the payload's, as sent: Puzzle.from_json checks it."""
     stores = ctx.required_stores()
     try:
         p = Puzzle.from_json(puzzle)

@@ -182,10 +182,12 @@ def build(app: Flask | None = None) -> dict[str, Any]:
                    info={"description": description()}, servers=SERVERS, tags=TAGS)
     for schema in shapes.COMPONENTS:
         spec.components.schema(schema.__name__, schema=schema)
-    spec.components.schema("PuzzleRef", component=plugin.converter.field2property(shapes.PUZZLE_REF))
+    converter = plugin.converter
+    assert converter is not None  # made as the spec took the plugin
+    spec.components.schema("PuzzleRef", component=converter.field2property(shapes.PUZZLE_REF))
     for schema, where in PARAMETERS.items():
-        parameter = plugin.converter.schema2parameters(schema, location=where)[0]
-        spec.components.parameter(schema.COMPONENT, where, parameter)
+        parameter = converter.schema2parameters(schema, location=where)[0]
+        spec.components.parameter(_component(schema), where, parameter)
     for name, response in RESPONSES.items():
         spec.components.response(name, response)
     for name, header in HEADERS.items():
@@ -302,12 +304,27 @@ def _shared(path: str, operation: dict[str, Any], quota: str | None = None) -> d
 def _names(parameter: Any) -> list[str]:
     """The names a parameter of a declaration gives: its own, its schema's fields', or its component's."""
     if isinstance(parameter, str):
-        schema = next((s for s in PARAMETERS if parameter == s.COMPONENT), None)
+        schema = next((s for s in PARAMETERS if parameter == _component(s)), None)
     elif "name" in parameter:
         return [parameter["name"]]
     else:
         schema = parameter.get("schema")
-    return [f.data_key or n for n, f in resolve_schema_cls(schema)._declared_fields.items()] if schema else []
+    return [f.data_key or n for n, f in _schema_cls(schema)._declared_fields.items()] if schema else []
+
+
+def _component(schema: type[Schema]) -> str:
+    """The name a shared parameter's schema gives its component (its COMPONENT)."""
+    name = getattr(schema, "COMPONENT", None)
+    if not isinstance(name, str):
+        raise TypeError(f"{schema.__name__} is listed in PARAMETERS without a COMPONENT")
+    return name
+
+
+def _schema_cls(schema: type[Schema] | Schema | str) -> type[Schema]:
+    """A schema's class (apispec resolves a name, an instance or a class; never a list here)."""
+    found = resolve_schema_cls(schema)
+    assert not isinstance(found, list)
+    return found
 
 
 def _version() -> str:
@@ -318,14 +335,14 @@ def _version() -> str:
 
 
 def _name(schema: type[Schema] | Schema | str) -> str:
-    return resolve_schema_cls(schema).__name__
+    return _schema_cls(schema).__name__
 
 
 class _Converter(OpenAPIConverter):
     """Fields documented as a shape (metadata "shape") or as one of several
     (shapes.Either) take that shape's schema, keeping their description and default."""
 
-    def field2property(self, field: fields.Field) -> dict[str, Any]:
+    def field2property(self, field: fields.Field[Any]) -> dict[str, Any]:
         prop = super().field2property(field)
         if isinstance(field, shapes.Either):
             shape: dict[str, Any] = {"oneOf": [self._shape(a) for a in field.alternatives]}

@@ -70,10 +70,11 @@ def register(app: Flask) -> Limiter:
         name = dict((item, name) for name, item in route_policies()).get(limit.limit, DEFAULT)
         left, reset = _window(limit.key) or (0, limit.limit.get_expiry())
         retry_after = max(1, reset)
+        violated: dict[str, Any] = {"violated-policies": [name]}  # a member's name no keyword can spell
         response = problem_response(
             "rate-limited", f"rate limit \"{name}\" of {limit.limit} for this route exceeded: {left} left, the "
             f"window turns in {retry_after} s; retry after {retry_after} s", limit=name, remaining=left,
-            reset=retry_after, **{"violated-policies": [name]})
+            reset=retry_after, **violated)
         response.headers["Retry-After"] = str(retry_after)
         return response
 
@@ -128,7 +129,7 @@ class CountedWindow(FixedWindowRateLimiter):
         if not isinstance(storage, RedisStorage):  # the memory store (no Redis): asking it again costs nothing
             return storage.incr(key, expiry, amount=cost), storage.get_expiry(key)
         if self._counts is None:
-            self._counts = storage.get_connection().register_script(_ONE_CALL)
+            self._counts = storage.get_connection().register_script(_ONE_CALL.encode())
         count, ttl_ms = self._counts([storage.prefixed_key(key)], [expiry, cost])
         return int(count), time.time() + (int(ttl_ms) / 1000 if int(ttl_ms) >= 0 else expiry)
 
@@ -246,7 +247,8 @@ def _declared() -> Operation | None:
     view = current_app.view_functions.get(request.endpoint or "")
     rule = request.url_rule.rule if request.url_rule is not None else None
     method = "get" if request.method == "HEAD" else request.method.lower()
-    return next((op for (m, path), op in operations_of(view).items() if m == method and path == rule), None)
+    declared = operations_of(view) if view is not None else {}
+    return next((op for (m, path), op in declared.items() if m == method and path == rule), None)
 
 
 def searches() -> bool:

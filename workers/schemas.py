@@ -48,7 +48,7 @@ def text(value: str) -> str:
     return value
 
 
-class Seed(fields.Field):
+class Seed(fields.Field[int | str]):
     """An integer or a string of at most MAX_SEED characters."""
 
     def __init__(self, **kwargs: Any) -> None:

@@ -5,18 +5,18 @@ need and has the store write their decision in one transaction."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from solver.model.puzzle import Puzzle
 from solver.play import daily
 from solver.play.glicko import Rating, game
-from workers.stores.ratings import Decision, Standing
+from workers.stores.ratings import Decision, HistoryLine, Standing
 from workers.stores.rounds import ROUND_SECONDS
 
 from .. import Context
-from .players import NEW_PLAYERS_A_DAY, admitted, rating_of, scope, solved_daily
+from .players import NEW_PLAYERS_A_DAY, PlayerRating, admitted, rating_of, scope, solved_daily
 from .rounds import answers_for_its_players, clients, is_today, made_a_pack_with, reveal
-from .themes import puzzle_prior, shown
+from .themes import PuzzleRating, puzzle_prior, shown
 
 # A player whose rating deviation is at most this (about 13 rated attempts from a
 # new player's 500) has an established rating: only such players move a puzzle's.
@@ -34,6 +34,44 @@ LATE = f"answered after the round closed ({ROUND_SECONDS // 3600} hours after th
 NOT_HANDED = ("the puzzle was not handed to this client without its answer within the last "
               f"{ROUND_SECONDS // 3600} hours: attempts are rated at puzzles from GET /v1/puzzles/next?solution=false, "
               "GET /v1/puzzles/random?solution=false and GET /v1/daily")
+
+
+class RatingChange(PlayerRating):
+    """service/shapes.py's RatingChange: the player's rating after an attempt, and how far it moved."""
+
+    change: float
+
+
+class AttemptResult(TypedDict):
+    """service/shapes.py's AttemptResult: what a verify response's `attempt` says."""
+
+    rated: bool
+    won: NotRequired[bool]
+    reason: NotRequired[str]
+    player: NotRequired[RatingChange]
+    puzzle: NotRequired[PuzzleRating]
+
+
+class Verdict(TypedDict):
+    """service/shapes.py's Verdict, POST /v1/verify's reply (application/solving.py's
+    verify): `ricochet check`'s verdict (solver/model/moves.py's Verdict.to_json),
+    with the optimum, whether the moves reach it, and (the service adds it) the
+    attempt recorded."""
+
+    legal: bool
+    solved: bool
+    length: int
+    ricochet: bool
+    reached_target: bool
+    finisher: str | None
+    void: bool
+    void_reason: NotRequired[str]
+    first_bad_move: NotRequired[int]
+    reason: NotRequired[str]
+    optimal_length: int | None
+    optimal: bool
+    optimality: str
+    attempt: NotRequired[AttemptResult]
 
 
 def unrated_because(played: str | None, opened: bool, was_shown: bool, now: float,
@@ -73,7 +111,7 @@ def finish(player: Rating, puzzle: Rating, won: bool, moved: float) -> tuple[Rat
     return me, Rating(puzzle.value + step, it.deviation, it.volatility), abs(step)
 
 
-def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) -> dict[str, Any]:
+def attempt(ctx: Context, p: Puzzle, verdict: Verdict, player_id: str) -> AttemptResult:
     """Record `player_id`'s attempt at `p` (judged by `verdict`): what a verify
     response's `attempt` says.  Only an attempt whose optimum is proven is
     recorded; `unrated_because` and `finish` say what it moves."""
@@ -92,26 +130,26 @@ def attempt(ctx: Context, p: Puzzle, verdict: dict[str, Any], player_id: str) ->
     claim = "" if own or answers_for_its_players(ctx) else player_id  # who claims the round, if anyone
     opened, was_shown = stores.rounds.attempt(clients(ctx), h, claim)
     packed = was_shown and made_a_pack_with(ctx, p)  # which answer shown, for the reason
-    line = {"code": p.code(), "won": won, "length": verdict["length"], "optimal_length": verdict["optimal_length"],
-            "t": round(now, 3)}
+    code, length, optimal_length, t = p.code(), verdict["length"], verdict["optimal_length"], round(now, 3)
 
     def decide(standing: Standing) -> Decision:
         reason = unrated_because(standing.played, opened, was_shown, now, packed)
         if reason is not None:
-            return Decision(False, standing.player, history={**line, "rated": False, "reason": reason,
-                                                             "rating": round(standing.player.value, 1), "change": 0.0},
-                            kept=reason != NOT_HANDED)
+            unrated = HistoryLine(code=code, won=won, length=length, optimal_length=optimal_length, t=t, rated=False,
+                                  reason=reason, rating=round(standing.player.value, 1), change=0.0)
+            return Decision(False, standing.player, unrated, kept=reason != NOT_HANDED)
         me, it, moved = finish(standing.player, standing.puzzle, won, standing.moved)
-        return Decision(True, me, it, moved, {**line, "rated": True, "rating": round(me.value, 1),
-                                              "change": round(me.value - standing.player.value, 1)})
+        rated = HistoryLine(code=code, won=won, length=length, optimal_length=optimal_length, t=t, rated=True,
+                            rating=round(me.value, 1), change=round(me.value - standing.player.value, 1))
+        return Decision(True, me, rated, it, moved)
 
     done = stores.ratings.record(scope(ctx), player_id, h, p.code(), ctx.client, won,
                                  puzzle_prior(ctx, verdict["optimal_length"], robots_moved), decide)
     decision = done.decision
     if decision.rated and won and is_today(ctx, p):
         solved_daily(ctx, player_id, daily.today())
-    out = {"rated": decision.rated, "won": won, "puzzle": shown(done.puzzle)["rating"],
-           "player": {**rating_of(done.player), "change": decision.history["change"]}}
-    if not decision.rated:
+    out = AttemptResult(rated=decision.rated, won=won, puzzle=shown(done.puzzle)["rating"],
+                        player=RatingChange(**rating_of(done.player), change=decision.history["change"]))
+    if not decision.rated and "reason" in decision.history:
         out["reason"] = decision.history["reason"]
     return out

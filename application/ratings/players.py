@@ -4,17 +4,52 @@ their attempts made of them, and their history."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TypedDict
 
 from solver.play import daily
-from workers.stores.ratings import HISTORY_KEPT
+from workers.stores.ratings import HISTORY_KEPT, HistoryLine, PlayerRecord, Streak
 
 from .. import Context
 from ..problems import Problem, echo
 
 PUBLIC = "public"
-__all__ = ["HISTORY_KEPT", "NEW_PLAYERS_A_DAY", "PUBLIC", "admitted", "history", "next_streak", "player", "rating_of",
-           "scope", "solved_daily", "streak_days"]
+__all__ = ["HISTORY_KEPT", "NEW_PLAYERS_A_DAY", "PUBLIC", "DailyStreak", "PlayerHistory", "PlayerRating", "PlayerView",
+           "admitted", "history", "next_streak", "player", "rating_of", "scope", "solved_daily", "streak_days"]
+
+
+class PlayerRating(TypedDict):
+    """service/shapes.py's PlayerRating: a rating as replies show it."""
+
+    value: float
+    deviation: float
+
+
+class DailyStreak(TypedDict):
+    """service/shapes.py's DailyStreak."""
+
+    streak: int
+    best_streak: int
+    last_solved: str | None
+
+
+class PlayerView(TypedDict):
+    """service/shapes.py's Player: GET /v1/players/{id}."""
+
+    id: str
+    scope: str
+    rating: PlayerRating
+    attempts: int
+    rated: int
+    wins: int
+    daily: DailyStreak
+
+
+class PlayerHistory(TypedDict):
+    """service/shapes.py's PlayerHistory: GET /v1/players/{id}/attempts."""
+
+    id: str
+    scope: str
+    attempts: list[HistoryLine]
 
 
 def scope(ctx: Context) -> str:
@@ -34,7 +69,7 @@ def admitted(ctx: Context, player_id: str) -> bool:
             or stores.ratings.new_player(ctx.client) <= NEW_PLAYERS_A_DAY)
 
 
-def rating_of(record: dict[str, Any]) -> dict[str, Any]:
+def rating_of(record: PlayerRecord) -> PlayerRating:
     return {"value": record["value"], "deviation": record["deviation"]}
 
 
@@ -43,19 +78,19 @@ def _unknown(player_id: str) -> Problem:
                    "long): its first POST /v1/verify with \"player\" makes it")
 
 
-def player(ctx: Context, player_id: str) -> dict[str, Any]:
+def player(ctx: Context, player_id: str) -> PlayerView:
     """GET /v1/players/{id}: rating, deviation, attempts, wins and the daily streak."""
     record = ctx.required_stores().ratings.player(scope(ctx), player_id)
     if record is None:
         raise _unknown(player_id)
-    streak = record["streak"] if record.get("last_daily") in streak_days() else 0
+    streak = record["streak"] if record["last_daily"] in streak_days() else 0
     return {"id": player_id, "scope": scope(ctx), "rating": rating_of(record), "attempts": record["attempts"],
             "rated": record["rated"], "wins": record["wins"],
             "daily": {"streak": streak, "best_streak": record["best_streak"],
-                      "last_solved": record.get("last_daily")}}
+                      "last_solved": record["last_daily"]}}
 
 
-def history(ctx: Context, player_id: str, limit: int) -> dict[str, Any]:
+def history(ctx: Context, player_id: str, limit: int) -> PlayerHistory:
     """GET /v1/players/{id}/attempts: the player's last attempts, newest first."""
     stores = ctx.required_stores()
     if stores.ratings.player(scope(ctx), player_id) is None:
@@ -69,7 +104,7 @@ def solved_daily(ctx: Context, player_id: str, day: dt.date) -> None:
         last, streak, best, day.isoformat(), (day - dt.timedelta(days=1)).isoformat()))
 
 
-def next_streak(last: str | None, streak: int, best: int, day: str, yesterday: str) -> dict[str, Any] | None:
+def next_streak(last: str | None, streak: int, best: int, day: str, yesterday: str) -> Streak | None:
     """The streak after solving the daily puzzle of `day`: it goes on from
     `yesterday`, else starts again (None: `day` was counted already)."""
     if last == day:

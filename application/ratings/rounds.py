@@ -6,8 +6,7 @@ first player's attempt.  Only an attempt in an unspoiled round moves ratings
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from solver.model.puzzle import Puzzle
 from solver.play import daily
@@ -37,11 +36,11 @@ def reveal(ctx: Context, p: Puzzle) -> None:
         ctx.stores.rounds.show(clients(ctx), p.content_hash())
 
 
-def packed(stores: Stores, askers: Iterable[str], items: Iterable[dict[str, Any]]) -> None:
+def packed(stores: Stores, askers: Iterable[str], items: Iterable[Mapping[str, object]]) -> None:
     """A pack's items were made with their answers for `askers` (the clients that
     asked for the pack): each counts as shown to them, as a solution read does,
     so their rounds on it are not rated while the pack is kept (a week)."""
-    stores.rounds.pack(askers, [Puzzle.from_code(item["code"]).content_hash() for item in items])
+    stores.rounds.pack(askers, [Puzzle.from_code(str(item["code"])).content_hash() for item in items])
 
 
 def made_a_pack_with(ctx: Context, p: Puzzle) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 from itertools import islice
-from typing import Any
+from typing import cast
 
 from solver.model.puzzle import Puzzle
 from solver.play.glicko import prior
@@ -26,7 +26,7 @@ from .. import Context
 from ..problems import Problem
 from .players import NEW_PLAYERS_A_DAY, admitted, scope
 from .rounds import open_round, reveal
-from .themes import describe
+from .themes import Described, NextPuzzle, describe
 
 # Lichess's offsets from the player's rating, by the difficulty asked for.
 OFFSETS = {"easiest": -600, "easier": -300, "normal": 0, "harder": 300, "hardest": 600}
@@ -42,7 +42,7 @@ LIBRARY_WINDOWS = 32  # windows of TRIES puzzles of the library's read for a the
 
 
 def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme: str | None = None,
-                solution: bool = True) -> dict[str, Any]:
+                solution: bool = True) -> NextPuzzle:
     """GET /v1/puzzles/next: a puzzle the player has not seen, near their rating
     plus the difficulty's offset, in GET /v1/puzzles/random's shape; with its
     solution unless `solution` is false (then it opens a round: the player's
@@ -87,10 +87,12 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
                   "; ask again")
 
 
-def _handed(ctx: Context, g: Generated, seed: str, described: dict[str, Any], aim: float,
-            solution: bool, player_id: str) -> dict[str, Any]:
-    out = {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1),
-           "off_aim": round(described["rating"]["value"] - aim, 1)}
+def _handed(ctx: Context, g: Generated, seed: str, described: Described, aim: float,
+            solution: bool, player_id: str) -> NextPuzzle:
+    # Generated.to_json's keys (Made's), then the seed, what play made of it (its difficulty graded by the rating,
+    # once played enough) and how near the aim it is: the reply's order
+    out = cast(NextPuzzle, {**g.to_json(), "seed": seed, **described, "aim": round(aim, 1),
+                            "off_aim": round(described["rating"]["value"] - aim, 1)})
     if solution:
         reveal(ctx, g.puzzle)
     else:  # a round for the client too: an answer shown to it later spoils the round

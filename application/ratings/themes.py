@@ -4,7 +4,7 @@ enough players tried it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
@@ -12,6 +12,7 @@ from solver.play.grades import grade_of_rating
 from solver.production import library
 from solver.production.packs import themes_known
 from solver.production.themes import THEMES, themes
+from workers.stores.ratings import PuzzleRecord
 
 from .. import Context
 from .votes import popularity
@@ -20,23 +21,95 @@ from .votes import popularity
 GRADED_AFTER = 8
 
 
+class PuzzleRating(TypedDict):
+    """service/shapes.py's PuzzleRating: a puzzle's rating as replies show it."""
+
+    value: float
+    deviation: float
+    plays: int
+    wins: int
+
+
+class Shown(TypedDict):
+    """What a response about a puzzle carries of its record: `rating` and `popularity`."""
+
+    rating: PuzzleRating
+    popularity: int
+
+
+class Described(Shown):
+    """service/shapes.py's Rated: what play and the solver make of a served puzzle
+    (with its difficulty report graded by its rating, once played enough)."""
+
+    themes: list[str]
+    difficulty: NotRequired[dict[str, Any]]  # solver/production/difficulty.py's report
+
+
+class RandomPuzzle(Described):
+    """service/shapes.py's RandomPuzzle, GET /v1/puzzles/random: a generated puzzle
+    (solver/production/generated.py's Generated.to_json: the docs/formats.md puzzle,
+    its code and DriftingDroids id, its optimal length, solution and difficulty
+    report), its seed, and what play made of it."""
+
+    board: object
+    robots: object
+    target: object
+    rules: NotRequired[object]
+    code: str
+    driftingdroids_id: str | None
+    optimal_length: int
+    solution: NotRequired[list[dict[str, str]]]  # a round's (solution=false) goes without it
+    seed: str
+
+
+class NextPuzzle(RandomPuzzle):
+    """service/shapes.py's NextPuzzle: GET /v1/puzzles/next."""
+
+    aim: float
+    off_aim: float
+
+
+class ThemeHeld(TypedDict):
+    """service/shapes.py's ThemeHeld."""
+
+    count: int
+    rating_min: int | None
+    rating_max: int | None
+
+
+class ThemeEntry(ThemeHeld):
+    """service/shapes.py's ThemeEntry: a theme, what it means, what the library holds."""
+
+    theme: str
+    description: str
+    by_ricochet: dict[str, ThemeHeld]
+
+
+class ThemeList(TypedDict):
+    """service/shapes.py's ThemeList: GET /v1/themes."""
+
+    themes: list[ThemeEntry]
+
+
 def puzzle_prior(ctx: Context, length: int | None, robots_moved: int) -> Rating:
     """Where a puzzle starts: from its optimal length (an unsolved one, or any
     without the prior, where a new player does)."""
     return prior(length, robots_moved) if length is not None and ctx.rating_prior else Rating()
 
 
-def shown(record: dict[str, Any]) -> dict[str, Any]:
+def shown(record: PuzzleRecord) -> Shown:
     """A puzzle's record as responses carry it: `rating` and `popularity`."""
-    return {"rating": {k: record[k] for k in ("value", "deviation", "plays", "wins")},
+    return {"rating": {"value": record["value"], "deviation": record["deviation"], "plays": record["plays"],
+                       "wins": record["wins"]},
             "popularity": popularity(record["up"], record["down"])}
 
 
-def _unplayed(base: Rating) -> dict[str, Any]:
-    return {**base.to_json(), "plays": 0, "wins": 0, "up": 0, "down": 0}
+def _unplayed(base: Rating) -> PuzzleRecord:
+    rating = base.to_json()
+    return {"value": rating["value"], "deviation": rating["deviation"], "plays": 0, "wins": 0, "up": 0, "down": 0}
 
 
-def of_puzzle(ctx: Context, p: Puzzle, length: int | None, robots_moved: int) -> dict[str, Any]:
+def of_puzzle(ctx: Context, p: Puzzle, length: int | None, robots_moved: int) -> Shown:
     """The `rating` and `popularity` a response about `p` carries."""
     base = puzzle_prior(ctx, length, robots_moved)
     if ctx.stores is None:
@@ -60,17 +133,18 @@ def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any]
     return found
 
 
-def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> dict[str, Any]:
+def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> Described:
     """What a served puzzle with the optimal solution `moves` carries besides
     itself: `rating`, `popularity` and `themes`; and its difficulty `report`
     graded by its rating once GRADED_AFTER players have tried it."""
-    out = {**of_puzzle(ctx, p, len(moves), len({m.robot for m in moves})), "themes": themes_of(ctx, p, moves, report)}
+    known = of_puzzle(ctx, p, len(moves), len({m.robot for m in moves}))
+    out = Described(rating=known["rating"], popularity=known["popularity"], themes=themes_of(ctx, p, moves, report))
     if report is not None and out["rating"]["plays"] >= GRADED_AFTER:
         out["difficulty"] = {**report, "grade": grade_of_rating(out["rating"]["value"]), "graded_by": "rating"}
     return out
 
 
-def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[dict[str, Any]]:
+def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[Described]:
     """describe for a pack's puzzles: ratings in one round trip, and the themes
     kept for those served one by one, else packs.themes_known's (the library's
     pass's; a short one's listed; else those their solution shows at once), as
@@ -83,18 +157,18 @@ def describe_many(ctx: Context, items: list[tuple[Puzzle, list[Move]]]) -> list[
         hashes = [p.content_hash() for p, _ in items]
         rated = ctx.stores.ratings.puzzles(list(zip(hashes, priors, strict=True)))
         kept = ctx.stores.answers.themes_of(hashes)
-    return [{**shown(record), "themes": known if known is not None else themes_known(p, moves)}
+    return [Described(**shown(record), themes=known if known is not None else themes_known(p, moves))
             for record, known, (p, moves) in zip(rated, kept, items, strict=True)]
 
 
-def library_themes() -> dict[str, Any]:
+def library_themes() -> ThemeList:
     """GET /v1/themes: each theme, what it means, and how many puzzles the
     library holds with it under each ricochet option and the ratings they start
     at (the index /v1/puzzles/next and random?theme= read)."""
     index = library.shared()
-    out = []
+    out: list[ThemeEntry] = []
     for name, meaning in THEMES.items():
-        by_option = {}
+        by_option: dict[str, ThemeHeld] = {}
         for option in Ricochet:
             span = index.span(name, option)
             by_option[option.value] = {"count": index.count(name, option),

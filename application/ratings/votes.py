@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from solver.model.puzzle import Puzzle
 
 from .. import Context
+
+
+class VoteView(TypedDict):
+    """service/shapes.py's Vote: a puzzle's popularity after a vote."""
+
+    code: str
+    popularity: int
+    up: int
+    down: int
 
 
 def popularity(up: int, down: int) -> int:
@@ -20,7 +29,7 @@ def voter(ctx: Context, player_id: str) -> str:
     return f"{ctx.client}:{player_id}" if ctx.client.startswith("key:") else ctx.client
 
 
-def vote(ctx: Context, p: Puzzle, player_id: str, up: bool) -> dict[str, Any]:
+def vote(ctx: Context, p: Puzzle, player_id: str, up: bool) -> VoteView:
     """A player's vote on a puzzle: the puzzle's popularity after it."""
     ups, downs = ctx.required_stores().ratings.vote(voter(ctx, player_id), p.content_hash(), p.code(), up)
     return {"code": p.code(), "popularity": popularity(ups, downs), "up": ups, "down": downs}

@@ -3,6 +3,8 @@ the next puzzle, a player's history."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import fields, validate
 
 from application.ratings import HISTORY_KEPT, OFFSETS
@@ -14,7 +16,7 @@ PLAYER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 PLAYER_RULE = "must be 1 to 64 letters, digits, '_' or '-' (the app's own id for its player)"
 
 
-def player_field(**kwargs: object) -> fields.String:
+def player_field(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Regexp(PLAYER_PATTERN, error=PLAYER_RULE), metadata={
         "description": "the app's own id for its player (1-64 of A-Z a-z 0-9 _ -), scoped to the API key sent "
                        "(without a key, the public scope)"}, **kwargs)

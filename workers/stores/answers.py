@@ -6,9 +6,10 @@ Keys: `solve:<hash>` (an answer), `unsettled:<hash>:<budget>` (a bound),
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from .base import Client, dump, load
+from .base import Client, Reply, dump, load, maybe_number, text
 
 SOLVE_TTL = 30 * 24 * 3600   # solved answers: a month
 UNSETTLED_TTL = 3600         # "not within this budget": an hour (a queued solve may settle it meanwhile)
@@ -40,21 +41,19 @@ class AnswerStore:
         raw = self.redis.get(f"unsettled:{puzzle_hash}:{budget:g}")
         if raw is None:
             return None
-        bound, _, status = raw.decode().partition(":")  # a bare bound: written before the status was
+        bound, _, status = text(raw).partition(":")  # a bare bound: written before the status was
         return int(bound), status or "timeout"
 
     def save_unsettled(self, puzzle_hash: str, budget: float, lower_bound: int, status: str = "timeout") -> None:
         self.redis.set(f"unsettled:{puzzle_hash}:{budget:g}", f"{lower_bound}:{status}", ex=UNSETTLED_TTL)
 
     def themes(self, puzzle_hash: str) -> list[str] | None:
-        raw = self.redis.get(f"themes:{puzzle_hash}")
-        return None if raw is None else [t for t in raw.decode().split(",") if t]
+        return _themes(self.redis.get(f"themes:{puzzle_hash}"))
 
     def themes_of(self, puzzle_hashes: list[str]) -> list[list[str] | None]:
         if not puzzle_hashes:
             return []
-        return [None if raw is None else [t for t in raw.decode().split(",") if t]
-                for raw in self.redis.mget([f"themes:{h}" for h in puzzle_hashes])]
+        return [_themes(raw) for raw in self.redis.mget([f"themes:{h}" for h in puzzle_hashes])]
 
     def save_themes(self, puzzle_hash: str, themes: list[str]) -> None:
         self.redis.set(f"themes:{puzzle_hash}", ",".join(themes), ex=SOLVE_TTL)
@@ -65,13 +64,13 @@ class AnswerStore:
         solved, recorded = self.redis.mget(f"solve:{puzzle_hash}", f"optimum:{puzzle_hash}")
         answer = load(solved, "answer")
         if answer is not None and answer.get("status") == "optimal":
-            return answer["length"]
-        return int(recorded) if recorded is not None else None
+            return int(answer["length"])
+        return maybe_number(recorded)
 
     def save_optimum(self, puzzle_hash: str, length: int, ttl: int | None = SOLVE_TTL) -> None:
         self.redis.set(f"optimum:{puzzle_hash}", length, ex=ttl)
 
-    def record_generated(self, item: dict[str, Any], ttl: int | None) -> None:
+    def record_generated(self, item: Mapping[str, Any], ttl: int | None) -> None:
         """A generated puzzle's optimum, and its solution as the answer served for
         it (hints, a solve) unless one is kept already: one solution per puzzle."""
         from solver.model.moves import round_of
@@ -86,3 +85,8 @@ class AnswerStore:
             moves = [Move.from_json(m) for m in item["solution"]]
             answer = Solution("optimal", moves, len(moves), round_of(p), {"source": "generated"}).to_json()
             self.save(key, answer | {"code": p.code()}, unless_kept=True)
+
+
+def _themes(raw: Reply | None) -> list[str] | None:
+    """A puzzle's kept themes (comma-separated), or None when none are kept."""
+    return None if raw is None else [t for t in text(raw).split(",") if t]

@@ -7,9 +7,19 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from typing import Any
+from typing import Any, TypedDict
 
-from .base import Client, dump, load
+from .base import Client, dump, load, record, text
+
+
+class KeyRecord(TypedDict):
+    """An issued key's record: its name, when it was made (Unix time), and its own
+    quotas by kind (empty: the deployment's)."""
+
+    name: str
+    created: float
+    quotas: dict[str, int]
+
 
 PREFIX = "rr_"  # issued keys start so: easy to find in a leaked file, and to tell from an address
 
@@ -22,33 +32,35 @@ class KeyStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def create(self, name: str, quotas: dict[str, int] | None = None) -> tuple[str, dict[str, Any]]:
+    def create(self, name: str, quotas: dict[str, int] | None = None) -> tuple[str, KeyRecord]:
         """A new key named `name` (unique), with its own quotas (else the
         deployment's): the key, shown only now, and its record."""
         key = PREFIX + secrets.token_urlsafe(32)
-        record = {"name": name, "created": time.time(), "quotas": quotas or {}}
+        made = KeyRecord(name=name, created=time.time(), quotas=quotas or {})
         hashed = digest(key)
         if not self.redis.hsetnx("apikeys", name, hashed):
             raise ValueError(f"a key named {name!r} exists; revoke it first or choose another name")
-        self.redis.set(f"apikey:{hashed}", dump("key", record))
-        return key, record
+        self.redis.set(f"apikey:{hashed}", dump("key", made))
+        return key, made
 
     def find(self, key: str) -> dict[str, Any] | None:
-        """The record of an issued, unrevoked key."""
-        return load(self.redis.get(f"apikey:{digest(key)}"), "key")
+        """The record of an issued, unrevoked key (a KeyRecord: application/clients.py's
+        `issued` passes it on as a dict, to be typed there)."""
+        found: dict[str, Any] | None = load(self.redis.get(f"apikey:{digest(key)}"), "key")
+        return found
 
-    def all(self) -> list[dict[str, Any]]:
+    def all(self) -> list[KeyRecord]:
         hashes = self.redis.hgetall("apikeys")
-        records = [load(self.redis.get(f"apikey:{h.decode()}"), "key") for h in hashes.values()]
+        records = [record(self.redis.get(f"apikey:{text(h)}"), "key", KeyRecord) for h in hashes.values()]
         return sorted((r for r in records if r is not None), key=lambda r: r["name"])
 
     def revoke(self, name: str) -> bool:
         hashed = self.redis.hget("apikeys", name)
         if hashed is None:
             return False
-        self.redis.delete(f"apikey:{hashed.decode()}")
+        self.redis.delete(f"apikey:{text(hashed)}")
         self.redis.hdel("apikeys", name)
         return True
 
 
-__all__ = ["KeyStore", "digest"]
+__all__ = ["KeyRecord", "KeyStore", "digest"]

@@ -32,15 +32,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
 from redis.client import Pipeline
 
 from solver.play.glicko import Rating
 
-from .base import Client, WatchError
+from .base import Client, Reply, WatchError, fields, maybe_text, number, scored, text, text_map
 
 DAY = 24 * 3600
 PLAYER_IDLE = 180 * DAY    # a player's keys, after its last request
@@ -51,6 +51,53 @@ ATTEMPTS_KEPT = 1_000_000  # attempts the stream keeps (about 150 bytes each)
 RATED_KEPT = 500_000       # codes in rated:puzzles
 RATED = "rated:puzzles"
 CAPPED = (RATED, "attempts")  # the keys without an expiry: both capped
+
+
+class PlayerRecord(TypedDict):
+    """A player's stored record, decoded: its rating as replies show it (to 0.1),
+    its counts, and its daily streak (`last_daily`: the day it last went on)."""
+
+    value: float
+    deviation: float
+    attempts: int
+    rated: int
+    wins: int
+    streak: int
+    best_streak: int
+    last_daily: str | None
+
+
+class PuzzleRecord(TypedDict):
+    """A puzzle's stored record, decoded: its rating as replies show it, plays, wins and votes."""
+
+    value: float
+    deviation: float
+    plays: int
+    wins: int
+    up: int
+    down: int
+
+
+class HistoryLine(TypedDict):
+    """One attempt as a player's history keeps it (service/shapes.py's PastAttempt)."""
+
+    code: str
+    won: bool
+    length: int
+    optimal_length: int
+    rated: bool
+    reason: NotRequired[str]  # an unrated attempt's
+    rating: float
+    change: float
+    t: float
+
+
+class Streak(TypedDict):
+    """A player's daily streak as a solved daily puzzle changes it."""
+
+    last_daily: str
+    streak: int
+    best_streak: int
 
 
 @dataclass(frozen=True)
@@ -77,9 +124,9 @@ class Decision:
 
     rated: bool
     player: Rating
+    history: HistoryLine
     puzzle: Rating | None = None
     moved: float = 0.0
-    history: dict[str, Any] = field(default_factory=dict)
     kept: bool = True  # the puzzle remembered as tried, the attempt logged (not for puzzles nobody handed out)
 
 
@@ -88,22 +135,35 @@ class Attempt:
     """An attempt recorded: the decision, and both records after it."""
 
     decision: Decision
-    player: dict[str, Any]
-    puzzle: dict[str, Any]
+    player: PlayerRecord
+    puzzle: PuzzleRecord
 
 
-def _rating(fields: dict[bytes, bytes], default: Rating) -> Rating:
-    if b"value" not in fields:
+Hash = Mapping[Reply, Reply]  # a hash as HGETALL answers it
+
+
+def _rating(stored: dict[str, str], default: Rating) -> Rating:
+    if "value" not in stored:
         return default
-    return Rating(float(fields[b"value"]), float(fields[b"deviation"]), float(fields[b"volatility"]))
+    return Rating(float(stored["value"]), float(stored["deviation"]), float(stored["volatility"]))
 
 
-def _record(fields: dict[bytes, bytes], default: Rating) -> dict[str, Any]:
-    """A stored hash as the API shows it (counts as numbers, the rating rounded)."""
-    out: dict[str, Any] = {k.decode(): v.decode() for k, v in fields.items()}
-    for name in ("plays", "wins", "attempts", "rated", "up", "down", "streak", "best_streak"):
-        out[name] = int(out.get(name, 0))
-    return out | _rating(fields, default).to_json()
+def _player(raw: Hash) -> PlayerRecord:
+    """A player's stored hash as the API shows it (counts as numbers, the rating rounded)."""
+    stored = text_map(raw)
+    rating = _rating(stored, Rating()).to_json()
+    return PlayerRecord(value=rating["value"], deviation=rating["deviation"], attempts=number(stored.get("attempts")),
+                        rated=number(stored.get("rated")), wins=number(stored.get("wins")),
+                        streak=number(stored.get("streak")), best_streak=number(stored.get("best_streak")),
+                        last_daily=stored.get("last_daily"))
+
+
+def _puzzle(raw: Hash, prior: Rating) -> PuzzleRecord:
+    """A puzzle's stored hash as the API shows it (its prior's rating when nobody played it)."""
+    stored = text_map(raw)
+    rating = _rating(stored, prior).to_json()
+    return PuzzleRecord(value=rating["value"], deviation=rating["deviation"], plays=number(stored.get("plays")),
+                        wins=number(stored.get("wins")), up=number(stored.get("up")), down=number(stored.get("down")))
 
 
 class RatingStore:
@@ -132,8 +192,8 @@ class RatingStore:
                         read.hgetall(player_key)
                         read.hgetall(puzzle_key)
                         played, moved, mine, its = read.execute()
-                    decision = decide(Standing(_rating(mine, Rating()), _rating(its, prior),
-                                               played.decode() if played is not None else None, float(moved or 0)))
+                    decision = decide(Standing(_rating(text_map(mine), Rating()), _rating(text_map(its), prior),
+                                               maybe_text(played), float(moved or 0)))
                     pipe.multi()
                     _write(pipe, decision, player_key, puzzle_key, moved_key, puzzle_hash, code, won)
                     pipe.lpush(history_key, json.dumps(decision.history, separators=(",", ":")))
@@ -154,31 +214,31 @@ class RatingStore:
                     continue
         if members > RATED_KEPT:
             self._cap()
-        return Attempt(decision, _record(mine, Rating()), _puzzle(its, prior))
+        return Attempt(decision, _player(mine), _puzzle(its, prior))
 
     def _cap(self) -> None:
         """rated:puzzles keeps RATED_KEPT codes: beyond, random ones leave."""
         over = self.redis.zcard(RATED) - RATED_KEPT
         if over > 0:
-            self.redis.zrem(RATED, *self.redis.zrandmember(RATED, over))
+            self.redis.zrem(RATED, *self.redis.zrandmember(RATED, over) or [])
 
-    def puzzle(self, puzzle_hash: str, prior: Rating) -> dict[str, Any]:
+    def puzzle(self, puzzle_hash: str, prior: Rating) -> PuzzleRecord:
         """A puzzle's rating, plays, wins and votes (its prior when nobody played it)."""
         return _puzzle(self.redis.hgetall(f"rating:puzzle:{puzzle_hash}"), prior)
 
-    def puzzles(self, hashes: list[tuple[str, Rating]]) -> list[dict[str, Any]]:
+    def puzzles(self, hashes: list[tuple[str, Rating]]) -> list[PuzzleRecord]:
         """Several puzzles' records at once (a pack's), each with its prior."""
         with self.redis.pipeline(transaction=False) as pipe:
             for h, _ in hashes:
                 pipe.hgetall(f"rating:puzzle:{h}")
             return [_puzzle(fields, prior) for fields, (_, prior) in zip(pipe.execute(), hashes, strict=True)]
 
-    def player(self, scope: str, player: str) -> dict[str, Any] | None:
-        fields = self.redis.hgetall(self._keys(scope, player)[0])
-        return _record(fields, Rating()) if fields else None
+    def player(self, scope: str, player: str) -> PlayerRecord | None:
+        stored = self.redis.hgetall(self._keys(scope, player)[0])
+        return _player(stored) if stored else None
 
     def player_rating(self, scope: str, player: str) -> Rating:
-        return _rating(self.redis.hgetall(self._keys(scope, player)[0]), Rating())
+        return _rating(text_map(self.redis.hgetall(self._keys(scope, player)[0])), Rating())
 
     def is_player(self, scope: str, player: str) -> bool:
         """Whether the player has a record or was handed a puzzle."""
@@ -193,9 +253,11 @@ class RatingStore:
             made, _ = pipe.execute()
         return int(made)
 
-    def history(self, scope: str, player: str, count: int) -> list[dict[str, Any]]:
+    def history(self, scope: str, player: str, count: int) -> list[HistoryLine]:
         """The player's last `count` attempts (at most HISTORY_KEPT), newest first."""
-        return [json.loads(x) for x in self.redis.lrange(self._keys(scope, player)[2], 0, count - 1)]
+        kept = self.redis.lrange(self._keys(scope, player)[2], 0, count - 1)
+        lines: list[HistoryLine] = [json.loads(x) for x in kept]  # as `record` wrote them
+        return lines
 
     def near(self, rating: float, within: float, count: int, offset: int = 0) -> list[str]:
         """Codes of played puzzles rated within `within` of `rating`, nearest
@@ -204,15 +266,15 @@ class RatingStore:
         above = self.redis.zrangebyscore(RATED, rating, rating + within, start=offset, num=count, withscores=True)
         below = self.redis.zrevrangebyscore(RATED, rating, rating - within, start=offset, num=count,
                                             withscores=True)
-        nearest = sorted({c: s for c, s in [*above, *below]}.items(), key=lambda cs: abs(cs[1] - rating))
-        return [c.decode() for c, _ in nearest]
+        nearest = sorted(dict(scored([*above, *below])).items(), key=lambda cs: abs(cs[1] - rating))
+        return [c for c, _ in nearest]
 
     def played(self, scope: str, player: str, puzzle_hashes: list[str]) -> list[str | None]:
         """What the player was handed or tried of each puzzle (None: nothing)."""
         if not puzzle_hashes:
             return []
         found = self.redis.hmget(self._keys(scope, player)[1], puzzle_hashes)
-        return [x.decode() if x is not None else None for x in found]
+        return [maybe_text(x) for x in found]
 
     def hand(self, scope: str, player: str, puzzle_hash: str, how: str) -> bool:
         """Hand the puzzle to the player (GET /v1/puzzles/next) as `how` says
@@ -233,27 +295,28 @@ class RatingStore:
             pipe.expire(votes_key, PUZZLE_IDLE)
             pipe.hvals(votes_key)
             _, _, values = pipe.execute()
-        up_count = sum(1 for v in values if int(v) > 0)
+        up_count = sum(1 for v in values if number(v) > 0)
         down = len(values) - up_count
         with self.redis.pipeline() as pipe:
-            pipe.hset(puzzle_key, mapping={"up": up_count, "down": down, "code": code})
+            pipe.hset(puzzle_key, mapping=fields({"up": up_count, "down": down, "code": code}))
             pipe.expire(puzzle_key, PUZZLE_IDLE)
             pipe.execute()
         return up_count, down
 
     def streak(self, scope: str, player: str,
-               decide: Callable[[str | None, int, int], dict[str, Any] | None]) -> None:
+               decide: Callable[[str | None, int, int], Streak | None]) -> None:
         """Change the player's daily streak as `decide(last_daily, streak,
         best_streak)` says (the fields to set, or None), atomically."""
         key = self._keys(scope, player)[0]
 
         def count(pipe: Pipeline) -> None:
             last, streak, best = pipe.hmget(key, "last_daily", "streak", "best_streak")
-            fields = decide(last.decode() if last is not None else None, int(streak or 0), int(best or 0))
-            if fields is None:
+            changed = decide(maybe_text(last), number(streak), number(best))
+            if changed is None:
                 return
             pipe.multi()
-            pipe.hset(key, mapping=fields)
+            pipe.hset(key, mapping=fields({"last_daily": changed["last_daily"], "streak": changed["streak"],
+                                           "best_streak": changed["best_streak"]}))
             pipe.expire(key, PLAYER_IDLE)
 
         self.redis.transaction(count, key)
@@ -262,12 +325,12 @@ class RatingStore:
         """Every attempt kept, oldest first, as dicts (ratings computed again from them)."""
         last = "-"
         while True:
-            batch = self.redis.xrange("attempts", min=last, count=1000)
-            for _, fields in batch:
-                yield {k.decode(): v.decode() for k, v in fields.items()}
+            batch = self.redis.xrange("attempts", min=last, count=1000) or []
+            for _, stored in batch:
+                yield text_map(stored or {})
             if len(batch) < 1000:
                 return
-            last = "(" + batch[-1][0].decode()
+            last = "(" + text(batch[-1][0] or b"")
 
 
 def _today() -> str:
@@ -279,7 +342,7 @@ def _write(pipe: Pipeline, decision: Decision, player_key: str, puzzle_key: str,
     """An attempt's changes to the player's and the puzzle's records."""
     pipe.hincrby(player_key, "attempts", 1)
     if decision.rated:
-        pipe.hset(player_key, mapping=_fields(decision.player))
+        pipe.hset(player_key, mapping=fields(_fields(decision.player)))
         pipe.hincrby(player_key, "rated", 1)
         pipe.hincrby(player_key, "wins", int(won))
         pipe.hincrby(puzzle_key, "plays", 1)
@@ -287,7 +350,7 @@ def _write(pipe: Pipeline, decision: Decision, player_key: str, puzzle_key: str,
         pipe.hset(puzzle_key, "code", code)
         pipe.expire(puzzle_key, PUZZLE_IDLE)
     if decision.rated and decision.puzzle is not None:
-        pipe.hset(puzzle_key, mapping=_fields(decision.puzzle))
+        pipe.hset(puzzle_key, mapping=fields(_fields(decision.puzzle)))
         pipe.zadd(RATED, {code: decision.puzzle.value})
     if decision.moved:
         pipe.hincrbyfloat(moved_key, puzzle_hash, decision.moved)
@@ -298,10 +361,5 @@ def _fields(r: Rating) -> dict[str, float]:
     return {"value": r.value, "deviation": r.deviation, "volatility": r.volatility}
 
 
-def _puzzle(fields: dict[bytes, bytes], prior: Rating) -> dict[str, Any]:
-    record = _record(fields, prior)
-    return {"value": record["value"], "deviation": record["deviation"], "plays": record["plays"],
-            "wins": record["wins"], "up": record["up"], "down": record["down"]}
-
-
-__all__ = ["CAPPED", "Attempt", "Decision", "RatingStore", "Standing"]
+__all__ = ["CAPPED", "Attempt", "Decision", "HistoryLine", "PlayerRecord", "PuzzleRecord", "RatingStore", "Standing",
+           "Streak"]
