@@ -66,6 +66,7 @@ THEMED = Path(__file__).parent / "data" / "themed.jsonl.gz"
 SCANNED = 256  # a length's rows in a pool looked through one by one (more: a bisection, as built pools sort them)
 DRAW_SCAN = 4096  # places of a theme's column a draw looks at, at most
 LISTING_BUDGET = 1.0  # seconds the pass lists one row's solutions for (past it: the listing's themes left out)
+RARE_BUDGET = 5.0  # the rare pass's (its rows are read for a theme the listing may give: not lost to a busy machine)
 
 
 def mask_of(names: list[str]) -> int:
@@ -286,7 +287,7 @@ def rare_pass(library: Library, tables: Tables, sought: tuple[str, ...] = tuple(
                 if stop is not None and stop():
                     tables.write(table)
                     return {"rows_read": read, **found, "stopped": 1}
-                table.mask[i], table.state[i] = read_row(pool, i, plain, thorough=True)
+                table.mask[i], table.state[i] = read_row(pool, i, plain, thorough=True, budget=RARE_BUDGET)
                 read += 1
                 for t in sought:
                     found[t] += bool(table.mask[i] & BIT[t])

@@ -72,18 +72,19 @@ def proven_classes(puzzle: Puzzle, solutions: Sequence[Sequence[Move]], *, bound
     the swap is its own inverse, so the closure is the whole class, and a
     solution in no closure found so far is in a class of its own.  A class
     whose closure passed `bound` (or the `work` left) is left unknown:
-    another listed solution may be in it, so all such count as one.  Stops once `enough` are proven, or
-    when the closures have reached `work` reorderings in all (what is proven
-    by then is a lower bound still)."""
-    seen: set[tuple[Move, ...]] = set()  # the classes closed so far, and part of each unknown one
+    another listed solution may be in it, so all such count as one.  Stops
+    once `enough` are proven, or when the closures have reached `work`
+    reorderings in all (what is proven by then is a lower bound still)."""
+    codes: dict[Move, int] = {}  # reorderings are kept as tuples of small ints: hashed far faster than of Moves
+    seen: set[tuple[int, ...]] = set()  # the classes closed so far, and part of each unknown one
     exact = unknown = 0
     for moves in solutions:
-        key = tuple(moves)
+        key = tuple(codes.setdefault(m, len(codes)) for m in moves)
         if key in seen:
             continue
         if work <= 0:
             break
-        closure, closed = _closure(puzzle, key, min(bound, work))
+        closure, closed = _closure(puzzle, tuple(moves), key, min(bound, work))
         work -= len(closure)
         seen |= closure
         if not closed:
@@ -95,28 +96,31 @@ def proven_classes(puzzle: Puzzle, solutions: Sequence[Sequence[Move]], *, bound
     return exact + unknown
 
 
-def _closure(puzzle: Puzzle, moves: tuple[Move, ...], bound: int) -> tuple[set[tuple[Move, ...]], bool]:
-    """The reorderings of `moves` the swaps of independent moves reach, and
-    whether that is all of its class (False: the search stopped at `bound`).
-    A swap at j changes only the state after move j, so a reordering's
-    swappable places are its parent's but for j - 1 and j + 1 (j is one)."""
+def _closure(puzzle: Puzzle, moves: tuple[Move, ...], key: tuple[int, ...],
+             bound: int) -> tuple[set[tuple[int, ...]], bool]:
+    """The reorderings of `moves` (`key`: its moves' codes) the swaps of
+    independent moves reach, by their codes, and whether that is all of its
+    class (False: the search stopped at `bound`).  A swap at j changes only
+    the state after move j, so a reordering's swappable places are its
+    parent's but for j - 1 and j + 1 (j is one)."""
     states = [State.start(puzzle)]
     for m in moves:
         states.append(states[-1].apply(m))
-    closure = {moves}
-    frontier = [(moves, states, frozenset(_swappable(puzzle, moves)))]
+    closure = {key}
+    frontier = [(moves, key, states, frozenset(_swappable(puzzle, moves)))]
     while frontier:
-        current, states, places = frontier.pop()
+        current, code, states, places = frontier.pop()
         for j in places:
-            swapped = (*current[:j], current[j + 1], current[j], *current[j + 2:])
-            if swapped in closure:
+            swapped_code = (*code[:j], code[j + 1], code[j], *code[j + 2:])
+            if swapped_code in closure:
                 continue
             if len(closure) >= bound:
                 return closure, False
-            closure.add(swapped)
+            closure.add(swapped_code)
+            swapped = (*current[:j], current[j + 1], current[j], *current[j + 2:])
             after = [*states[:j + 1], states[j].apply(swapped[j]), *states[j + 2:]]
             near = {k for k in (j - 1, j + 1) if 0 <= k < len(swapped) - 1 and _independent(swapped, after, k)}
-            frontier.append((swapped, after, frozenset((places - {j - 1, j + 1}) | near)))
+            frontier.append((swapped, swapped_code, after, frozenset((places - {j - 1, j + 1}) | near)))
     return closure, True
 
 
