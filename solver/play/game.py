@@ -104,8 +104,43 @@ class Turn(TypedDict):
     moves: int
 
 
-class GameRound(TypedDict):
-    """The round in play: its chip, bids, the order bidders show in, the optimum (hidden until it ends)."""
+class Attempt(TypedDict):
+    """What a solution shown did: the keys of service/shapes.py's Attempt."""
+    success: bool
+    length: int | None  # None: nothing shown within the timer
+    legal: bool | None
+    solved: bool
+    impossible_bid: bool
+    reason: str | None
+
+
+class AttemptMade(Attempt):
+    """An attempt as the round keeps it: whose, when, on which bid (solitaire has none)."""
+    player: str
+    at: float
+    bid: NotRequired[int]
+
+
+class RoundOutcome(TypedDict):
+    """How a round ended: its winner's solution, or why nobody won it."""
+    winner: str | None
+    length: NotRequired[int]
+    moves: NotRequired[list[dict[str, str]]]
+    reason: NotRequired[str]
+
+
+class RoundRecord(RoundOutcome):
+    """A round once over, as the game's history keeps it."""
+    number: int
+    chip: Chip
+    optimal_length: int | None
+    optimal_solution: list[dict[str, str]] | None
+    bids: list[BidPlaced]
+    attempts: list[AttemptMade]
+
+
+class RoundPublic(TypedDict):
+    """The round in play as every player sees it: not its optimum, nor the robots' plans."""
     number: int
     chip: Chip
     started: float
@@ -114,12 +149,16 @@ class GameRound(TypedDict):
     timer_ends: float | None
     bids: list[BidPlaced]
     order: list[Turn]
-    attempts: list[dict[str, Any]]
+    attempts: list[AttemptMade]
+    void: bool
+    show_ends: NotRequired[float]  # verifying: when the verifier's turn passes
+
+
+class GameRound(RoundPublic):
+    """The round in play: its chip, bids, the order bidders show in, the optimum (hidden until it ends)."""
     optimal_length: int | None
     optimal_solution: list[dict[str, str]] | None
-    void: bool
     rating: NotRequired[str]  # pending until the referee records the optimum, then done
-    show_ends: NotRequired[float]  # verifying: when the verifier's turn passes
     robots: NotRequired[dict[str, list[list[float]]]]  # each robot's bids to come: [at, moves]
 
 
@@ -137,7 +176,7 @@ class GameState(TypedDict):
     shuffles: int
     phase: str  # bidding, verifying, finished
     round: GameRound | None
-    history: list[dict[str, Any]]  # each round's record once over
+    history: list[RoundRecord]  # each round once over
     winners: list[str] | None
     void_streak: NotRequired[int]
     idle_rounds: NotRequired[int]
@@ -154,8 +193,8 @@ class GamePublic(TypedDict):
     robots: dict[str, list[int]]
     players: list[GamePlayer]
     phase: str
-    round: dict[str, Any] | None  # the round in play without its optimum and the robots' plans
-    history: list[dict[str, Any]]
+    round: RoundPublic | None
+    history: list[RoundRecord]
     winners: list[str] | None
     chips_left: int
     void_streak: NotRequired[int]
@@ -309,8 +348,8 @@ class Game:
         out = cast(GamePublic, {k: v for k, v in s.items() if k not in ("deck", "seed", "shuffles")})
         out["chips_left"] = len(s["deck"]) + (1 if s["round"] else 0)
         if s["round"] is not None:
-            out["round"] = {k: v for k, v in s["round"].items()
-                            if k not in ("optimal_length", "optimal_solution", "rating", "robots")}
+            out["round"] = cast(RoundPublic, {k: v for k, v in s["round"].items()
+                                              if k not in ("optimal_length", "optimal_solution", "rating", "robots")})
         return out
 
     # -- the clock ----------------------------------------------------------------------
@@ -363,13 +402,13 @@ class Game:
             r["timer_started"], r["timer_ends"] = now, now + self.state["options"]["timer_seconds"]
         self._record("bid", now, player=player, moves=moves, chips=len(self.state["players"][i]["chips"]))
 
-    def show(self, player: str, moves: Any, now: float) -> dict[str, Any]:
+    def show(self, player: str, moves: Any, now: float) -> Attempt:
         """The current verifier (or, in solitaire, the player) shows a solution."""
         self.advance(now)
         self.player_index(player)
         return self._show(player, moves_from_json(moves), now)
 
-    def _show(self, player: str, sequence: list[Move], now: float) -> dict[str, Any]:
+    def _show(self, player: str, sequence: list[Move], now: float) -> Attempt:
         r = self._round()
         if self.solitaire:
             if self.state["phase"] != "bidding":
@@ -377,7 +416,7 @@ class Game:
             result = self._judge(sequence, None)
             r["attempts"].append({"player": player, "at": now, **result})
             self._record("attempt", now, player=player, moves=moves_to_json(sequence), **result)
-            if result["success"]:
+            if result["success"] and result["length"] is not None:  # a success has a length
                 self._win(player, sequence, result["length"], now, face_up=True)
             return result
         if self.state["phase"] != "verifying":
@@ -389,7 +428,7 @@ class Game:
         result = self._judge(sequence, bid)
         r["attempts"].append({"player": player, "bid": bid, "at": now, **result})
         self._record("attempt", now, player=player, bid=bid, moves=moves_to_json(sequence), **result)
-        if result["success"]:
+        if result["success"] and result["length"] is not None:
             self._win(player, sequence, result["length"], now)
         else:
             self._next_verifier(now)  # the robots stay on their markers: nothing moved
@@ -407,15 +446,15 @@ class Game:
         """A verifier who shows nothing within the timer's length loses the turn, as a failed attempt."""
         r = self._round()
         verifier = r["order"][0]
-        result = {"success": False, "length": None, "legal": None, "solved": False, "impossible_bid": False,
-                  "reason": f"no solution shown within {self.state['options']['timer_seconds']} s"}
+        result = Attempt(success=False, length=None, legal=None, solved=False, impossible_bid=False,
+                         reason=f"no solution shown within {self.state['options']['timer_seconds']} s")
         r["attempts"].append({"player": verifier["player"], "bid": verifier["moves"], "at": at, **result})
         self._record("attempt", at, player=verifier["player"], bid=verifier["moves"], **result)
         self._next_verifier(at)
 
     # -- the rules' steps ---------------------------------------------------------------
 
-    def _judge(self, sequence: list[Move], bid: int | None) -> dict[str, Any]:
+    def _judge(self, sequence: list[Move], bid: int | None) -> Attempt:
         p = self.puzzle()
         verdict = check(p, sequence)
         r = self._round()
@@ -478,9 +517,9 @@ class Game:
             self._shuffle()
         self._close_round(at, {"winner": None, "reason": reason})
 
-    def _close_round(self, at: float, outcome: dict[str, Any]) -> None:
+    def _close_round(self, at: float, outcome: RoundOutcome) -> None:
         r = self._round()
-        record = {"number": r["number"], "chip": r["chip"], "optimal_length": r["optimal_length"],
+        record: RoundRecord = {"number": r["number"], "chip": r["chip"], "optimal_length": r["optimal_length"],
                   "optimal_solution": r["optimal_solution"], "bids": r["bids"], "attempts": r["attempts"], **outcome}
         self.state["history"].append(record)
         self.state["round"] = None
