@@ -97,6 +97,70 @@ def test_a_drifted_webhook_key_is_found() -> None:
                                                "failing_since required by Webhook, optional in Drifted"]
 
 
+# -- one declaration per shape: a use case's typed reply names the fields of the schema that describes it --------
+
+def _typed_pairs() -> list[tuple[type, type, set[str]]]:
+    """(TypedDict, the service/shapes.py schema of the same shape, keys the TypedDict carries beyond it)."""
+    from application.puzzles import CodedHint, DifficultyReport, SolutionsView
+    from application.ratings.finisher import AttemptResult, RatingChange, Verdict
+    from application.ratings.players import DailyStreak, PlayerHistory, PlayerRating, PlayerView
+    from application.ratings.themes import (
+        Described,
+        NextPuzzle,
+        PuzzleRating,
+        RandomPuzzle,
+        ThemeEntry,
+        ThemeHeld,
+        ThemeList,
+    )
+    from application.ratings.votes import VoteView
+    from service import shapes
+    from workers.stores.ratings import HistoryLine
+
+    return [(PlayerRating, shapes.PlayerRating, set()), (PuzzleRating, shapes.PuzzleRating, set()),
+            (RatingChange, shapes.RatingChange, set()), (AttemptResult, shapes.AttemptResult, set()),
+            (Verdict, shapes.Verdict, set()), (DailyStreak, shapes.DailyStreak, set()),
+            (PlayerView, shapes.Player, set()), (HistoryLine, shapes.PastAttempt, set()),
+            (PlayerHistory, shapes.PlayerHistory, set()), (VoteView, shapes.Vote, set()),
+            (ThemeHeld, shapes.ThemeHeld, set()), (ThemeEntry, shapes.ThemeEntry, set()),
+            (ThemeList, shapes.ThemeList, set()), (CodedHint, shapes.CodedHint, set()),
+            (DifficultyReport, shapes.Difficulty, set()), (SolutionsView, shapes.Solutions, set()),
+            (RandomPuzzle, shapes.RandomPuzzle, set()), (NextPuzzle, shapes.NextPuzzle, set()),
+            # a served puzzle's `difficulty`, graded by its rating, goes out in Made's and Daily's field
+            (Described, shapes.Rated, {"difficulty"})]
+
+
+def _keys(typed: type) -> set[str]:
+    return set(typed.__required_keys__) | set(typed.__optional_keys__)
+
+
+def test_each_typed_reply_names_its_schemas_fields() -> None:
+    """A TypedDict and the marshmallow schema of the same shape name the same keys: a key
+    renamed, added or dropped in one and not the other fails here (the API's shapes are
+    the schemas'; the TypedDicts let mypy check the use cases that fill them)."""
+    for typed, schema, beyond in _typed_pairs():
+        fields = {f.data_key or name for name, f in schema._declared_fields.items()}
+        assert _keys(typed) == fields | beyond, (typed.__name__, schema.__name__)
+        required = {f.data_key or name for name, f in schema._declared_fields.items() if f.required}
+        assert required <= set(typed.__required_keys__), (typed.__name__, "required in the schema, optional here")
+
+
+def test_a_drifted_key_fails_the_comparison() -> None:
+    """The comparison itself catches a drift: a copy of Vote's TypedDict with one key renamed differs."""
+    from typing import TypedDict
+
+    from service import shapes
+
+    class Drifted(TypedDict):
+        code: str
+        popularity: int
+        ups: int
+        down: int
+
+    fields = set(shapes.Vote._declared_fields)
+    assert _keys(Drifted) != fields and _keys(Drifted) ^ fields == {"up", "ups"}
+
+
 # -- games, rooms, races and storms: each typed value against the schema of its shape (the same check) ----------
 
 def _play_pairs() -> list[tuple[type, type]]:
