@@ -193,7 +193,7 @@ def test_the_rare_pass_reads_each_row_once_and_gives_the_fresh_themes(tmp_path):
     assert first["stopped"] == 1 and second["stopped"] == 0 and first["rows_read"] == todo // 2 > 0
     assert first["rows_read"] + second["rows_read"] == todo
     assert lib.rare_pass(pools, here, ("many-ways",))["rows_read"] == 0
-    assert heard[-1] == (MAX_LENGTH, second["rows_read"], {"many-ways": second["many-ways"]})
+    assert heard[-1] == (lib.MOVED_ROUNDS[-1][0], MAX_LENGTH, second["rows_read"], {"many-ways": second["many-ways"]})
     for e in pools.entries():
         table, pool = here.read(e.id), pools.load(e.id)
         for i, row in enumerate(pool.rows):

@@ -36,6 +36,8 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="with --shelf (ricochet-rule, many-ways): search for this rare theme alone, each puzzle "
                         "tried first by what is cheap to know, every one found shelved; with --pass rare: read "
                         "only the rows that may show this theme")
+    p.add_argument("--ricochet", choices=[r.value for r in Ricochet],
+                   help="with --pass rare: only the pools of this ricochet option (two runs, one each, share no table)")
     p.add_argument("--seconds", type=float, default=None, help="stop after this long (the work done is kept)")
     p.add_argument("--seed", default="shelf", help="where the shelf's search starts (a new seed for each run that "
                                                    "adds to it; default shelf)")
@@ -59,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     deadline = time.monotonic() + args.seconds if args.seconds else None
     tables = lib.TableDirectory(Path(args.tables) if args.tables else lib.TABLES)
     if args.run_pass == "rare":
-        _rare(lib, Library(shipped()), tables, deadline, (args.only,) if args.only else tuple(lib.SOUGHT))
+        _rare(lib, Library(shipped()), tables, deadline, (args.only,) if args.only else tuple(lib.SOUGHT),
+              (Ricochet(args.ricochet),) if args.ricochet else tuple(Ricochet))
     elif args.run_pass:
         pools = Library(shipped())
         bar = progress_bar(len(pools.entries()), f"themes ({args.run_pass})", " pools")
@@ -83,16 +86,17 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | None, sought: tuple[str, ...]) -> None:
+def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | None, sought: tuple[str, ...],
+          options: tuple[Ricochet, ...]) -> None:
     """The rare themes' pass (library.rare_pass), a line of progress per length."""
 
-    def progress(length: int, read: int, found: dict[str, int]) -> None:
-        print(f"ricochet: rare pass: lengths to {length} done, {read} rows read, given "
+    def progress(moved: int, length: int, read: int, found: dict[str, int]) -> None:
+        print(f"ricochet: rare pass: rows moving {moved}+ robots, lengths to {length} done, {read} rows read, given "
               + ", ".join(f"{t} {n}" for t, n in found.items()), file=sys.stderr, flush=True)
 
     if any(t not in lib.SOUGHT for t in sought):
         raise InputError(f"--pass rare reads rows for {', '.join(lib.SOUGHT)}; the shelf's search finds the others")
-    counts = lib.rare_pass(pools, tables, sought, progress=progress,
+    counts = lib.rare_pass(pools, tables, sought, options=options, progress=progress,
                            stop=(lambda: time.monotonic() > deadline) if deadline else None)
     print(f"ricochet: rare pass: {counts['rows_read']} rows read this run, given "
           + ", ".join(f"{t} {counts[t]}" for t in sought)

@@ -255,49 +255,65 @@ SOUGHT: dict[str, Callable[[Pool, int, int], bool]] = {  # (pool, row, state): t
 }
 
 
+MOVED_ROUNDS = ((1, 2), (3, 3), (4, 6))  # robots moved: the rounds of the rare pass (fewer: many-ways more often)
+
+
 def rare_pass(library: Library, tables: Tables, sought: tuple[str, ...] = tuple(SOUGHT), *,
-              progress: Callable[[int, int, dict[str, int]], None] | None = None,
+              options: tuple[Ricochet, ...] = tuple(Ricochet),
+              progress: Callable[[int, int, int, dict[str, int]], None] | None = None,
               stop: Callable[[], bool] | None = None, save_every: float = 30.0) -> dict[str, int]:
-    """Read thoroughly, into state PROVEN, the rows that may show a `sought`
-    theme (SOUGHT): many-ways, rows read before it could be proven from a
-    partial listing (`may_prove_ways`); diagonal, rows read CHEAP whose served
-    solution bounces off a diagonal barrier (`may_show_diagonal`);
-    blocker-moved-again, rows read CHEAP whose served solution moves a blocker
-    again (every solution must).  The
-    shortest first: their listings are the quickest.  Resumable as
-    `theme_pass` is (a PROVEN row is not read again; PENDING rows are left to
-    it).  `progress(length, rows_read, found)` after each length, `found` the
-    rows given each sought theme; `stop()` asked between rows.  Returns the
-    counts."""
-    entries = library.entries()
+    """Read thoroughly, into state PROVEN, the rows of the pools of `options`
+    that may show a `sought` theme (SOUGHT): many-ways, rows read before it
+    could be proven from a partial listing (`may_prove_ways`); diagonal, rows
+    read CHEAP whose served solution bounces off a diagonal barrier
+    (`may_show_diagonal`); blocker-moved-again, rows read CHEAP whose served
+    solution moves a blocker again (every solution must).  In rounds by the
+    robots the row's solutions move at fewest (MOVED_ROUNDS: of 11-12 moves,
+    many-ways came to about 58% of the rows moving two, 24% of three, none of
+    four), each the shortest first (their listings are the quickest).
+    Resumable as `theme_pass` is (a PROVEN row is not read again; PENDING
+    rows are left to it).  `progress(fewest_moved, length, rows_read, found)`
+    after each length, `found` the rows given each sought theme; `stop()`
+    asked between rows.  Returns the counts."""
+    entries = [e for e in library.entries() if e.ricochet in options]
     held: dict[str, ThemeTable] = {}
     read, found = 0, dict.fromkeys(sought, 0)
-    for n in range(1, MAX_LENGTH + 1):
-        for e in entries:
-            pool = library.load(e.id)
-            table = held.get(e.id) or tables.read(e.id)
-            if pool is None or table is None or len(table.mask) != len(pool.rows):
-                continue
-            held[e.id] = table
-            todo = [i for i in pool.lengths().get(n, []) if any(SOUGHT[t](pool, i, table.state[i]) for t in sought)]
-            if not todo:
-                continue
-            plain, saved = twin_lengths(library, pool), time.monotonic()
-            for i in todo:
-                if stop is not None and stop():
-                    tables.write(table)
+    for least, most in MOVED_ROUNDS:
+        for n in range(1, MAX_LENGTH + 1):
+            for e in entries:
+                pool = library.load(e.id)
+                table = held.get(e.id) or tables.read(e.id)
+                if pool is None or table is None or len(table.mask) != len(pool.rows):
+                    continue
+                held[e.id] = table
+                todo = [i for i in pool.lengths().get(n, []) if least <= (pool.rows[i][3] or 4) <= most
+                        and any(SOUGHT[t](pool, i, table.state[i]) for t in sought)]
+                done = _read_rare(library, pool, todo, table, tables, found, stop, save_every) if todo else 0
+                read += done
+                if done < len(todo):
                     return {"rows_read": read, **found, "stopped": 1}
-                table.mask[i], table.state[i] = read_row(pool, i, plain, thorough=True, budget=RARE_BUDGET)
-                read += 1
-                for t in sought:
-                    found[t] += bool(table.mask[i] & BIT[t])
-                if time.monotonic() - saved > save_every:
-                    tables.write(table)
-                    saved = time.monotonic()
-            tables.write(table)
-        if progress is not None:
-            progress(n, read, dict(found))
+            if progress is not None:
+                progress(least, n, read, dict(found))
     return {"rows_read": read, **found, "stopped": 0}
+
+
+def _read_rare(library: Library, pool: Pool, todo: list[int], table: ThemeTable, tables: Tables,
+               found: dict[str, int], stop: Callable[[], bool] | None, save_every: float) -> int:
+    """rare_pass's reading of one pool's rows `todo` (counting in `found` those
+    given each theme): how many it read before `stop()`; the table saved."""
+    plain, saved = twin_lengths(library, pool), time.monotonic()
+    for k, i in enumerate(todo):
+        if stop is not None and stop():
+            tables.write(table)
+            return k
+        table.mask[i], table.state[i] = read_row(pool, i, plain, thorough=True, budget=RARE_BUDGET)
+        for t in found:
+            found[t] += bool(table.mask[i] & BIT[t])
+        if time.monotonic() - saved > save_every:
+            tables.write(table)
+            saved = time.monotonic()
+    tables.write(table)
+    return len(todo)
 
 
 def may_be_rare(row: tuple[Any, ...]) -> bool:
