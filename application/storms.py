@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 import uuid
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from solver.errors import InvalidInput
 from solver.model.moves import check
@@ -59,7 +59,7 @@ class StormClock(TypedDict):
 
 class StormPuzzle(TypedDict):
     """The puzzle handed, without its answer: the keys of service/shapes.py's StormPuzzle."""
-    board: Any  # Puzzle.to_json's: the board's spec, or its object
+    board: str | dict[str, object]  # Puzzle.to_json's: a real board's spec, else the board object
     robots: dict[str, list[int]]
     target: dict[str, object]
     rules: dict[str, object]
