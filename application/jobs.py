@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from workers.messages import INTERACTIVE_QUEUE, TaskSpec
-from workers.stores.jobs import JobState
+from workers.stores.jobs import Job, JobState
 from workers.stores.quotas import WINDOW
 
 from . import Context
@@ -80,7 +80,7 @@ class JobView(TypedDict):
     pack_id: NotRequired[str]  # once a pack job has succeeded
 
 
-def view(job: dict[str, Any]) -> JobView:
+def view(job: Job) -> JobView:
     """A job as clients see it (GET /v1/jobs/{id})."""
     out = JobView(id=job["id"], kind=job["kind"], state=job["state"], progress=job["progress"],
                   created=job["created"], started=job["started"], finished=job["finished"], error=job["error"],
@@ -90,14 +90,14 @@ def view(job: dict[str, Any]) -> JobView:
     return out
 
 
-def get(ctx: Context, job_id: str) -> dict[str, Any]:
+def get(ctx: Context, job_id: str) -> Job:
     found = ctx.stores.jobs.get(job_id) if ctx.stores is not None and len(job_id) <= MAX_ID else None
     if found is None:
         raise Problem("not-found", f"no job {echo(job_id)!r}: jobs are kept for a week")
     return found
 
 
-def cancel(ctx: Context, job_id: str) -> dict[str, Any]:
+def cancel(ctx: Context, job_id: str) -> Job:
     """The client no longer wants a job it asked for: a pending or running job
     that nobody else who asked wants is cancelled (its workers stop within about
     a second); a settled job stays as it is, so cancelling twice is harmless.

@@ -19,7 +19,7 @@ from solver.production.pools import Library
 from solver.search.solve import Cancel
 from workers.messages import CHUNK_SILENCE, PACK, PACK_CHUNK, PACK_QUEUE, PENDING_SILENCE
 from workers.stores import Stores
-from workers.stores.jobs import OPEN, JobState
+from workers.stores.jobs import OPEN, Job, JobState
 
 from . import Context, jobs, ratings
 from .problems import Problem, echo
@@ -113,14 +113,14 @@ def pairs(items: list[dict[str, Any]]) -> int:
                  Puzzle.from_code(i["code"]).goal.cell) for i in items})
 
 
-def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[Job, list[dict[str, Any]]]:
     """The pack's job and its puzzles in order (those made so far unless
     `finished`); not found, not ready (still running, failed, cancelled) or gone."""
     job = read_job(ctx, pack_id, finished)
     return job, described(ctx, ctx.required_stores().packs.items(pack_id, job["request"]["count"]))
 
 
-def read_job(ctx: Context, pack_id: str, finished: bool = True) -> dict[str, Any]:
+def read_job(ctx: Context, pack_id: str, finished: bool = True) -> Job:
     """The pack's job, as `read` checks it (without reading its puzzles)."""
     stores = ctx.required_stores()
     job = stores.jobs.get(pack_id) if len(pack_id) <= jobs.MAX_ID else None
@@ -186,7 +186,7 @@ def plan(ctx: Context, job_id: str) -> int:
     return request["count"]
 
 
-def owner(job: dict[str, Any]) -> str:
+def owner(job: Job) -> str:
     """Whose share of the pack workers a pack's chunks take: the client that asked for it."""
     return str(job["askers"][0]) if job.get("askers") else SERVICE
 
@@ -240,7 +240,7 @@ def chunk_received(ctx: Context, job_id: str, items: list[list[int]]) -> None:
         release(ctx, owner(job))
 
 
-def _search_items(ctx: Context, job_id: str, job: dict[str, Any], items: list[list[int]],
+def _search_items(ctx: Context, job_id: str, job: Job, items: list[list[int]],
                   cancel: Cancel) -> int:
     stores, request = ctx.required_stores(), job["request"]
 

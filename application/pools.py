@@ -6,21 +6,31 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 from solver.errors import InvalidInput
 from solver.model.board import all_boards, real_board
-from solver.model.puzzle import Ricochet
+from solver.model.puzzle import Goal, Ricochet
 from solver.production import pools
 from workers.messages import POOL_BUILD, POOL_HEARTBEAT_TIMEOUT
-from workers.stores.jobs import OPEN, JobState
+from workers.stores.jobs import OPEN, Job, JobState
 
 from . import Context, jobs
 
 STAGES = {"analysis": 0.0, "proofs (turn)": 0.5, "proofs (none)": 0.75}  # where each stage starts in progress
 
 
-def request_of(job: dict[str, Any] | None) -> dict[str, Any]:
+class PoolAsked(TypedDict):
+    """A pool build's request, checked, with its defaults (`request_of`)."""
+    board: str
+    goal: Goal
+    robots: int
+    per_length: int
+    min_length: int
+    seed: int | str
+
+
+def request_of(job: Job | None) -> PoolAsked:
     """A pool job's request, checked: board, target (a chip of the board), robots,
     per_length, min_length and seed, the defaults filled in."""
     request = job["request"] if job else {}
@@ -79,7 +89,7 @@ def grow_plan(edition_kinds: tuple[str, ...] = ("2013", "beginner", "1999")) -> 
                 yield spec, (f"{t.colour}-{t.symbol}" if t.colour else t.symbol)
 
 
-def queue_build(ctx: Context, board: str, target: str, building: bool = False, **request: Any) -> dict[str, Any]:
+def queue_build(ctx: Context, board: str, target: str, building: bool = False, **request: Any) -> Job:
     """A pool job for one board and target, created (the one being grown, if
     `building`) and queued; its record."""
     stores = ctx.required_stores()

@@ -12,7 +12,7 @@ from solver.model.moves import check
 from solver.model.puzzle import Move, Puzzle
 from workers.answers import RAN_OUT, Answers, Source, ran_out
 from workers.messages import SOLVE
-from workers.stores.jobs import JobState
+from workers.stores.jobs import Job, JobState
 
 from . import Context, jobs
 from .problems import Problem
@@ -28,7 +28,7 @@ class Solved:
 
 @dataclass(frozen=True)
 class Queued:
-    job: dict[str, Any]
+    job: Job
     quota: dict[str, str] = field(default_factory=dict)  # what is left of the client's quota
 
 

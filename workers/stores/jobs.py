@@ -13,9 +13,12 @@ import time
 import uuid
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
-from .base import FORMAT, Client, WatchError
+from .base import FORMAT, Client, WatchError, maybe_text, real, text, texts
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 JOB_TTL = 7 * 24 * 3600      # job records: a week after their last change
 
@@ -41,16 +44,69 @@ PENDING = "jobs:pending"  # pack jobs not yet started, by creation time
 WAITING_SOLVES = "jobs:waiting:solve"
 
 
+class Job(TypedDict):
+    """A job record (`job:<id>`): what clients see of it (application.jobs.JobView), the
+    request it was made from, who asked for it and who still wants it; a pool build's
+    also its heartbeat, restarts and stage; a pack's its items made and failed."""
+    v: int
+    id: str
+    kind: str
+    state: str  # a JobState's value
+    progress: float
+    created: float
+    started: float | None
+    finished: float | None
+    error: str | None
+    result: dict[str, Any] | None  # the worker's JSON: a solve's, a pack's or a pool build's
+    request: dict[str, Any]  # the request as workers.schemas loaded it (a pool build's: board, target ...)
+    askers: list[str]
+    wanting: list[str]
+    heartbeat: NotRequired[float]
+    restarts: NotRequired[int]
+    stage: NotRequired[str]
+    made: NotRequired[int]  # a pack's items made and failed so far
+    failed: NotRequired[int]
+
+
+class JobFields(TypedDict, total=False):
+    """Fields of a job record to change (JobStore.update, change)."""
+    state: str
+    progress: float
+    started: float | None
+    finished: float | None
+    error: str | None
+    result: dict[str, Any] | None
+    askers: list[str]
+    wanting: list[str]
+    heartbeat: float
+    restarts: int
+    stage: str
+    made: int
+    failed: int
+
+
+def _members(rows: object) -> list[bytes]:
+    """A sorted set's range read without scores: its members (redis-py types the reply
+    with the WITHSCORES pairs too)."""
+    return cast(list[bytes], rows)
+
+
+def _job(raw: bytes | str) -> Job:
+    """A stored job record (JSON, written by JobStore alone)."""
+    return cast(Job, json.loads(raw))
+
+
 class JobStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
     def create(self, kind: str, request: dict[str, Any], job_id: str | None = None,
-               asker: str | None = None) -> dict[str, Any]:
+               asker: str | None = None) -> Job:
         """A new pending job, asked for by `asker` (a client; None for the service's own work)."""
-        job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": JobState.PENDING, "progress": 0.0,
-               "created": time.time(), "started": None, "finished": None, "error": None, "result": None,
-               "request": request, "askers": [asker] if asker else [], "wanting": [asker] if asker else []}
+        job: Job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": JobState.PENDING,
+                    "progress": 0.0, "created": time.time(), "started": None, "finished": None, "error": None,
+                    "result": None, "request": request, "askers": [asker] if asker else [],
+                    "wanting": [asker] if asker else []}
         self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
         if kind == "pack":  # until a worker starts it (application.packs.recover_pending)
             self.redis.zadd(PENDING, {job["id"]: job["created"]})
@@ -59,7 +115,7 @@ class JobStore:
     def pending(self, older_than: float) -> list[str]:
         """Pack jobs created over `older_than` seconds ago that no worker has started (or
         has, since: the caller looks), oldest first."""
-        return [i.decode() for i in self.redis.zrangebyscore(PENDING, 0, time.time() - older_than, start=0, num=100)]
+        return texts(_members(self.redis.zrangebyscore(PENDING, 0, time.time() - older_than, start=0, num=100)))
 
     def still_pending(self, job_id: str, again: bool) -> None:
         """Forget a job no longer pending, or (`again`: sent again now) look again later."""
@@ -68,22 +124,22 @@ class JobStore:
         else:
             self.redis.zrem(PENDING, job_id)
 
-    def get(self, job_id: str) -> dict[str, Any] | None:
+    def get(self, job_id: str) -> Job | None:
         raw = self.redis.get(f"job:{job_id}")
-        return json.loads(raw) if raw is not None else None
+        return _job(raw) if raw is not None else None
 
     def shared(self, kind: str, work: str, request: dict[str, Any], ttl: float,
-               asker: str | None = None) -> tuple[dict[str, Any], bool]:
+               asker: str | None = None) -> tuple[Job, bool]:
         """The pending or running job doing `work` (a content hash with its limits),
         or a new one asked for by `asker`; and whether it is new (then the caller
         queues it).  A client joins a job that is not new with `join`."""
         key = f"inflight:{kind}:{work}"
         for _ in range(3):
-            current = self.redis.get(key)
+            current = maybe_text(self.redis.get(key))
             if current is not None:
-                job = self.get(current.decode())
-                if job is not None and job["state"] in OPEN:
-                    return job, False
+                found = self.get(current)
+                if found is not None and found["state"] in OPEN:
+                    return found, False
                 self.redis.delete(key)
             # first the record, then the claim: no one sees a claim without one
             job = self.create(kind, request, asker=asker)
@@ -111,10 +167,10 @@ class JobStore:
         first of them is over anyway, at its claim's end)."""
         key = f"jobs:solving:{client}"
         now = time.time()
-        members = [m.decode() for m in self.redis.zrangebyscore(key, now, "+inf")]
+        members = texts(_members(self.redis.zrangebyscore(key, now, "+inf")))
         records = self.redis.mget([f"job:{m}" for m in members]) if members else []
         settled = [m for m, raw in zip(members, records, strict=True)
-                   if raw is None or json.loads(raw)["state"] not in OPEN]
+                   if raw is None or _job(raw)["state"] not in OPEN]
         with self.redis.pipeline() as pipe:
             pipe.zremrangebyscore(key, "-inf", now)
             if settled:
@@ -127,7 +183,7 @@ class JobStore:
                     if pipe.zcard(key) >= most:
                         first = pipe.zrange(key, 0, 0, withscores=True)
                         pipe.reset()
-                        return False, max(0.0, float(first[0][1]) - now) if first else 0.0
+                        return False, max(0.0, real(first[0][1]) - now) if first else 0.0
                     pipe.multi()
                     pipe.zadd(key, {job_id: now + ttl})
                     pipe.expire(key, max(1, int(ttl)))
@@ -136,19 +192,19 @@ class JobStore:
                 except WatchError:
                     continue
 
-    def join(self, job_id: str, asker: str) -> dict[str, Any] | None:
+    def join(self, job_id: str, asker: str) -> Job | None:
         """`asker` asks for a job others asked for: it may follow and cancel it."""
         return self.change(job_id, lambda j: None if asker in j.get("askers", []) and asker in j.get("wanting", [])
                            else {"askers": sorted({*j.get("askers", []), asker}),
                                  "wanting": sorted({*j.get("wanting", []), asker})})
 
-    def withdraw(self, job_id: str, asker: str) -> tuple[dict[str, Any], bool] | None:
+    def withdraw(self, job_id: str, asker: str) -> tuple[Job, bool] | None:
         """`asker` no longer wants the job: the job as it stands after that, and
         whether `asker` had asked for it (else nothing changed).  The job is
         cancelled when nobody who asked wants it any more (a settled job stays as it is)."""
-        asked = []
+        asked: list[bool] = []
 
-        def without(job: dict[str, Any]) -> dict[str, Any] | None:
+        def without(job: Job) -> JobFields | None:
             asked[:] = [asker in job.get("askers", [])]
             if not asked[0]:
                 return None
@@ -167,30 +223,29 @@ class JobStore:
                           started=time.time())
         return job is not None and job["state"] == JobState.RUNNING
 
-    def finish(self, job_id: str, **fields: Any) -> dict[str, Any] | None:
+    def finish(self, job_id: str, **fields: Unpack[JobFields]) -> Job | None:
         """Settle a job unless it was cancelled meanwhile."""
         return self.update(job_id, when=lambda j: j["state"] != JobState.CANCELLED, **fields)
 
-    def cancel(self, job_id: str) -> dict[str, Any] | None:
+    def cancel(self, job_id: str) -> Job | None:
         """Cancel a pending or running job (its workers stop within a second); a
         settled job stays as it is.  Returns the job as it stands."""
         return self.update(job_id, when=lambda j: j["state"] in OPEN, state=JobState.CANCELLED,
                            finished=time.time(), error="cancelled by the client")
 
-    def update(self, job_id: str, when: Callable[[dict[str, Any]], bool] | None = None,
-               **fields: Any) -> dict[str, Any] | None:
+    def update(self, job_id: str, when: Callable[[Job], bool] | None = None,
+               **fields: Unpack[JobFields]) -> Job | None:
         """Change a job record atomically (optimistic locking against concurrent writers);
         with `when`, only if `when(job)` holds (else the job is returned unchanged).
         A cancelled job takes no more changes but through `when`."""
 
-        def changed(job: dict[str, Any]) -> dict[str, Any] | None:
+        def changed(job: Job) -> JobFields | None:
             allowed = when(job) if when is not None else job["state"] != JobState.CANCELLED
             return fields if allowed else None
 
         return self.change(job_id, changed)
 
-    def change(self, job_id: str, fields_of: Callable[[dict[str, Any]], dict[str, Any] | None]
-               ) -> dict[str, Any] | None:
+    def change(self, job_id: str, fields_of: Callable[[Job], JobFields | None]) -> Job | None:
         """Change a job record atomically by the fields `fields_of(job)` gives
         (None: unchanged, the job returned as it is); None when there is no such job."""
         key = f"job:{job_id}"
@@ -202,12 +257,12 @@ class JobStore:
                     if raw is None:
                         pipe.reset()
                         return None
-                    job = json.loads(raw)
+                    job = _job(raw)
                     fields = fields_of(job)
                     if fields is None:
                         pipe.reset()
                         return job
-                    job = {**job, **fields}
+                    job = cast(Job, {**job, **fields})
                     pipe.multi()
                     pipe.set(key, json.dumps(job), ex=JOB_TTL)
                     if job["kind"] == "solve" and fields.get("state", JobState.PENDING) != JobState.PENDING:
@@ -236,4 +291,4 @@ class JobStore:
         if raw is None:
             return None
         first = json.loads(raw)
-        return first["job"], first["fingerprint"]
+        return text(first["job"]), text(first["fingerprint"])
