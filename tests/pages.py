@@ -7,6 +7,7 @@ moves by touch or by keys."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -20,6 +21,18 @@ SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "hei
 KEYS = {"N": "ArrowUp", "E": "ArrowRight", "S": "ArrowDown", "W": "ArrowLeft"}
 ROBOT_KEYS = {"red": "1", "green": "2", "blue": "3", "yellow": "4", "black": "5"}  # on every page alike
 AXED = ("en", "ru")
+
+
+def tours(turn: int) -> list[tuple[str, str]]:
+    """The (language, size) pairs a page's tour plays in: all six where
+    RICOCHET_EVERY_TOUR is set (screenshots of every state in every language at
+    both sizes, for a review of the pages), else three, each language once and
+    both sizes, `turn` (0 or 1) choosing which three, so that the suite's tours
+    between them still play all six (a tour costs 20-60 s of a Chromium)."""
+    every = [(lang, size) for lang in LOCALES for size in SIZES]
+    if os.environ.get("RICOCHET_EVERY_TOUR"):
+        return every
+    return [(lang, size) for i, (lang, size) in enumerate(every) if i % 2 == (i // 2 + turn) % 2]
 
 
 def context(browser, lang: str, size: str, *, seen_how_to_play: bool = False):

@@ -15,7 +15,7 @@ from flask import Flask
 from service.app import create_app
 from solver.play import daily
 from tests.helpers import served
-from tests.pages import Tour, axe, context, play
+from tests.pages import Tour, axe, context, play, tours
 
 HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog about puzzles</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -45,8 +45,7 @@ def _host(base_url: str, lang: str):
     return served(site)
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-@pytest.mark.parametrize("lang", ["en", "de", "ru"])
+@pytest.mark.parametrize(("lang", "size"), tours(0))
 def test_another_site_embeds_the_daily_and_hears_it_solved(browser, base_url, lang, size):
     moves = daily.daily_json(daily.today())["solution"]
     with _host(base_url, lang) as elsewhere:

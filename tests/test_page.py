@@ -24,7 +24,7 @@ from solver.model.puzzle import Puzzle, moves_to_json
 from solver.play import daily
 from solver.search.solve import solve
 from tests.helpers import get_json, served
-from tests.pages import Tour, context, english_left, in_viewport, play
+from tests.pages import Tour, context, english_left, in_viewport, play, tours
 
 TEXT = {  # what a few states say, by language
     "how": {"en": "slides until it hits a wall or another robot", "de": "rutscht, bis er an eine Wand",
@@ -57,8 +57,7 @@ def _streak(page) -> int:
     return int(page.text_content("#stats-figures div:nth-child(4) dd"))
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-@pytest.mark.parametrize("lang", ["en", "de", "ru"])
+@pytest.mark.parametrize(("lang", "size"), tours(0))
 def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
     touch = size == "phone"
     ctx = context(browser, lang, size)

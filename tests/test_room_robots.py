@@ -18,7 +18,7 @@ from solver.play import robot
 from solver.play.game import Game, options_from_json
 from solver.search.solve import solve
 from tests.helpers import served
-from tests.pages import Tour, context, english_left
+from tests.pages import Tour, context, english_left, tours
 
 ROUNDS = 200
 
@@ -182,8 +182,7 @@ def _quick_seed(name: str) -> str:
     raise AssertionError("no fitting seed among 100")
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-@pytest.mark.parametrize("lang", ["en", "de", "ru"])
+@pytest.mark.parametrize(("lang", "size"), tours(1))
 def test_a_host_seats_a_robot_in_the_lobby_and_it_plays(browser, base_url, lang, size):
     words = catalogue(lang)
     name = words["robot.name"].replace("{strength}", words["strength.master"])

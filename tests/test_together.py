@@ -24,7 +24,7 @@ from solver.model.puzzle import Goal, Puzzle, Rules, moves_to_json
 from solver.play.game import Game, options_from_json
 from solver.search.solve import solve
 from tests.helpers import get_json, served
-from tests.pages import Tour, context, english_left, play
+from tests.pages import Tour, context, english_left, play, tours
 
 TEXT = {  # what a few states say, by language
     "rules": {"en": "The sand timer runs 5 seconds.", "de": "Die Sanduhr läuft 5 Sekunden.",
@@ -83,8 +83,7 @@ def _round_over(base_url: str, gid: str, n: int) -> dict:
     return game
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-@pytest.mark.parametrize("lang", ["en", "de", "ru"])
+@pytest.mark.parametrize(("lang", "size"), tours(1))
 def test_a_room_as_people_play_it(browser, base_url, lang, size):
     touch = size == "phone"
     rounds = 2 if (lang, size) == ("en", "desktop") else 1  # one tour also plays on into a second round
