@@ -66,7 +66,7 @@ def test_sample_optima_within_quick_reach(samples):
 
 @pytest.mark.slow
 def test_sample_optima_within_reach(samples):
-    rows = [r for r in samples if _within_reach(r, 150_000) and not _within_reach(r, 20_000)]
+    rows = [r for r in samples if _within_reach(r, 60_000) and not _within_reach(r, 20_000)]
     for row in rows:
         _solves(Puzzle.from_json(row), row["optimal_length"])
 
