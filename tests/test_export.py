@@ -46,7 +46,7 @@ def test_the_export_holds_every_shipped_puzzle_once_and_a_sample_is_proven():
         band = pool.lengths().get(BAND, [])
         earlier = sum(pool.puzzle(i).code() in banked | days for i in band)
         assert by_source.get(f"pool:{entry.id}", 0) == len(band) - earlier, entry.id
-    for r in random.Random(4).sample(rows, 12):  # re-import: the columns give the puzzle back, and it is proven
+    for r in random.Random(4).sample(rows, 4):  # re-import: the columns give the puzzle back, and it is proven
         robots = {c: tuple(map(int, xy.split(","))) for c, xy in (part.split(":") for part in r["robots"].split())}
         colour, _, symbol = r["target"].partition("-")
         target = {"symbol": "vortex"} if r["target"] == "vortex" else {"colour": colour, "symbol": symbol}
