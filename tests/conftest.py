@@ -25,6 +25,27 @@ settings.load_profile("suite")
 MIDNIGHT_MARGIN = 20 * 60  # seconds
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests (marked slow, or touring a page in Chromium) dealt out first to
+    each test process: pytest-xdist's worksteal hands process k the k-th of equal
+    contiguous parts of this order and the others steal from a part's end, so each part
+    starts with its share of the long ones (longest first, as a scheduler evens out a
+    makespan).  In file order a 2-minute test met late kept one process busy after the
+    others had ended."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    long = [item for item in items if item.get_closest_marker("slow") or "browser" in item.fixturenames]
+    short = [item for item in items if not (item.get_closest_marker("slow") or "browser" in item.fixturenames)]
+    order, left = [], len(items)
+    for k in range(workers):
+        size = left // (workers - k)  # as worksteal's first dealing sizes the k-th part
+        left -= size
+        mine = long[k::workers]
+        take = max(0, size - len(mine))
+        order += mine + short[:take]
+        short = short[take:]
+    items[:] = order + short
+
+
 def pytest_configure(config: pytest.Config) -> None:
     import datetime as dt
     import sys
