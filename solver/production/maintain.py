@@ -34,6 +34,7 @@ WALK_STEPS = 12  # steps from one bank puzzle before the walk starts from anothe
 
 PER_GOAL = 3  # below CLUSTER_FROM moves, at most this many entries share a board and a target
 CLUSTER_FROM = 19  # from this length on, long puzzles cluster: no cap per board and target
+Spot = tuple[str | None, Cell, int]  # a board's spec (None: a custom board), a target's cell, the robots
 
 
 class Variety:
@@ -48,20 +49,20 @@ class Variety:
 
     def __init__(self, existing: Iterable[dict[str, Any]] = (), spread: int | None = None) -> None:
         self.codes: set[str] = set()
-        self.per_goal: Counter[tuple[str, Cell, int]] = Counter()
-        self.any_length: Counter[tuple[str, Cell, int]] = Counter()
-        self.solutions: set[tuple[str, Cell, int, str]] = set()
+        self.per_goal: Counter[Spot] = Counter()
+        self.any_length: Counter[Spot] = Counter()
+        self.solutions: set[tuple[str | None, Cell, int, str]] = set()
         self.spread = spread
         for e in existing:
             self.add(Puzzle.from_code(e["code"]), e["length"], e["solution"])
 
     @staticmethod
-    def _goal(p: Puzzle) -> tuple[str, Cell, int]:
+    def _goal(p: Puzzle) -> Spot:
         return p.board.spec, p.goal.cell, len(p.robots)
 
     @classmethod
     def _keys(cls, p: Puzzle, solution: list[dict[str, str]]
-              ) -> tuple[tuple[str, Cell, int], tuple[str, Cell, int, str]]:
+              ) -> tuple[Spot, tuple[str | None, Cell, int, str]]:
         goal = cls._goal(p)
         return goal, (*goal, json.dumps(solution))
 
@@ -184,7 +185,7 @@ def _walks(min_length: int, robots: int, ricochet: Ricochet, edition: str, deadl
             # Solved anyway: a shorter position is banked too when long enough.
             if answer is not None and (entry := bankable(p, answer, min(min_length, WALK_KEEPS_FROM))):
                 yield entry
-                if answer.length >= min_length:
+                if answer.length is not None and answer.length >= min_length:  # banked: it has one
                     frontier.append((p, answer.length))
 
 
