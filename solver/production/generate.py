@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solver.errors import InvalidInput
-from solver.model.board import Board, BoardKind, random_board_spec, real_board
+from solver.model.board import Board, BoardKind, Cell, random_board_spec, real_board
 from solver.model.geometry import ROBOT_COLOURS
 from solver.model.moves import check, round_of
 from solver.model.puzzle import Goal, Move, Puzzle, Ricochet, Rules
@@ -85,7 +85,8 @@ def generate(
         return known
     deadline = time.monotonic() + time_budget if time_budget else math.inf
     evaluations = 0
-    if lo >= LONG and bank_seeds and BoardKind.of(board) is not None and target == "any" and held(rules):
+    if lo >= LONG and bank_seeds and isinstance(board, str) and BoardKind.of(board) is not None and target == "any" \
+            and held(rules):
         starts = _walk_starts(lo, hi, board, robots, rules, pools)
         found, evaluations = _walk_from(starts, lo, hi, rules, min_robots_moved, rng, max_evaluations, deadline,
                                         cancel, threads=FIVE_ROBOT_THREADS if robots == 5 else 1)
@@ -108,7 +109,7 @@ def _known(lo: int, hi: int, board: str | Board, robots: int, target: str, rules
     Raises NoPuzzleFound for lengths only pools and the bank hold, when they hold none."""
     # Pools hold lengths from MIN_LENGTH on: a range reaching below is searched, so
     # that its short lengths (and the grades they bring) stay as likely as before.
-    if pools is not None and robots == 4 and lo >= POOL_MIN_LENGTH:
+    if pools is not None and isinstance(board, str) and robots == 4 and lo >= POOL_MIN_LENGTH:  # pools: a spec's
         drawn = draw(pools, lo, hi, board=board, robots=robots, ricochet=rules.ricochet,
                      rng=random.Random(f"pool:{seed}:{lo}:{hi}:{board}:{rules.ricochet}"))
         if drawn is not None:
@@ -375,7 +376,7 @@ def _goals(board: Board, target: str, robots: int) -> list[Goal]:
     return [Goal(t.cell, t.colour) for t in picked]
 
 
-def _evaluate(board: Board, placement: dict, goals: list[Goal], rules: Rules, lo: int, hi: int,
+def _evaluate(board: Board, placement: dict[str, Cell], goals: list[Goal], rules: Rules, lo: int, hi: int,
               min_robots_moved: int, rng: random.Random, deadline: float = math.inf) -> tuple[Generated | None, int]:
     """Solve every goal for this placement; a fitting, fair one is returned.
     The score (longest optimum, capped at hi + 1) guides the climb."""
@@ -388,7 +389,7 @@ def _evaluate(board: Board, placement: dict, goals: list[Goal], rules: Rules, lo
         if answer.status == "depth_limit":
             score = max(score, hi + 1)
             continue
-        if answer.status != "optimal":
+        if answer.status != "optimal" or answer.length is None:  # an optimal answer has its length
             continue
         score = max(score, answer.length)
         found = _fits(p, answer, lo, hi, rules, min_robots_moved)
