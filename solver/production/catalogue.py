@@ -29,6 +29,7 @@ import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 from solver.errors import InvalidInput
 from solver.model.board import Board, all_boards, parse_spec, real_board
@@ -475,11 +476,11 @@ def thin(library: Library, enough: int = PER_SEED) -> list[list[Generated]]:
         if pool.built.get("source") != "catalogue":
             full.add(pair)
         else:
-            rows[pair] += [lambda pool=pool, i=i: pool.generated(i) for i in pool.lengths().get(SEED_FROM, [])]
+            rows[pair] += [partial(pool.generated, i) for i in pool.lengths().get(SEED_FROM, [])]
     for e in bank.entries():
         if e["length"] == SEED_FROM and e["robots"] == 4 and e["ricochet"] == Ricochet.TURN and e["edition"] == "2013":
             p = Puzzle.from_code(e["code"])
-            rows[p.board.spec or "", p.goal.cell].append(lambda e=e: bank.generated(e))
+            rows[p.board.spec or "", p.goal.cell].append(partial(bank.generated, e))
     by_pair = {pair: [make() for make in makers] for pair, makers in rows.items()
                if pair not in full and len(makers) < enough}
     return sorted((items for items in by_pair.values() if items),
@@ -499,7 +500,8 @@ def pools_of(found: Iterable[Generated], per_length: int = PER_LENGTH) -> list[P
     for items in grouped.values():
         first = items[0].puzzle
         colours = first.colours
-        rows, per = [], defaultdict(int)
+        rows = []
+        per: defaultdict[int, int] = defaultdict(int)
         seen = set()
         for g in sorted(items, key=lambda g: (len(g.solution.moves), g.puzzle.code())):
             n = len(g.solution.moves)
@@ -562,7 +564,9 @@ def from_json(code: str, found: dict[str, object]) -> Generated:
     from solver.search.solution import Solution
 
     p = Puzzle.from_code(code)
-    moves = [Move.from_json(m) for m in found["moves"]]  # type: ignore[union-attr]
+    kept = found["moves"]
+    assert isinstance(kept, list)  # found_json's list of moves
+    moves = [Move.from_json(m) for m in kept]
     return Generated(p, Solution("optimal", moves, len(moves), round_of(p), {"lone_bound": found["lone"]}), {})
 
 
@@ -579,7 +583,7 @@ DEEP_PER_LENGTH = 3000  # positions an analysis draws per length, from MIN_LENGT
 DEEP_KEEP = {Ricochet.TURN: (3000, 400), Ricochet.NONE: (150, 150)}
 
 
-def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple[str, str, int]]:
+def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple[str, str | None, int]]:
     """(board, chip name, longest) of each pair the catalogue holds a puzzle of
     `min_length` moves or more on (4 robots, ricochet rule), longest first,
     then by board: the pairs worth analysing whole."""
@@ -592,7 +596,7 @@ def long_pairs(pools: Iterable[Pool], min_length: int = SEED_FROM) -> list[tuple
     return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
 
 
-def candidates(pools: Iterable[Pool]) -> list[tuple[str, str, int]]:
+def candidates(pools: Iterable[Pool]) -> list[tuple[str, str | None, int]]:
     """(board, chip name, longest known or 0) of the pairs likeliest to hold a
     SEED_FROM-move puzzle the sweeps missed, for a whole analysis: every board
     of each family that holds one on some board, where none is known yet and
