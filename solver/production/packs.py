@@ -186,6 +186,7 @@ def _drawn(pick: Pick) -> tuple[Puzzle, tuple[Move, ...]]:
     pool, row, entry = pick
     if pool is not None:
         return pool.puzzle(row), tuple(pool.moves(row))
+    assert entry is not None  # a pick without a pool is the bank's entry
     return Puzzle.from_code(entry["code"]), tuple(bank.solution_of(entry))
 
 
@@ -295,9 +296,10 @@ def make(request: dict[str, Any], *, processes: int = 1,
     settled in index order, as `settle` does for the API's workers."""
     library = Library(shipped())
     planned = plan_for(request, library)
-    items: dict[int, dict[str, Any] | str] = {p.index: p.generated().to_json() for p in planned if p.drawn}
+    drawn = {p.index: p.generated().to_json() for p in planned if p.drawn}
+    items: dict[int, dict[str, Any] | str] = dict(drawn)
     # As in the API: drawn items claim their keys first, searched ones in index order.
-    claimed = {variety_key(item): index for index, item in items.items()}
+    claimed = {variety_key(item): index for index, item in drawn.items()}
     if progress:
         progress(len(items))
     todo = [(request, p.index, p.length) for p in planned if not p.drawn]
