@@ -138,13 +138,13 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> RandomPuzzle:
         raise Problem("out-of-range", f"no fair puzzle has {length} moves: ask for a length from 2 to "
                       f"{MAX_LENGTH} (a round solved in one move is void)", field="length")
     if theme is not None:
-        g = _of_theme(theme, length, query, seed)
+        g = _of_theme(theme, length, query["board"], query["robots"], seed)
     elif length is not None:
         g = generate(length, board=query["board"], robots=query["robots"], seed=seed,
                      time_budget=RANDOM_SEARCH_BUDGET, pools=ctx.pools)
     else:
         assert grade is not None  # exactly one of length and grade was given (checked above)
-        g = _of_grade(ctx, grade, query, seed)
+        g = _of_grade(ctx, grade, query["board"], query["robots"], seed)
     served = ctx.answers.adopt(g.puzzle, g.solution)  # one solution per puzzle: the hints' and a solve's too
     if served.moves != g.solution.moves:
         g = replace(g, solution=served, difficulty=difficulty(g.puzzle, served, time_budget=ctx.answers.budget))
@@ -158,13 +158,12 @@ def random_puzzle(ctx: Context, query: dict[str, Any]) -> RandomPuzzle:
     return out
 
 
-def _of_theme(theme: str, length: int | None, query: dict[str, Any], seed: str) -> Generated:
+def _of_theme(theme: str, length: int | None, wanted: str, robots: int, seed: str) -> Generated:
     """A puzzle of the library with the theme (solver/production/library.py),
-    drawn by the seed, on a board the query's `board` admits."""
-    if query["robots"] != 4:
+    drawn by the seed, on a board the query's `board` (`wanted`) admits."""
+    if robots != 4:
         raise Problem("invalid-input", "the library's themed puzzles have 4 robots: leave robots out or give 4",
                       field="robots")
-    wanted = query["board"]
     if BoardKind.of(wanted) is None:
         real_board(wanted)  # a spec that names no board is the client's to fix (400), not a theme's absence
     g = library.shared().draw(theme, Ricochet.TURN, random.Random(f"random-theme:{seed}:{theme}:{length}"),
@@ -176,14 +175,14 @@ def _of_theme(theme: str, length: int | None, query: dict[str, Any], seed: str) 
     return g
 
 
-def _of_grade(ctx: Context, grade: str, query: dict[str, Any], seed: str) -> Generated:
+def _of_grade(ctx: Context, grade: str, board: str, robots: int, seed: str) -> Generated:
     lo, hi = lengths_of(grade)  # the lengths the grade's puzzles can have; each find's grade is checked
     deadline = time.monotonic() + RANDOM_SEARCH_BUDGET
     for attempt in range(40):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise Problem("no-puzzle-found", f"no {grade} puzzle found in time for this seed; try another seed")
-        g = generate(min_length=lo, max_length=hi, board=query["board"], robots=query["robots"],
+        g = generate(min_length=lo, max_length=hi, board=board, robots=robots,
                      seed=f"{seed}:{attempt}", time_budget=remaining, pools=ctx.pools)
         if g.difficulty["grade"] == grade:
             return g
