@@ -17,11 +17,11 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from solver.formats.pdf import GRIDS, PAPERS, BookItem, book_pdf
 from solver.model.puzzle import Puzzle, moves_from_json
 from workers.messages import BOOK
+from workers.stores.packs import MadeItem
 
 from . import Context, jobs
 from .packs import read_job, title
@@ -36,7 +36,7 @@ MAKING_SECONDS = 120.0  # a claim to make a book lapses after this (its worker d
 POLL_SECONDS = 0.1
 
 
-def book(items: Sequence[dict[str, Any]], title: str, paper: str = "a4", per_page: int = 4,
+def book(items: Sequence[MadeItem], title: str, paper: str = "a4", per_page: int = 4,
          solutions: bool = True) -> bytes:
     """A pack's items (as GET /v1/packs/{id} shows them, in order) as a book: numbered
     from 1, each with its optimal length, grade, robot and target, the solutions at the back."""

@@ -7,7 +7,7 @@ import hashlib
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
@@ -20,10 +20,12 @@ from solver.search.solve import Cancel
 from workers.messages import CHUNK_SILENCE, PACK, PACK_CHUNK, PACK_QUEUE, PENDING_SILENCE
 from workers.stores import Stores
 from workers.stores.jobs import OPEN, Job, JobState
+from workers.stores.packs import MadeItem
 
 from . import Context, jobs, ratings
 from .problems import Problem, echo
 from .ratings.rounds import packed
+from .ratings.themes import PuzzleRating
 from .running import watching
 from .solving import Queued
 
@@ -36,6 +38,14 @@ QUEUED_CHUNKS = 2
 SERVICE = "service"  # whose chunks a pack's are when no client asked for it (the service's own work)
 SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools and the bank decide
 MAX_IDEMPOTENCY_KEY = 200
+
+
+class PackItem(MadeItem):
+    """A pack's item as clients see it (service/shapes.py's PackItem, GET /v1/packs/{id} and
+    `ricochet pack`): the item as made and what play made of it."""
+    rating: PuzzleRating
+    popularity: int
+    themes: list[str]
 
 
 def longest_held(library: Library, board: str, robots: int, rule: str) -> int:
@@ -107,13 +117,13 @@ def title(request: dict[str, Any]) -> str:
     return f"Ricochet Robots — {count} puzzle{'s' if count != 1 else ''}, {lengths}"
 
 
-def pairs(items: list[dict[str, Any]]) -> int:
+def pairs(items: list[PackItem]) -> int:
     """How many (board, target) pairs a pack's puzzles are spread over."""
     return len({(i["board"] if isinstance(i["board"], str) else json.dumps(i["board"], sort_keys=True),
                  Puzzle.from_code(i["code"]).goal.cell) for i in items})
 
 
-def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[Job, list[dict[str, Any]]]:
+def read(ctx: Context, pack_id: str, finished: bool = True) -> tuple[Job, list[PackItem]]:
     """The pack's job and its puzzles in order (those made so far unless
     `finished`); not found, not ready (still running, failed, cancelled) or gone."""
     job = read_job(ctx, pack_id, finished)
@@ -134,7 +144,7 @@ def read_job(ctx: Context, pack_id: str, finished: bool = True) -> Job:
     return job
 
 
-def described(ctx: Context, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def described(ctx: Context, items: list[MadeItem]) -> list[PackItem]:
     """A pack's items as clients see them, GET /v1/packs/{id} and `ricochet pack`
     alike: each with its DriftingDroids game ID, and the rating, popularity and
     themes play has made of it (without stores: the prior, 0 and its own)."""
@@ -142,7 +152,8 @@ def described(ctx: Context, items: list[dict[str, Any]]) -> list[dict[str, Any]]
         if "driftingdroids_id" not in item:
             item["driftingdroids_id"] = driftingdroids_id(Puzzle.from_code(item["code"]))
     more = ratings.describe_many(ctx, [(Puzzle.from_code(i["code"]), moves_from_json(i["solution"])) for i in items])
-    return [{**item, **extra} for item, extra in zip(items, more, strict=True)]
+    # each stored item (Generated.to_json with its index) and what play made of it: a PackItem's keys
+    return [cast(PackItem, {**item, **extra}) for item, extra in zip(items, more, strict=True)]
 
 
 # -- making a pack, as the workers do ---------------------------------------------------

@@ -12,11 +12,10 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from workers.messages import WEBHOOK_DELIVER
-from workers.stores.jobs import JobState
+from workers.stores.jobs import Job, JobState
 from workers.stores.webhooks import PENDING, Attempt, Delivery, Disabled, Hook, HookChanges
 from workers.webhooks import (
     DAY_EVENTS,
@@ -248,7 +247,7 @@ def shown(delivery: Delivery) -> DeliveryView:
             "event": json.loads(delivery.get("body") or "{}")}
 
 
-def follow(ctx: Context, job: Mapping[str, Any]) -> None:
+def follow(ctx: Context, job: Job) -> None:
     """A job queued for a key with webhooks is followed: its end is announced to
     them, by the worker that settles it, or here when it settled already (a pack
     the pools held whole can end before its 202 is sent)."""

@@ -34,13 +34,13 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from solver.play.daily import NotInCalendar, daily_json, number
 
 from .stores import Stores
-from .stores.jobs import JobState
+from .stores.jobs import Job, JobState
 from .stores.webhooks import FAILED, PENDING, SUCCEEDED, Attempt, Delivery, Hook, WebhookStore
 
 JOB_EVENTS = ("job.succeeded", "job.failed")
@@ -429,7 +429,7 @@ def _send(hook: Hook, delivery: Delivery, policy: Policy, clock: Callable[[], fl
 # -- events --------------------------------------------------------------------------------
 
 
-def event_body(event: str, data: dict[str, Any], when: float | None = None) -> str:
+def event_body(event: str, data: Mapping[str, object], when: float | None = None) -> str:
     stamp = dt.datetime.fromtimestamp(when if when is not None else time.time(), dt.UTC)
     return json.dumps({"type": event, "timestamp": stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                        "data": data}, separators=(",", ":"))
@@ -440,19 +440,37 @@ def message_id(event_key: str) -> str:
     return "msg_" + uuid.uuid5(uuid.NAMESPACE_URL, f"ricochet:{event_key}").hex
 
 
-def job_data(job: Mapping[str, Any]) -> dict[str, Any]:
-    data = {"id": job["id"], "kind": job["kind"], "state": job["state"], "created": job["created"],
+class JobEventData(TypedDict):
+    """A job event's data (service/shapes.py's JobEventData): a pack's or a solve's fields beside the job's."""
+    id: str
+    kind: str
+    state: str
+    created: float
+    finished: float | None
+    error: str | None
+    job_url: str
+    pack_url: NotRequired[str]
+    made: NotRequired[int]
+    failed: NotRequired[int]
+    status: NotRequired[str | None]
+    optimal_length: NotRequired[int | None]
+    code: NotRequired[str | None]
+
+
+def job_data(job: Job) -> JobEventData:
+    data: JobEventData = {"id": job["id"], "kind": job["kind"], "state": job["state"], "created": job["created"],
             "finished": job.get("finished"), "error": job.get("error"), "job_url": f"/v1/jobs/{job['id']}"}
     result = job.get("result") or {}
     if job["kind"] == "pack":
-        data.update(pack_url=f"/v1/packs/{job['id']}", made=result.get("made", 0),
-                    failed=len(result.get("failed", [])))
+        data["pack_url"], data["made"] = f"/v1/packs/{job['id']}", result.get("made", 0)
+        data["failed"] = len(result.get("failed", []))
     elif job["kind"] == "solve":
-        data.update(status=result.get("status"), optimal_length=result.get("length"), code=result.get("code"))
+        data["status"], data["optimal_length"], data["code"] = (result.get("status"), result.get("length"),
+                                                                 result.get("code"))
     return data
 
 
-def announce_job(stores: Stores, job: Mapping[str, Any]) -> list[tuple[str, str]]:
+def announce_job(stores: Stores, job: Job) -> list[tuple[str, str]]:
     """A settled job's event queued for every webhook of the keys that follow it
     (each once, however often this is called): the deliveries (endpoint, message)."""
     store = stores.webhooks

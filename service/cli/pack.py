@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from solver.errors import InvalidInput
 from solver.formats.lines import ndjson_line
@@ -13,6 +13,9 @@ from solver.model.board import BoardKind
 from solver.model.puzzle import Ricochet
 
 from .common import EXIT_FAILED, EXIT_OK, InputError, context, progress_bar
+
+if TYPE_CHECKING:
+    from application.packs import MadeItem, PackItem
 
 
 def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 failed += 1
                 bar.write(f"ricochet: item {index}: {item}", file=sys.stderr)
                 continue
-            made.append(described(ctx, [{**item, "index": index}])[0])
+            made.append(described(ctx, [cast("MadeItem", {**item, "index": index})])[0])  # as a pack stores it
             if args.pdf != "-":
                 print(ndjson_line(made[-1]), end="", flush=True)  # the export's NDJSON writer
     if args.pdf is not None:
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _write_book(args: argparse.Namespace, request: dict[str, Any], items: list[dict[str, Any]]) -> None:
+def _write_book(args: argparse.Namespace, request: dict[str, Any], items: list[PackItem]) -> None:
     from application.books import book
     from application.packs import title
 

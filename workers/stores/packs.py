@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from .answers import AnswerStore
 from .base import Client, fields, number, real, text, text_map, texts
@@ -23,6 +23,22 @@ from .base import Client, fields, number, real, text, text_map, texts
 PACK_TTL = 7 * 24 * 3600     # generated packs: a week
 CLIENTS = "packs:clients"
 Chunk = list[list[int]]  # a chunk's items: [index, length] each
+
+
+class MadeItem(TypedDict):
+    """A pack's item as made and stored (solver/production/generated.py's Generated.to_json:
+    the docs/formats.md puzzle, its code and DriftingDroids id, its optimal length, solution
+    and difficulty report), with its place in the pack."""
+    board: object  # a board spec, or a board object (docs/formats.md)
+    robots: object
+    target: object
+    rules: NotRequired[object]
+    code: str
+    driftingdroids_id: NotRequired[str | None]  # packs made before the field existed go without
+    optimal_length: int
+    solution: list[dict[str, str]]
+    difficulty: dict[str, Any]  # solver/production/difficulty.py's report
+    index: int
 
 
 class FailedItem(TypedDict):
@@ -214,10 +230,10 @@ class PackStore:
         raw = text_map(self.redis.hgetall(f"pack:{pack_id}:failed"))
         return sorted((FailedItem(index=int(k), error=v) for k, v in raw.items()), key=lambda f: f["index"])
 
-    def items(self, pack_id: str, count: int) -> list[dict[str, Any]]:
+    def items(self, pack_id: str, count: int) -> list[MadeItem]:
         """The puzzles a pack holds so far, in order, each with its `index`."""
         raw = self.redis.hmget(f"pack:{pack_id}:items", [str(i) for i in range(count)])
-        return [{**json.loads(r), "index": i} for i, r in enumerate(raw) if r is not None]
+        return [cast(MadeItem, {**json.loads(r), "index": i}) for i, r in enumerate(raw) if r is not None]
 
     def exists(self, pack_id: str) -> bool:
         return bool(self.redis.exists(f"pack:{pack_id}:items", f"pack:{pack_id}:failed"))
