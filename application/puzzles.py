@@ -22,7 +22,7 @@ from solver.search.solution import Solution, hint
 
 from . import Context, ratings
 from .problems import Problem
-from .ratings.themes import PuzzleRating, RandomPuzzle
+from .ratings.themes import DifficultyReport, PuzzleRating, RandomPuzzle
 
 RANDOM_TIME_BUDGET = 10.0  # seconds a random-puzzle request may take, answer included
 RANDOM_SEARCH_BUDGET = RANDOM_TIME_BUDGET - 1.0  # the search stops early enough to answer within it
@@ -47,25 +47,6 @@ class About(TypedDict, total=False):
     rating: PuzzleRating
     popularity: int
     themes: list[str]
-
-
-class DifficultyReport(TypedDict):
-    """service/shapes.py's Difficulty: solver/production/difficulty.py's report, with the puzzle's code."""
-
-    optimal_length: int
-    fewest_robots_moved: int
-    helper_moves: int
-    robot_switches: NotRequired[int | None]
-    optimal_solutions: NotRequired[int | None]
-    optimal_solutions_capped: NotRequired[bool | None]
-    lone_robot_bound: NotRequired[int | None]
-    bound_gap: NotRequired[int | None]
-    straight_route: NotRequired[bool]
-    score: float
-    grade: str
-    graded_by: NotRequired[str]
-    percentile: NotRequired[float | None]
-    code: NotRequired[str]
 
 
 class SolutionsView(TypedDict):

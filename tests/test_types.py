@@ -46,10 +46,8 @@ def test_a_planted_wrong_key_fails_the_type_check(tmp_path: Path) -> None:
 def _t2_pairs() -> list[tuple[type, type]]:
     """(TypedDict, the marshmallow schema it is sent or loaded through): the same keys, required alike."""
     from application import jobs, webhooks
-    from application import packs as made
     from service import shapes
     from service.requests import webhooks as asked
-    from workers import webhooks as events
     from workers.stores import packs
     from workers.stores import webhooks as hooks
 
@@ -57,8 +55,7 @@ def _t2_pairs() -> list[tuple[type, type]]:
             (webhooks.WebhookView, shapes.Webhook), (webhooks.NewWebhookView, shapes.NewWebhook),
             (webhooks.RotatedSecret, shapes.RotatedSecret), (webhooks.DeliveryView, shapes.Delivery),
             (hooks.Attempt, shapes.DeliveryAttempt), (hooks.Disabled, shapes.WebhookDisabled),
-            (webhooks.WebhookChange, asked.WebhookChange), (events.JobEventData, shapes.JobEventData),
-            (made.PackItem, shapes.PackItem)]
+            (webhooks.WebhookChange, asked.WebhookChange)]
 
 
 def _field_names(schema: type, required: bool = False) -> set[str]:
@@ -104,11 +101,12 @@ def test_a_drifted_webhook_key_is_found() -> None:
 
 def _typed_pairs() -> list[tuple[type, type, set[str]]]:
     """(TypedDict, the service/shapes.py schema of the same shape, keys the TypedDict carries beyond it)."""
-    from application.puzzles import CodedHint, DifficultyReport, SolutionsView
+    from application.puzzles import CodedHint, SolutionsView
     from application.ratings.finisher import AttemptResult, RatingChange, Verdict
     from application.ratings.players import DailyStreak, PlayerHistory, PlayerRating, PlayerView
     from application.ratings.themes import (
         Described,
+        DifficultyReport,
         NextPuzzle,
         PuzzleRating,
         RandomPuzzle,
@@ -137,6 +135,17 @@ def _keys(typed: type) -> set[str]:
     return set(typed.__required_keys__) | set(typed.__optional_keys__)
 
 
+def _required(typed: type) -> set[str]:
+    """The keys a TypedDict requires.  Read from its annotations: under `from __future__
+    import annotations` they are strings, and Python 3.11's __required_keys__ then holds
+    every key, NotRequired ones too."""
+    def optional(annotation: object) -> bool:
+        text = getattr(annotation, "__forward_arg__", annotation)
+        return isinstance(text, str) and text.startswith("NotRequired[")
+
+    return {k for k, a in typed.__annotations__.items() if not optional(a)} if typed.__total__ else set()
+
+
 def test_each_typed_reply_names_its_schemas_fields() -> None:
     """A TypedDict and the marshmallow schema of the same shape name the same keys: a key
     renamed, added or dropped in one and not the other fails here (the API's shapes are
@@ -145,7 +154,7 @@ def test_each_typed_reply_names_its_schemas_fields() -> None:
         fields = {f.data_key or name for name, f in schema._declared_fields.items()}
         assert _keys(typed) == fields | beyond, (typed.__name__, schema.__name__)
         required = {f.data_key or name for name, f in schema._declared_fields.items() if f.required}
-        assert required <= set(typed.__required_keys__), (typed.__name__, "required in the schema, optional here")
+        assert required <= _required(typed), (typed.__name__, "required in the schema, optional here")
 
 
 def test_a_drifted_key_fails_the_comparison() -> None:
@@ -162,6 +171,22 @@ def test_a_drifted_key_fails_the_comparison() -> None:
 
     fields = set(shapes.Vote._declared_fields)
     assert _keys(Drifted) != fields and _keys(Drifted) ^ fields == {"up", "ups"}
+
+
+def test_a_key_the_schema_requires_left_optional_is_found() -> None:
+    """The required half catches a drift too: Vote's keys, with `down` NotRequired."""
+    from typing import NotRequired, TypedDict
+
+    from service import shapes
+
+    class Loose(TypedDict):
+        code: str
+        popularity: int
+        up: int
+        down: NotRequired[int]
+
+    required = {name for name, f in shapes.Vote._declared_fields.items() if f.required}
+    assert _keys(Loose) == set(shapes.Vote._declared_fields) and required - _required(Loose) == {"down"}
 
 
 # -- games, rooms, races and storms: each typed value against the schema of its shape (the same check) ----------

@@ -4,7 +4,7 @@ enough players tried it."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
@@ -37,15 +37,35 @@ class Shown(TypedDict):
     popularity: int
 
 
+class DifficultyReport(TypedDict):
+    """service/shapes.py's Difficulty: solver/production/difficulty.py's report (with the
+    puzzle's code in POST /v1/difficulty's reply; graded by its rating once played enough)."""
+
+    optimal_length: int
+    fewest_robots_moved: int
+    helper_moves: int
+    robot_switches: NotRequired[int | None]
+    optimal_solutions: NotRequired[int | None]
+    optimal_solutions_capped: NotRequired[bool | None]
+    lone_robot_bound: NotRequired[int | None]
+    bound_gap: NotRequired[int | None]
+    straight_route: NotRequired[bool]
+    score: float
+    grade: str
+    graded_by: NotRequired[str]
+    percentile: NotRequired[float | None]
+    code: NotRequired[str]
+
+
 class Described(Shown):
     """service/shapes.py's Rated: what play and the solver make of a served puzzle
     (with its difficulty report graded by its rating, once played enough)."""
 
     themes: list[str]
-    difficulty: NotRequired[dict[str, Any]]  # solver/production/difficulty.py's report
+    difficulty: NotRequired[DifficultyReport]
 
 
-class RandomPuzzle(Described):
+class RandomPuzzle(Shown):
     """service/shapes.py's RandomPuzzle, GET /v1/puzzles/random: a generated puzzle
     (solver/production/generated.py's Generated.to_json: the docs/formats.md puzzle,
     its code and DriftingDroids id, its optimal length, solution and difficulty
@@ -59,6 +79,8 @@ class RandomPuzzle(Described):
     driftingdroids_id: str | None
     optimal_length: int
     solution: NotRequired[list[dict[str, str]]]  # a round's (solution=false) goes without it
+    difficulty: DifficultyReport
+    themes: list[str]
     seed: str
 
 
@@ -140,7 +162,9 @@ def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] 
     known = of_puzzle(ctx, p, len(moves), len({m.robot for m in moves}))
     out = Described(rating=known["rating"], popularity=known["popularity"], themes=themes_of(ctx, p, moves, report))
     if report is not None and out["rating"]["plays"] >= GRADED_AFTER:
-        out["difficulty"] = {**report, "grade": grade_of_rating(out["rating"]["value"]), "graded_by": "rating"}
+        # the report's keys (DifficultyReport's), its grade from the rating
+        out["difficulty"] = cast(DifficultyReport, {**report, "grade": grade_of_rating(out["rating"]["value"]),
+                                                    "graded_by": "rating"})
     return out
 
 
