@@ -46,8 +46,10 @@ def test_a_planted_wrong_key_fails_the_type_check(tmp_path: Path) -> None:
 def _t2_pairs() -> list[tuple[type, type]]:
     """(TypedDict, the marshmallow schema it is sent or loaded through): the same keys, required alike."""
     from application import jobs, webhooks
+    from application import packs as made
     from service import shapes
     from service.requests import webhooks as asked
+    from workers import webhooks as events
     from workers.stores import packs
     from workers.stores import webhooks as hooks
 
@@ -55,7 +57,8 @@ def _t2_pairs() -> list[tuple[type, type]]:
             (webhooks.WebhookView, shapes.Webhook), (webhooks.NewWebhookView, shapes.NewWebhook),
             (webhooks.RotatedSecret, shapes.RotatedSecret), (webhooks.DeliveryView, shapes.Delivery),
             (hooks.Attempt, shapes.DeliveryAttempt), (hooks.Disabled, shapes.WebhookDisabled),
-            (webhooks.WebhookChange, asked.WebhookChange)]
+            (webhooks.WebhookChange, asked.WebhookChange), (events.JobEventData, shapes.JobEventData),
+            (made.PackItem, shapes.PackItem)]
 
 
 def _field_names(schema: type, required: bool = False) -> set[str]:
