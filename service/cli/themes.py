@@ -38,6 +38,8 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "only the rows that may show this theme")
     p.add_argument("--ricochet", choices=[r.value for r in Ricochet],
                    help="with --pass rare: only the pools of this ricochet option (two runs, one each, share no table)")
+    p.add_argument("--shard", default="0/1", help="with --pass rare: K/N, the K-th of every N pools (0/2 and 1/2 in "
+                                                   "two processes share the work and no table; default 0/1)")
     p.add_argument("--seconds", type=float, default=None, help="stop after this long (the work done is kept)")
     p.add_argument("--seed", default="shelf", help="where the shelf's search starts (a new seed for each run that "
                                                    "adds to it; default shelf)")
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     tables = lib.TableDirectory(Path(args.tables) if args.tables else lib.TABLES)
     if args.run_pass == "rare":
         _rare(lib, Library(shipped()), tables, deadline, (args.only,) if args.only else tuple(lib.SOUGHT),
-              (Ricochet(args.ricochet),) if args.ricochet else tuple(Ricochet))
+              (Ricochet(args.ricochet),) if args.ricochet else tuple(Ricochet), _shard(args.shard))
     elif args.run_pass:
         pools = Library(shipped())
         bar = progress_bar(len(pools.entries()), f"themes ({args.run_pass})", " pools")
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | None, sought: tuple[str, ...],
-          options: tuple[Ricochet, ...]) -> None:
+          options: tuple[Ricochet, ...], shard: tuple[int, int]) -> None:
     """The rare themes' pass (library.rare_pass), a line of progress per length."""
 
     def progress(moved: int, length: int, read: int, found: dict[str, int]) -> None:
@@ -96,11 +98,18 @@ def _rare(lib: ModuleType, pools: Library, tables: Tables, deadline: float | Non
 
     if any(t not in lib.SOUGHT for t in sought):
         raise InputError(f"--pass rare reads rows for {', '.join(lib.SOUGHT)}; the shelf's search finds the others")
-    counts = lib.rare_pass(pools, tables, sought, options=options, progress=progress,
+    counts = lib.rare_pass(pools, tables, sought, options=options, shard=shard, progress=progress,
                            stop=(lambda: time.monotonic() > deadline) if deadline else None)
     print(f"ricochet: rare pass: {counts['rows_read']} rows read this run, given "
           + ", ".join(f"{t} {counts[t]}" for t in sought)
           + (" (stopped: run it again to go on)" if counts["stopped"] else ""), file=sys.stderr)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+        raise InputError(f"--shard wants K/N with K < N (0/2, 1/2), not {text!r}")
+    return int(k), int(n)
 
 
 def _queue(args: argparse.Namespace) -> int:

@@ -259,7 +259,7 @@ MOVED_ROUNDS = ((1, 2), (3, 3), (4, 6))  # robots moved: the rounds of the rare 
 
 
 def rare_pass(library: Library, tables: Tables, sought: tuple[str, ...] = tuple(SOUGHT), *,
-              options: tuple[Ricochet, ...] = tuple(Ricochet),
+              options: tuple[Ricochet, ...] = tuple(Ricochet), shard: tuple[int, int] = (0, 1),
               progress: Callable[[int, int, int, dict[str, int]], None] | None = None,
               stop: Callable[[], bool] | None = None, save_every: float = 30.0) -> dict[str, int]:
     """Read thoroughly, into state PROVEN, the rows of the pools of `options`
@@ -272,10 +272,11 @@ def rare_pass(library: Library, tables: Tables, sought: tuple[str, ...] = tuple(
     many-ways came to about 58% of the rows moving two, 24% of three, none of
     four), each the shortest first (their listings are the quickest).
     Resumable as `theme_pass` is (a PROVEN row is not read again; PENDING
-    rows are left to it).  `progress(fewest_moved, length, rows_read, found)`
+    rows are left to it).  `shard` (k, n): the k-th of every n pools, so that
+    n processes share the work and no table.  `progress(fewest_moved, length, rows_read, found)`
     after each length, `found` the rows given each sought theme; `stop()`
     asked between rows.  Returns the counts."""
-    entries = [e for e in library.entries() if e.ricochet in options]
+    entries = [e for e in library.entries() if e.ricochet in options][shard[0]::shard[1]]
     held: dict[str, ThemeTable] = {}
     read, found = 0, dict.fromkeys(sought, 0)
     for least, most in MOVED_ROUNDS:
