@@ -6,18 +6,17 @@ edge (service/limits.py) asks here, never a store."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 from workers.stores import UNREACHABLE, Stores
-from workers.stores.keys import digest
+from workers.stores.keys import KeyRecord, digest
 from workers.stores.quotas import RATE_LIMIT_PREFIX
 
-__all__ = ["RATE_LIMIT_PREFIX", "digest", "give_back", "issued", "take_place"]
+__all__ = ["RATE_LIMIT_PREFIX", "KeyRecord", "digest", "give_back", "issued", "take_place"]
 
 MAX_KEY = 200  # characters: a longer X-API-Key is no key of ours, not worth a lookup
 
 
-def issued(stores: Stores | None, key: str) -> dict[str, Any] | None:
+def issued(stores: Stores | None, key: str) -> KeyRecord | None:
     """The record of the key issued as `key` (its name, quotas), or None when it
     was not issued here, was revoked, or there are no stores."""
     if stores is None or not 0 < len(key) <= MAX_KEY:

@@ -43,7 +43,7 @@ from limits.storage import RedisStorage
 from limits.strategies import STRATEGIES, FixedWindowRateLimiter
 from limits.util import WindowStats
 
-from application.clients import RATE_LIMIT_PREFIX, digest, give_back, issued, take_place
+from application.clients import RATE_LIMIT_PREFIX, KeyRecord, digest, give_back, issued, take_place
 from application.jobs import QUOTA_WINDOW, UNITS
 
 from .declare import Operation, operations_of
@@ -217,7 +217,7 @@ def client_quotas() -> dict[str, int]:
     return {**config["QUOTAS"], **key_quotas()} if config["RATE_LIMITS_ENABLED"] else {}
 
 
-_known: dict[str, tuple[float, dict[str, Any]]] = {}
+_known: dict[str, tuple[float, KeyRecord]] = {}
 
 
 def _identify() -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from .base import Client, dump, load, record, text
+from .base import Client, dump, record, text
 
 
 class KeyRecord(TypedDict):
@@ -43,11 +43,9 @@ class KeyStore:
         self.redis.set(f"apikey:{hashed}", dump("key", made))
         return key, made
 
-    def find(self, key: str) -> dict[str, Any] | None:
-        """The record of an issued, unrevoked key (a KeyRecord: application/clients.py's
-        `issued` passes it on as a dict, to be typed there)."""
-        found: dict[str, Any] | None = load(self.redis.get(f"apikey:{digest(key)}"), "key")
-        return found
+    def find(self, key: str) -> KeyRecord | None:
+        """The record of an issued, unrevoked key."""
+        return record(self.redis.get(f"apikey:{digest(key)}"), "key", KeyRecord)
 
     def all(self) -> list[KeyRecord]:
         hashes = self.redis.hgetall("apikeys")
