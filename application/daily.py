@@ -6,17 +6,89 @@ from __future__ import annotations
 
 import datetime as dt
 from contextlib import suppress
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
-from solver.play.grades import relabelled
+from solver.play.daily import DayRecord
+from solver.play.grades import DifficultyReport, relabelled
 from solver.search.solution import hint
 from workers.stores import Unavailable
 
 from . import Context, ratings
 from .problems import Problem
+from .ratings.themes import PuzzleRating
+
+
+class DayShown(TypedDict):
+    """A day as `ricochet daily` shows it: its record (the solution only when asked),
+    its number, DriftingDroids id and the addresses of its solution, hint and picture."""
+
+    date: str
+    schedule_version: int
+    puzzle: dict[str, Any]
+    code: str
+    optimal_length: int
+    difficulty: DifficultyReport
+    number: int
+    driftingdroids_id: str | None
+    solution_url: str
+    hint_url: str
+    image_url: str
+    solution: NotRequired[list[dict[str, str]]]
+
+
+class DailyView(TypedDict):
+    """service/shapes.py's Daily: GET /v1/daily and /v1/daily/{date}."""
+
+    date: str
+    schedule_version: int
+    puzzle: dict[str, Any]
+    code: str
+    optimal_length: int
+    difficulty: DifficultyReport
+    number: int
+    driftingdroids_id: str | None
+    solution_url: str
+    hint_url: str
+    image_url: str
+    rating: PuzzleRating
+    popularity: int
+    themes: list[str]
+
+
+class DailySolution(TypedDict):
+    """service/shapes.py's DailySolution."""
+
+    date: str
+    code: str
+    length: int
+    moves: list[dict[str, str]]
+    status: str
+
+
+class DailyHint(TypedDict):
+    """service/shapes.py's DailyHint: solver/search/solution.py's hint, with the day and its code."""
+
+    date: str
+    code: str
+    level: int
+    optimal_length: int
+    robots_moved: NotRequired[int]
+    robots: NotRequired[list[str]]
+    first_move: NotRequired[dict[str, str] | None]
+
+
+class ArchiveDay(TypedDict):
+    """service/shapes.py's ArchiveDay: a published day in the archive."""
+
+    number: int
+    date: str
+    code: str
+    optimal_length: int
+    grade: str
+    url: str
 
 
 def published(day: dt.date) -> dt.date:
@@ -33,7 +105,7 @@ def published(day: dt.date) -> dt.date:
     return day
 
 
-def record(ctx: Context, day: dt.date) -> dict[str, Any]:
+def record(ctx: Context, day: dt.date) -> DayRecord:
     """The day's record: the one this deployment first served, else the calendar's
     (stored now, so that it stands), its grade word on today's scale."""
     if ctx.stores is None:
@@ -42,7 +114,7 @@ def record(ctx: Context, day: dt.date) -> dict[str, Any]:
     return regraded(found)
 
 
-def regraded(found: dict[str, Any]) -> dict[str, Any]:
+def regraded(found: DayRecord) -> DayRecord:
     """A day as shown: its puzzle and figures as published, its grade word the one
     players read today (a day published under the old scale read "extreme" for
     most of November's 17-move and shorter puzzles)."""
@@ -50,31 +122,34 @@ def regraded(found: dict[str, Any]) -> dict[str, Any]:
     return found if report is found["difficulty"] else {**found, "difficulty": report}
 
 
-def shown(found: dict[str, Any], *, solutions: bool = False) -> dict[str, Any]:
+def shown(found: DayRecord, *, solutions: bool = False) -> DayShown:
     """A day as GET /v1/daily/{date} and `ricochet daily` show it (the solution
     only when asked), from its record, with the addresses of its solution, hint
     and picture; its grade word today's."""
     day = dt.date.fromisoformat(found["date"])
     p = Puzzle.from_code(found["code"])
-    out = {k: v for k, v in regraded(found).items() if k != "solution"}
-    out.update(number=daily.number(day), driftingdroids_id=driftingdroids_id(p),
-               solution_url=f"/v1/daily/{found['date']}/solution",
-               hint_url=f"/v1/daily/{found['date']}/hint?level=1",
-               image_url=f"/v1/daily/{found['date']}.png")
+    # every key of the record as it was kept (an older record's too), in its order, but its solution
+    out = cast(DayShown, {k: v for k, v in regraded(found).items() if k != "solution"})
+    out["number"] = daily.number(day)
+    out["driftingdroids_id"] = driftingdroids_id(p)
+    out["solution_url"] = f"/v1/daily/{found['date']}/solution"
+    out["hint_url"] = f"/v1/daily/{found['date']}/hint?level=1"
+    out["image_url"] = f"/v1/daily/{found['date']}.png"
     if solutions:
         out["solution"] = found["solution"]
     return out
 
 
-def rated(ctx: Context, found: dict[str, Any]) -> dict[str, Any]:
+def rated(ctx: Context, found: DayRecord) -> DailyView:
     """A day as GET /v1/daily shows it: `shown`, with what play made of its
     puzzle (rating, popularity, themes; the grade from the rating once enough
     players tried it)."""
     p = Puzzle.from_code(found["code"])
-    return {**shown(found), **ratings.describe(ctx, p, moves_from_json(found["solution"]), found["difficulty"])}
+    described = ratings.describe(ctx, p, moves_from_json(found["solution"]), found["difficulty"])
+    return cast(DailyView, {**shown(found), **described})  # `difficulty` graded by the rating, when it is
 
 
-def solution(found: dict[str, Any]) -> dict[str, Any]:
+def solution(found: DayRecord) -> DailySolution:
     """A day's solution (the same bytes for everyone: `read_solution` says who read it)."""
     return {"date": found["date"], "code": found["code"], "length": found["optimal_length"],
             "moves": found["solution"], "status": "optimal"}
@@ -105,12 +180,14 @@ def read_solution(ctx: Context, day: dt.date) -> None:
         ratings.reveal(ctx, _day_puzzle(ctx, day))
 
 
-def day_hint(found: dict[str, Any], level: int) -> dict[str, Any]:
-    return {"date": found["date"], "code": found["code"], **hint(moves_from_json(found["solution"]), level)}
+def day_hint(found: DayRecord, level: int) -> DailyHint:
+    # solver/search/solution.py's hint: level, optimal_length, and by level robots_moved, robots, first_move
+    return cast(DailyHint, {"date": found["date"], "code": found["code"],
+                            **hint(moves_from_json(found["solution"]), level)})
 
 
 def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
-            ) -> tuple[list[dict[str, Any]], int, dt.date, dt.date]:
+            ) -> tuple[list[ArchiveDay], int, dt.date, dt.date]:
     """Up to `limit` published days from `start` to `end` (clamped to the
     published days), the days in that range, and the range itself."""
     if start and end and start > end:
@@ -121,7 +198,7 @@ def archive(ctx: Context, start: dt.date | None, end: dt.date | None, limit: int
     total = max(0, (end - start).days + 1)
     days = [start + dt.timedelta(days=i) for i in range(min(limit, total))]
     stored = ctx.stores.days.get_many([d.isoformat() for d in days]) if ctx.stores is not None else {}
-    items = []
+    items: list[ArchiveDay] = []
     for d in days:
         found = regraded(stored.get(d.isoformat()) or daily.daily_json(d))
         items.append({"number": daily.number(d), "date": d.isoformat(), "code": found["code"],

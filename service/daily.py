@@ -7,17 +7,19 @@ import datetime as dt
 import hashlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, request
 
 from application import daily as days
+from application.daily import DailyView
 from application.puzzles import LAST_HINT
 from solver.formats.svg import captioned_svg
 from solver.model.puzzle import Puzzle
 from solver.play import daily
+from solver.play.daily import DayRecord
 
 from .common import context, public_root
 from .declare import Reply, Shape, dumped, operation
@@ -71,7 +73,7 @@ _SERVED_MAX = 4096
 RATED_FOR = 60.0
 
 
-def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dict[str, Any]], shape: Shape,
+def _cacheable(day: dt.date, variant: str, build: Callable[[DayRecord], Mapping[str, Any]], shape: Shape,
                rated: bool = False) -> Response:
     """The day's reply, built by `build` and dumped by `shape`, its bytes kept."""
     key = (day.isoformat(), variant)
@@ -88,7 +90,7 @@ def _cacheable(day: dt.date, variant: str, build: Callable[[dict[str, Any]], dic
     return cast(Response, response.make_conditional(request))  # it returns self; werkzeug types its base class
 
 
-def _rated(found: dict[str, Any]) -> dict[str, Any]:
+def _rated(found: DayRecord) -> DailyView:
     return days.rated(context(), found)
 
 

@@ -8,7 +8,7 @@ from typing import Any, NotRequired, TypedDict, cast
 
 from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
-from solver.play.grades import grade_of_rating
+from solver.play.grades import DifficultyReport, grade_of_rating
 from solver.production import library
 from solver.production.packs import themes_known
 from solver.production.themes import THEMES, themes
@@ -35,26 +35,6 @@ class Shown(TypedDict):
 
     rating: PuzzleRating
     popularity: int
-
-
-class DifficultyReport(TypedDict):
-    """service/shapes.py's Difficulty: solver/production/difficulty.py's report (with the
-    puzzle's code in POST /v1/difficulty's reply; graded by its rating once played enough)."""
-
-    optimal_length: int
-    fewest_robots_moved: int
-    helper_moves: int
-    robot_switches: NotRequired[int | None]
-    optimal_solutions: NotRequired[int | None]
-    optimal_solutions_capped: NotRequired[bool | None]
-    lone_robot_bound: NotRequired[int | None]
-    bound_gap: NotRequired[int | None]
-    straight_route: NotRequired[bool]
-    score: float
-    grade: str
-    graded_by: NotRequired[str]
-    percentile: NotRequired[float | None]
-    code: NotRequired[str]
 
 
 class Described(Shown):
@@ -139,7 +119,7 @@ def of_puzzle(ctx: Context, p: Puzzle, length: int | None, robots_moved: int) ->
     return shown(ctx.stores.ratings.puzzle(p.content_hash(), base))
 
 
-def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> list[str]:
+def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: DifficultyReport | None = None) -> list[str]:
     """The puzzle's themes (solver/production/themes.py): those the library's
     offline pass gave it, else worked out once and kept; its difficulty
     `report`, when given, spares listing its solutions where the count it
@@ -149,13 +129,14 @@ def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any]
         return kept
     found = library.shared().lookup(p, len(moves))  # the offline pass's (issue 68): no listing in a request
     if found is None:
-        found = themes(p, moves, time_budget=ctx.answers.budget, report=report)
+        found = themes(p, moves, time_budget=ctx.answers.budget,  # it reads the report as a dict
+                       report=cast(dict[str, Any], report))
     if ctx.stores is not None:
         ctx.stores.answers.save_themes(p.content_hash(), found)
     return found
 
 
-def describe(ctx: Context, p: Puzzle, moves: list[Move], report: dict[str, Any] | None = None) -> Described:
+def describe(ctx: Context, p: Puzzle, moves: list[Move], report: DifficultyReport | None = None) -> Described:
     """What a served puzzle with the optimal solution `moves` carries besides
     itself: `rating`, `popularity` and `themes`; and its difficulty `report`
     graded by its rating once GRADED_AFTER players have tried it."""

@@ -46,10 +46,10 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from solver.model.puzzle import Puzzle
-from solver.play.grades import grade_of
+from solver.play.grades import DifficultyReport, grade_of
 
 SCHEDULE = {0: (5, 6), 1: (7, 8), 2: (9, 10), 3: (11, 12), 4: (13, 14), 5: (15, 16), 6: (17, 20)}
 FIRST_DAY = dt.date(2026, 1, 1)
@@ -135,7 +135,21 @@ def last_day() -> dt.date:
     return max(dt.date.fromisoformat(d) for d in _calendar(VERSIONS[-1]))
 
 
-def daily_json(day: dt.date) -> dict[str, Any]:
+class DayRecord(TypedDict):
+    """A day's record as `daily_json` makes it and workers/stores/days.py keeps it:
+    the docs/formats.md puzzle, its code, optimal length, difficulty report and
+    solution (moves as JSON), and the calendar's version."""
+
+    date: str
+    schedule_version: int
+    puzzle: dict[str, Any]
+    code: str
+    optimal_length: int
+    difficulty: DifficultyReport
+    solution: list[dict[str, str]]
+
+
+def daily_json(day: dt.date) -> DayRecord:
     """A day's whole record: docs/formats.md puzzle, code, length, difficulty and solution."""
     version = version_for(day) if day >= FIRST_DAY else None
     found = _calendar(version).get(day.isoformat()) if version else None
@@ -148,7 +162,7 @@ def daily_json(day: dt.date) -> dict[str, Any]:
                    "difficulty": found["difficulty"], "solution": found["solution"]})
 
 
-def graded(record: dict[str, Any]) -> dict[str, Any]:
+def graded(record: DayRecord) -> DayRecord:
     """A day's record with the grade it is shown with: from REGRADED_FROM on, the
     players' scale's (a deployment may hold such a day stored with the old word)."""
     if dt.date.fromisoformat(record["date"]) < REGRADED_FROM:

@@ -18,7 +18,7 @@ Sunday's 17-20 extreme.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from solver.play.glicko import prior
 
@@ -26,6 +26,27 @@ GRADES = ("beginner", "easy", "medium", "hard", "expert", "extreme")
 # The rating at which each grade after the first starts.
 RATING_FLOORS = {"easy": 1300.0, "medium": 1600.0, "hard": 1850.0, "expert": 2150.0, "extreme": 2700.0}
 MOST_ROBOTS = 5
+
+
+class DifficultyReport(TypedDict):
+    """service/shapes.py's Difficulty: solver/production/difficulty.py's report (with the
+    puzzle's code in POST /v1/difficulty's reply; graded by its rating once played enough).
+    Declared here, below both the report's maker and the daily calendar that keeps it."""
+
+    optimal_length: int
+    fewest_robots_moved: int
+    helper_moves: int
+    robot_switches: NotRequired[int | None]
+    optimal_solutions: NotRequired[int | None]
+    optimal_solutions_capped: NotRequired[bool | None]
+    lone_robot_bound: NotRequired[int | None]
+    bound_gap: NotRequired[int | None]
+    straight_route: NotRequired[bool]
+    score: float
+    grade: str
+    graded_by: NotRequired[str]
+    percentile: NotRequired[float | None]
+    code: NotRequired[str]
 
 
 def grade_of_rating(rating: float) -> str:
@@ -50,7 +71,7 @@ def lengths_of(grade: str, longest: int = 20) -> tuple[int, int]:
     return min(lengths), max(lengths)
 
 
-def relabelled(report: dict[str, Any], optimal_length: int) -> dict[str, Any]:
+def relabelled(report: DifficultyReport, optimal_length: int) -> DifficultyReport:
     """A difficulty report with its grade word on today's scale (its prior's, from
     its optimal length and the fewest robots its solutions move): a puzzle
     published under an older scale keeps its puzzle and its report's figures, and

@@ -30,11 +30,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
+from typing import cast
 
 from solver.errors import InvalidInput
 from solver.model.board import Board, all_boards, parse_spec, real_board
 from solver.model.geometry import DIRECTIONS, ROBOT_COLOURS
 from solver.model.puzzle import Goal, Puzzle, Ricochet, Rules
+from solver.play.grades import DifficultyReport
 from solver.production.difficulty import difficulty
 from solver.production.generated import Generated
 from solver.production.pools import CATALOGUE, DirectorySource, Library, Pool, pool_id
@@ -567,7 +569,8 @@ def from_json(code: str, found: dict[str, object]) -> Generated:
     kept = found["moves"]
     assert isinstance(kept, list)  # found_json's list of moves
     moves = [Move.from_json(m) for m in kept]
-    return Generated(p, Solution("optimal", moves, len(moves), round_of(p), {"lone_bound": found["lone"]}), {})
+    return Generated(p, Solution("optimal", moves, len(moves), round_of(p), {"lone_bound": found["lone"]}),
+                     cast(DifficultyReport, {}))  # none yet: the pool's to make
 
 
 def catalogue_pool_id(g: Generated) -> str:

@@ -16,10 +16,9 @@ import functools
 import json
 import math
 from pathlib import Path
-from typing import Any
 
 from solver.model.puzzle import Puzzle
-from solver.play.grades import GRADES, grade_of
+from solver.play.grades import GRADES, DifficultyReport, grade_of
 from solver.search.solution import Solution
 from solver.search.solve import Analysis, solution_facts
 
@@ -32,7 +31,7 @@ FIVE_ROBOTS_UNCOUNTED_FROM = 16
 
 
 def difficulty(puzzle: Puzzle, solution: Solution, *, time_budget: float | None = 5.0,
-               exact: Analysis | None = None) -> dict[str, Any]:
+               exact: Analysis | None = None) -> DifficultyReport:
     """The difficulty report of a solved puzzle.  Counting every optimal solution
     is the dear part; `exact` (an analysis of the board and goal) makes it walk
     only states on optimal paths."""
@@ -50,9 +49,12 @@ def difficulty(puzzle: Puzzle, solution: Solution, *, time_budget: float | None 
 
 
 def rate(length: int, *, fewest_robots: int, helper_moves: int, switches: int | None, solutions: int | None,
-         capped: bool | None, lone_bound: int | None, void: bool, robots: int, ricochet: str) -> dict[str, Any]:
+         capped: bool | None, lone_bound: int | None, void: bool, robots: int, ricochet: str) -> DifficultyReport:
     """The report from its facts (None where the count of solutions ran out of time)."""
-    report: dict[str, Any] = {
+    gap = length - lone_bound if lone_bound is not None else None
+    score = (10 * length + 6 * (fewest_robots - 1) + 3 * (switches or 0)
+             + 4 * (gap or 0) - 2 * math.log2(max(solutions or 1, 1)))
+    return {
         "optimal_length": length,
         "fewest_robots_moved": fewest_robots,
         "helper_moves": helper_moves,
@@ -60,15 +62,12 @@ def rate(length: int, *, fewest_robots: int, helper_moves: int, switches: int | 
         "optimal_solutions": solutions,
         "optimal_solutions_capped": capped,
         "lone_robot_bound": lone_bound,
-        "bound_gap": length - lone_bound if lone_bound is not None else None,
+        "bound_gap": gap,
         "straight_route": void,
+        "score": round(score, 1),
+        "percentile": percentile(length, robots, ricochet),
+        "grade": grade_of(length, fewest_robots) if length else GRADES[0],
     }
-    score = (10 * length + 6 * (fewest_robots - 1) + 3 * (switches or 0)
-             + 4 * (report["bound_gap"] or 0) - 2 * math.log2(max(solutions or 1, 1)))
-    report["score"] = round(score, 1)
-    report["percentile"] = percentile(length, robots, ricochet)
-    report["grade"] = grade_of(length, fewest_robots) if length else GRADES[0]
-    return report
 
 
 @functools.cache

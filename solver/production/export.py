@@ -71,7 +71,7 @@ def held(library: Library, wanted: Filter, today: dt.date | None = None) -> Iter
         yield from _pools(library, wanted, seen)
 
 
-def _published(today: dt.date) -> Iterator[dict[str, Any]]:
+def _published(today: dt.date) -> Iterator[daily.DayRecord]:
     day = daily.FIRST_DAY
     while day <= today:
         yield daily.daily_json(day)

@@ -7,6 +7,7 @@ from typing import Any
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Puzzle
+from solver.play.grades import DifficultyReport
 from solver.search.solution import Solution
 
 
@@ -18,7 +19,7 @@ class NoPuzzleFound(Exception):
 class Generated:
     puzzle: Puzzle
     solution: Solution
-    difficulty: dict[str, Any]
+    difficulty: DifficultyReport
 
     def to_json(self) -> dict[str, Any]:
         """A docs/formats.md puzzle with its solution and difficulty report beside it."""

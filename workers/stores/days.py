@@ -6,7 +6,8 @@ served under schedule version 1 were kept under `daily:v1:<date>` and still stan
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from solver.play.daily import DayRecord
 
 from .answers import AnswerStore
 from .base import Client, dump
@@ -17,20 +18,20 @@ class DayStore:
         self.redis = client
         self.answers = answers
 
-    def get_many(self, days: list[str]) -> dict[str, dict[str, Any]]:
+    def get_many(self, days: list[str]) -> dict[str, DayRecord]:
         """The stored records of these days (ISO dates), where one is stored."""
         raws = self.redis.mget([k for d in days for k in (f"daily:{d}", f"daily:v1:{d}")]) if days else []
-        found = {}
+        found: dict[str, DayRecord] = {}
         for i, day in enumerate(days):
             raw = raws[2 * i] or raws[2 * i + 1]
             if raw is not None:  # every version of a day's record stands as it was kept
                 found[day] = json.loads(raw)["daily"]
         return found
 
-    def get(self, day: str) -> dict[str, Any] | None:
+    def get(self, day: str) -> DayRecord | None:
         return self.get_many([day]).get(day)
 
-    def publish(self, day: str, daily: dict[str, Any]) -> dict[str, Any]:
+    def publish(self, day: str, daily: DayRecord) -> DayRecord:
         """Store a day's puzzle unless one is there already; returns the one that stands."""
         standing = self.get(day)
         if standing is not None:
