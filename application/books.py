@@ -24,7 +24,7 @@ from workers.messages import BOOK
 from workers.stores.packs import MadeItem
 
 from . import Context, jobs
-from .packs import read_job, title
+from .packs import PackItem, read_job, title
 from .problems import Problem
 
 __all__ = ["GRIDS", "PAPERS", "Book", "book", "made", "make_kept", "wanted"]
@@ -36,7 +36,7 @@ MAKING_SECONDS = 120.0  # a claim to make a book lapses after this (its worker d
 POLL_SECONDS = 0.1
 
 
-def book(items: Sequence[MadeItem], title: str, paper: str = "a4", per_page: int = 4,
+def book(items: Sequence[MadeItem] | Sequence[PackItem], title: str, paper: str = "a4", per_page: int = 4,
          solutions: bool = True) -> bytes:
     """A pack's items (as GET /v1/packs/{id} shows them, in order) as a book: numbered
     from 1, each with its optimal length, grade, robot and target, the solutions at the back."""

@@ -7,7 +7,7 @@ import hashlib
 import json
 import time
 import uuid
-from typing import Any, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
@@ -40,9 +40,20 @@ SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools
 MAX_IDEMPOTENCY_KEY = 200
 
 
-class PackItem(MadeItem):
+class PackItem(TypedDict):
     """A pack's item as clients see it (service/shapes.py's PackItem, GET /v1/packs/{id} and
-    `ricochet pack`): the item as made and what play made of it."""
+    `ricochet pack`): the item as made (a MadeItem's keys, its DriftingDroids id filled in
+    for packs made before the field existed) and what play made of it."""
+    board: object
+    robots: object
+    target: object
+    rules: NotRequired[object]
+    code: str
+    driftingdroids_id: str | None
+    optimal_length: int
+    solution: list[dict[str, str]]
+    difficulty: dict[str, Any]
+    index: int
     rating: PuzzleRating
     popularity: int
     themes: list[str]

@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 from dataclasses import replace
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from solver.model.board import BoardKind, real_board
 from solver.model.puzzle import Move, Puzzle, Ricochet, moves_from_json
@@ -106,7 +106,19 @@ def rate(ctx: Context, p: Puzzle) -> DifficultyReport:
     return cast(DifficultyReport, {**report, "code": p.code()})  # the report's keys (Difficulty's), and the code
 
 
-def random_puzzle(ctx: Context, query: dict[str, Any]) -> RandomPuzzle:
+class RandomQuery(TypedDict):
+    """GET /v1/puzzles/random's query, as service/requests/puzzles.py's RandomQuery loads it."""
+
+    length: NotRequired[int]
+    grade: NotRequired[str]
+    theme: NotRequired[str]
+    robots: int
+    seed: NotRequired[str]
+    board: str
+    solution: bool
+
+
+def random_puzzle(ctx: Context, query: RandomQuery) -> RandomPuzzle:
     """A generated puzzle of an exact optimal length or of a grade (a RandomQuery,
     loaded), with the solution every other endpoint will show for it."""
     length, grade, seed = query.get("length"), query.get("grade"), query.get("seed") or uuid.uuid4().hex

@@ -119,7 +119,7 @@ def rate(body: Puzzle) -> Any:
            description="Give exactly one of `length` and `grade`: neither, or both, is answered 400 naming them.",
            replies={200: Reply("The puzzle with its solution (unless solution=false) and difficulty report",
                                RandomPuzzle)})
-def random_puzzle(query: dict[str, Any]) -> Any:
+def random_puzzle(query: puzzles.RandomQuery) -> Any:
     return puzzles.random_puzzle(context(), query)
 
 

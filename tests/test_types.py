@@ -66,12 +66,12 @@ def _field_names(schema: type, required: bool = False) -> set[str]:
 
 
 def _drift(typed: type, schema: type) -> list[str]:
-    keys = set(typed.__required_keys__) | set(typed.__optional_keys__)
+    keys = _keys(typed)
     fields = _field_names(schema)
     return ([f"{k} only in {typed.__name__}" for k in sorted(keys - fields)]
             + [f"{k} only in {schema.__name__}" for k in sorted(fields - keys)]
             + [f"{k} required by {schema.__name__}, optional in {typed.__name__}"
-               for k in sorted(_field_names(schema, required=True) - set(typed.__required_keys__))])
+               for k in sorted(_field_names(schema, required=True) - _required(typed))])
 
 
 def test_jobs_packs_and_webhooks_typed_values_name_their_schemas_fields() -> None:
@@ -103,8 +103,10 @@ def test_a_drifted_webhook_key_is_found() -> None:
 # -- one declaration per shape: a use case's typed reply names the fields of the schema that describes it --------
 
 def _typed_pairs() -> list[tuple[type, type, set[str]]]:
-    """(TypedDict, the service/shapes.py schema of the same shape, keys the TypedDict carries beyond it)."""
-    from application.puzzles import CodedHint, SolutionsView
+    """(TypedDict, the service/shapes.py or service/requests/ schema of the same shape, keys the TypedDict
+    carries beyond it)."""
+    from application.daily import ArchiveDay, DailyHint, DailySolution, DailyView
+    from application.puzzles import CodedHint, RandomQuery, SolutionsView
     from application.ratings.finisher import AttemptResult, RatingChange, Verdict
     from application.ratings.players import DailyStreak, PlayerHistory, PlayerRating, PlayerView
     from application.ratings.themes import (
@@ -119,6 +121,7 @@ def _typed_pairs() -> list[tuple[type, type, set[str]]]:
     )
     from application.ratings.votes import VoteView
     from service import shapes
+    from service.requests import puzzles as asked
     from workers.stores.ratings import HistoryLine
 
     return [(PlayerRating, shapes.PlayerRating, set()), (PuzzleRating, shapes.PuzzleRating, set()),
@@ -130,6 +133,9 @@ def _typed_pairs() -> list[tuple[type, type, set[str]]]:
             (ThemeList, shapes.ThemeList, set()), (CodedHint, shapes.CodedHint, set()),
             (DifficultyReport, shapes.Difficulty, set()), (SolutionsView, shapes.Solutions, set()),
             (RandomPuzzle, shapes.RandomPuzzle, set()), (NextPuzzle, shapes.NextPuzzle, set()),
+            (DailyView, shapes.Daily, set()), (DailySolution, shapes.DailySolution, set()),
+            (DailyHint, shapes.DailyHint, set()), (ArchiveDay, shapes.ArchiveDay, set()),
+            (RandomQuery, asked.RandomQuery, set()),
             # a served puzzle's `difficulty`, graded by its rating, goes out in Made's and Daily's field
             (Described, shapes.Rated, {"difficulty"})]
 
@@ -220,7 +226,28 @@ def test_play_values_name_their_schemas_fields() -> None:
     renamed, added or dropped on one side fails), and a field the schema requires is required in it."""
     for typed, schema in _play_pairs():
         fields = {f.data_key or name for name, f in schema._declared_fields.items()}
-        keys = set(typed.__required_keys__) | set(typed.__optional_keys__)
+        keys = _keys(typed)
         assert keys == fields, (typed.__name__, schema.__name__, keys ^ fields)
         required = {f.data_key or name for name, f in schema._declared_fields.items() if f.required}
-        assert required <= set(typed.__required_keys__), (typed.__name__, required - typed.__required_keys__)
+        assert required <= _required(typed), (typed.__name__, required - _required(typed))
+
+
+def test_a_required_webhook_key_left_optional_is_found() -> None:
+    """_drift's required half reads NotRequired (under `from __future__ import annotations` too):
+    WebhookView's keys with `failing_since`, which Webhook requires, planted NotRequired."""
+    from typing import NotRequired, TypedDict
+
+    from service import shapes
+    from workers.stores.webhooks import Disabled
+
+    class Loose(TypedDict):
+        id: str
+        url: str
+        events: list[str]
+        created: float
+        enabled: bool
+        disabled: Disabled | None
+        failing_since: NotRequired[float | None]
+        previous_secret_expires: float | None
+
+    assert _drift(Loose, shapes.Webhook) == ["failing_since required by Webhook, optional in Loose"]
