@@ -31,7 +31,7 @@ UNAVAILABLE = UNREACHABLE
 class Send(Protocol):
     """How a use case queues a task (workers/app.py's send): Celery's options (countdown, ...) pass through."""
 
-    def __call__(self, spec: TaskSpec, payload: dict[str, Any], **options: Any) -> None: ...
+    def __call__(self, spec: TaskSpec, payload: Mapping[str, Any], **options: Any) -> None: ...
 
 
 def held_by(stores: Stores, replicas: int, milliseconds: int) -> int:

@@ -7,7 +7,7 @@ id, where the deployment's packs draw on it), and queueing them
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from solver.model.puzzle import Puzzle
@@ -60,7 +60,7 @@ def _keep(ctx: Context, found: Iterable[Generated]) -> dict[str, int]:
 QUEUED = {"grow": CATALOGUE_GROW, "fill": CATALOGUE_FILL, "lift": CATALOGUE_LIFT, "themes": THEMES_PASS}
 
 
-def queue(ctx: Context, kind: str, payloads: list[dict[str, Any]]) -> TaskSpec:
+def queue(ctx: Context, kind: str, payloads: Sequence[Mapping[str, Any]]) -> TaskSpec:
     """One task per payload of `kind` (grow, fill, lift or themes) on the analysis queue; its spec."""
     spec = QUEUED[kind]
     for payload in payloads:

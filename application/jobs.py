@@ -3,6 +3,7 @@ or cancelling the job it makes (a solve's or a pack's alike)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
 from workers.messages import INTERACTIVE_QUEUE, TaskSpec
@@ -112,7 +113,7 @@ def cancel(ctx: Context, job_id: str) -> Job:
     return job
 
 
-def send(ctx: Context, task: TaskSpec, payload: dict[str, Any]) -> None:
+def send(ctx: Context, task: TaskSpec, payload: Mapping[str, Any]) -> None:
     """Queue `task` with `payload` (checked against its TaskSpec before it is queued)."""
     if ctx.send is None:
         raise Problem("unavailable", "no worker queue is configured: set REDIS_URL or run `ricochet serve`")

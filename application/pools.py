@@ -43,7 +43,21 @@ def request_of(job: Job | None) -> PoolAsked:
         raise InvalidInput("request", f"bad pool request: {e}") from None
 
 
-def build(ctx: Context, job_id: str, threads: int = 2) -> dict[str, Any]:
+class Built(TypedDict):
+    """A pool build's result (its job's `result`): the pools written and their rows."""
+
+    pools: list[str]
+    rows: dict[str, int]
+
+
+class NotBuilt(TypedDict, total=False):
+    """What a build that did not run answers: its request's fault, or that it was cancelled."""
+
+    error: str
+    status: str
+
+
+def build(ctx: Context, job_id: str, threads: int = 2) -> Built | NotBuilt:
     """Analyse the job's board and target and store both ricochet options' pools
     (ricochet.pool_build); the job beats with its progress, so that a lost worker
     is noticed (`grow`) and the build queued again: the same pools come out."""
@@ -66,8 +80,8 @@ def build(ctx: Context, job_id: str, threads: int = 2) -> dict[str, Any]:
                         min_length=asked["min_length"], seed=asked["seed"], progress=progress, threads=threads)
     for pool in built:
         stores.pools.write(pool.id, pool.dumps())
-    result = {"pools": [p.id for p in built], "rows": {p.id: len(p.rows) for p in built}}
-    stores.jobs.finish(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=result)
+    result = Built(pools=[p.id for p in built], rows={p.id: len(p.rows) for p in built})
+    stores.jobs.finish(job_id, state=JobState.SUCCEEDED, progress=1.0, finished=time.time(), result=dict(result))
     return result
 
 

@@ -18,6 +18,7 @@ acknowledged late and re-queued when a worker dies, so nothing is lost.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 from celery import Celery
@@ -57,7 +58,7 @@ class Ricochet(Celery):
         """The pools this app's tasks see: the package's, then the deployment's in Redis."""
         return pools.Library([*pools.shipped(), self.stores.pools, self.stores.catalogue])
 
-    def send(self, spec: TaskSpec, payload: dict[str, Any], **options: Any) -> None:
+    def send(self, spec: TaskSpec, payload: Mapping[str, Any], **options: Any) -> None:
         """Queue `spec`'s task with `payload`, checked first (InvalidInput names a bad field)."""
         self.send_task(spec.name, args=spec.message(payload), queue=spec.queue, **options)
 

@@ -82,7 +82,7 @@ def precompute_daily(app: Ricochet, days_ahead: int) -> list[str]:
 
 
 @task(POOL_BUILD, acks_late=False)
-def pool_build(app: Ricochet, job_id: str) -> dict[str, Any]:
+def pool_build(app: Ricochet, job_id: str) -> pools.Built | pools.NotBuilt:
     """Acknowledged at once: an analysis outlasts the broker's visibility timeout,
     so a lost worker is noticed by its silent heartbeat instead (grow_pools
     queues it again)."""
