@@ -24,7 +24,7 @@ from workers.messages import BOOK
 from workers.stores.packs import MadeItem
 
 from . import Context, jobs
-from .packs import PackItem, read_job, title
+from .packs import PackItem, read_job, request_of, title
 from .problems import Problem
 
 __all__ = ["GRIDS", "PAPERS", "Book", "book", "made", "make_kept", "wanted"]
@@ -68,7 +68,7 @@ def wanted(ctx: Context, pack_id: str, paper: str, per_page: int, solutions: boo
     """The book of a finished pack (404, 409 or 410 as GET /v1/packs/{id} says),
     with its bytes when a worker made it lately."""
     job = read_job(ctx, pack_id)
-    named = title(job["request"])
+    named = title(request_of(job))
     shown = json.dumps([LAYOUT, pack_id, job.get("finished"), named, paper, per_page, solutions])
     key = hashlib.sha256(shown.encode()).hexdigest()
     return Book(pack_id, key, named, paper, per_page, solutions, ctx.required_stores().books.get(key))
@@ -111,7 +111,7 @@ def make_kept(ctx: Context, key: str, pack_id: str, paper: str, per_page: int, s
     try:
         job = read_job(ctx, pack_id)
         items = stores.packs.items(pack_id, job["request"]["count"])
-        document = book(items, title(job["request"]), paper, per_page, solutions)
+        document = book(items, title(request_of(job)), paper, per_page, solutions)
     except Problem as e:
         stores.books.fail(key, e.kind, e.detail)
         return 0

@@ -14,7 +14,8 @@ from solver.model.board import BoardKind
 from solver.model.puzzle import Puzzle, Ricochet, moves_from_json
 from solver.production import bank, packs
 from solver.production.generate import MAX_LENGTH
-from solver.production.packs import plan_for, variety_key
+from solver.production.generated import GeneratedJson
+from solver.production.packs import PackRequest, plan_for, variety_key
 from solver.production.pools import Library
 from solver.search.solve import Cancel
 from workers.messages import CHUNK_SILENCE, PACK, PACK_CHUNK, PACK_QUEUE, PENDING_SILENCE
@@ -70,7 +71,7 @@ def longest_held(library: Library, board: str, robots: int, rule: str) -> int:
     return longest
 
 
-def submit(ctx: Context, request: dict[str, Any], idempotency_key: str | None = None) -> Queued:
+def submit(ctx: Context, request: PackRequest, idempotency_key: str | None = None) -> Queued:
     """Queue a pack (a PackRequest, loaded).  The same Idempotency-Key from the same
     client with the same request gives the same job for 24 hours; with another
     request, 422.  A refused request (out of range, queue full, over quota)
@@ -118,7 +119,7 @@ def _replay(ctx: Context, job_id: str, same: bool) -> Queued:
     return Queued(job)
 
 
-def title(request: dict[str, Any]) -> str:
+def title(request: PackRequest) -> str:
     """The pack's title: the one given at its creation, else what it holds in words
     ("Ricochet Robots — 24 puzzles, 10–12 moves"), never its id."""
     if request.get("title"):
@@ -170,13 +171,18 @@ def described(ctx: Context, items: list[MadeItem]) -> list[PackItem]:
 # -- making a pack, as the workers do ---------------------------------------------------
 
 
+def request_of(job: Job) -> PackRequest:
+    """A pack job's request: checked where it entered (POST /v1/packs, `submit`), defaults filled in."""
+    return cast(PackRequest, job["request"])
+
+
 def chunk_size(length: int) -> int:
     """Searched puzzles per chunk task: many cheap short puzzles per task, long
     ones one by one so that every worker gets a share of even a small pack."""
     return 10 if length <= 8 else 3 if length <= 12 else 1
 
 
-def item(request: dict[str, Any], index: int, library: Library) -> dict[str, Any]:
+def item(request: PackRequest, index: int, library: Library) -> GeneratedJson:
     """Puzzle `index` of a pack as its plan has it (a searched item as its first try makes it)."""
     return packs.item(request, plan_for(request, library)[index], library)
 
@@ -190,7 +196,7 @@ def plan(ctx: Context, job_id: str) -> int:
     job = stores.jobs.get(job_id)
     if job is None or not stores.jobs.start(job_id):
         return 0
-    request = job["request"]  # checked where it entered (POST /v1/packs), defaults filled in
+    request = request_of(job)
     planned = plan_for(request, ctx.pools)
     from_pools = [(p.index, p.generated().to_json()) for p in planned if p.drawn]
     stores.packs.save_items(job_id, from_pools, [(variety_key(made), i) for i, made in from_pools])
@@ -264,7 +270,7 @@ def chunk_received(ctx: Context, job_id: str, items: list[list[int]]) -> None:
 
 def _search_items(ctx: Context, job_id: str, job: Job, items: list[list[int]],
                   cancel: Cancel) -> int:
-    stores, request = ctx.required_stores(), job["request"]
+    stores, request = ctx.required_stores(), request_of(job)
 
     def claim(key: str, index: int) -> bool:
         return stores.packs.claim_variety(job_id, key, index)
@@ -288,7 +294,7 @@ def _search_items(ctx: Context, job_id: str, job: Job, items: list[list[int]],
     return made
 
 
-def settle(stores: Stores, job_id: str, request: dict[str, Any]) -> None:
+def settle(stores: Stores, job_id: str, request: PackRequest) -> None:
     """Progress, and the end of the pack once every item is made or failed:
     succeeded with what was made, failed when nothing could be."""
     made, failed = stores.packs.counts(job_id)

@@ -25,7 +25,7 @@ bp = Blueprint("packs", __name__)
            header=IdempotencyHeader, errors=(400, 409, 422, 503), replies={
                202: Reply("Accepted; follow `Location`", Job, headers={"Location": {"schema": {"type": "string"}}},
                           links=JOB_LINKS)})
-def create_pack(body: dict[str, Any], header: dict[str, Any]) -> Any:
+def create_pack(body: packs.PackRequest, header: dict[str, Any]) -> Any:
     return accepted(packs.submit(context(), body, header.get("key")))
 
 
@@ -50,7 +50,7 @@ def get_pack(pack_id: str, query: dict[str, Any]) -> Any:
         response.headers.update({"X-Pack-State": job["state"], "Vary": "Accept"})
         return response
     failed = (job.get("result") or {}).get("failed", [])
-    return {"pack_id": pack_id, "title": packs.title(job["request"]), "count": len(puzzles),
+    return {"pack_id": pack_id, "title": packs.title(packs.request_of(job)), "count": len(puzzles),
             "request": job["request"], "pairs": packs.pairs(puzzles),
             "puzzles": puzzles, "failed": failed}, 200, {"Vary": "Accept"}
 

@@ -49,6 +49,8 @@ def _t2_pairs() -> list[tuple[type, type]]:
     from application import packs as made
     from service import shapes
     from service.requests import webhooks as asked
+    from solver.production import packs as planned
+    from workers import schemas
     from workers import webhooks as events
     from workers.stores import packs
     from workers.stores import webhooks as hooks
@@ -58,7 +60,7 @@ def _t2_pairs() -> list[tuple[type, type]]:
             (webhooks.RotatedSecret, shapes.RotatedSecret), (webhooks.DeliveryView, shapes.Delivery),
             (hooks.Attempt, shapes.DeliveryAttempt), (hooks.Disabled, shapes.WebhookDisabled),
             (webhooks.WebhookChange, asked.WebhookChange), (events.JobEventData, shapes.JobEventData),
-            (made.PackItem, shapes.PackItem)]
+            (made.PackItem, shapes.PackItem), (planned.PackRequest, schemas.PackRequest)]
 
 
 def _field_names(schema: type, required: bool = False) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from solver.errors import InvalidInput
 from solver.formats.lines import ndjson_line
@@ -16,6 +16,7 @@ from .common import EXIT_FAILED, EXIT_OK, InputError, context, progress_bar
 
 if TYPE_CHECKING:
     from application.packs import MadeItem, PackItem
+    from solver.production.packs import PackRequest as Asked  # the schema's load, typed
 
 
 def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         wanted = {k: v for k, v in (("min_rating", args.min_rating), ("max_rating", args.max_rating),
                                     ("theme", args.theme), ("title", args.title)) if v is not None}
-        request = load(PackRequest(), {"count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed,
-                                      "board": args.board, "robots": args.robots, "ricochet": args.ricochet,
-                                      **wanted})
+        request = cast("Asked", load(PackRequest(), {
+            "count": args.count, "min_length": lo, "max_length": hi, "seed": args.seed, "board": args.board,
+            "robots": args.robots, "ricochet": args.ricochet, **wanted}))
     except InvalidInput as e:
         raise InputError(str(e)) from None
     ctx = context()
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _write_book(args: argparse.Namespace, request: dict[str, Any], items: list[PackItem]) -> None:
+def _write_book(args: argparse.Namespace, request: Asked, items: list[PackItem]) -> None:
     from application.books import book
     from application.packs import title
 

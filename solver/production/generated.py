@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Puzzle
@@ -15,14 +15,30 @@ class NoPuzzleFound(Exception):
     """The search gave up: the request is valid but no fitting puzzle was found in time."""
 
 
+class GeneratedJson(TypedDict):
+    """`Generated.to_json`: a docs/formats.md puzzle (board, robots, target, rules), its
+    code, optimal length, solution (moves as JSON), difficulty report and DriftingDroids id."""
+
+    board: Any  # a board spec, or a board object (docs/formats.md)
+    robots: Any
+    target: Any
+    rules: NotRequired[Any]
+    code: str
+    optimal_length: int
+    solution: list[dict[str, str]]
+    difficulty: DifficultyReport
+    driftingdroids_id: str | None
+
+
 @dataclass
 class Generated:
     puzzle: Puzzle
     solution: Solution
     difficulty: DifficultyReport
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GeneratedJson:
         """A docs/formats.md puzzle with its solution and difficulty report beside it."""
-        return {**self.puzzle.to_json(), "code": self.puzzle.code(), "optimal_length": self.solution.length,
-                "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty,
-                "driftingdroids_id": driftingdroids_id(self.puzzle)}
+        return cast(GeneratedJson, {
+            **self.puzzle.to_json(), "code": self.puzzle.code(), "optimal_length": self.solution.length,
+            "solution": [m.to_json() for m in self.solution.moves], "difficulty": self.difficulty,
+            "driftingdroids_id": driftingdroids_id(self.puzzle)})

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from solver.errors import InvalidInput
 from solver.model.board import BoardKind
@@ -26,10 +26,28 @@ from solver.play.glicko import prior
 from solver.production import bank
 from solver.production import library as themed
 from solver.production.generate import generate
-from solver.production.generated import Generated, NoPuzzleFound
+from solver.production.generated import Generated, GeneratedJson, NoPuzzleFound
 from solver.production.pools import Entry, Library, Pool, admits, shipped
 from solver.production.themes import THEMES, themes, themes_of_length
 from solver.search.solve import Cancel
+
+
+class PackRequest(TypedDict):
+    """A pack request as workers/schemas.py's PackRequest loads it (POST /v1/packs, the
+    ricochet.pack task's job, `ricochet pack`): defaults filled in."""
+
+    count: int
+    min_length: int
+    max_length: int
+    seed: int | str
+    board: str
+    robots: int
+    ricochet: str
+    min_rating: NotRequired[int]
+    max_rating: NotRequired[int]
+    theme: NotRequired[str]
+    title: NotRequired[str]
+
 
 WANTED = ("min_rating", "max_rating", "theme")  # what a request may narrow a pack to, beside its lengths
 PACK_THEMES = tuple(THEMES)  # every theme: the library's pass gave its puzzles theirs (issue 68)
@@ -59,7 +77,7 @@ class Planned:
         return bank.generated(self.entry)
 
 
-def variety_key(item: dict[str, Any]) -> str:
+def variety_key(item: Mapping[str, Any]) -> str:
     """What no two puzzles of a pack share: board, target and optimal solution."""
     board = item["board"] if isinstance(item["board"], str) else item["board"].get("spec", str(item["board"]))
     target = item["target"]
@@ -70,7 +88,7 @@ def variety_key(item: dict[str, Any]) -> str:
 Pick = tuple[Pool | None, int, dict[str, Any] | None]
 
 
-def fits(request: dict[str, Any], p: Puzzle, moves: Sequence[Move]) -> bool:
+def fits(request: Mapping[str, Any], p: Puzzle, moves: Sequence[Move]) -> bool:
     """Whether a puzzle and its optimal solution fit the request's rating band and
     theme (if it asks for them): the rating it starts at (glicko.prior, from its
     length and the robots the solution moves) and the themes that solution shows."""
@@ -90,7 +108,7 @@ def themes_known(p: Puzzle, moves: Sequence[Move]) -> list[str]:
     return themes(p, moves, time_budget=1.0) if len(moves) <= SHORT else themes(p, moves, thorough=False)
 
 
-def fitting_lengths(request: dict[str, Any], lo: int, hi: int, robots: int) -> list[int]:
+def fitting_lengths(request: Mapping[str, Any], lo: int, hi: int, robots: int) -> list[int]:
     """The lengths from lo to hi whose puzzles can fit the request's rating band and
     theme (all of them without either): the band holds the rating a puzzle of that
     length starts at with some number of robots moved (one for a solo), and a
@@ -218,40 +236,41 @@ def _turns(pairs: dict[str, list[Pick]], rng: random.Random) -> Iterator[Pick]:
             heapq.heappush(due, ((k + 1) / len(queues[i]), i, k + 1))
 
 
-def plan_for(request: dict[str, Any], library: Library | None) -> list[Planned]:
+def plan_for(request: PackRequest, library: Library | None) -> list[Planned]:
     """The plan of a pack request (the fields of POST /v1/packs, defaults filled in)."""
-    wanted = {k: request[k] for k in WANTED if k in request}
+    wanted: dict[str, Any] = {k: v for k, v in request.items() if k in WANTED}  # `plan` sorts them
     return plan(request["count"], request["min_length"], request["max_length"], board=request["board"],
                 robots=request["robots"], ricochet=Ricochet(request["ricochet"]), seed=request["seed"], library=library,
                 wanted=wanted)
 
 
-def item(request: dict[str, Any], planned: Planned, library: Library | None,
-         cancel: Cancel | None = None) -> dict[str, Any]:
+def item(request: PackRequest, planned: Planned, library: Library | None,
+         cancel: Cancel | None = None) -> GeneratedJson:
     """A planned item as its plan has it: drawn from a pool or the bank, else
     searched for (its first try)."""
     return planned.generated().to_json() if planned.drawn else \
         searched_item(request, planned.index, planned.length, library, cancel)
 
 
-def searched_item(request: dict[str, Any], index: int, length: int, library: Library | None,
-                  cancel: Cancel | None = None, attempt: int = 0) -> dict[str, Any]:
+def searched_item(request: PackRequest, index: int, length: int, library: Library | None,
+                  cancel: Cancel | None = None, attempt: int = 0) -> GeneratedJson:
     """A pack item the pools could not fill: searched for, a pure function of the
     request, the index and the attempt (a retry after a clash with another item)."""
     suffix = f":{attempt}" if attempt else ""
     target = "vortex" if request.get("theme") == "vortex" else "any"  # the one theme a search can aim at
-    g = generate(length, board=request["board"], robots=request["robots"], rules=Rules(ricochet=request["ricochet"]),
-                 seed=f"pack:{request['seed']}:{index}{suffix}", max_evaluations=5000, pools=library,
+    g = generate(length, board=request["board"], robots=request["robots"],
+                 rules=Rules(ricochet=Ricochet(request["ricochet"])), seed=f"pack:{request['seed']}:{index}{suffix}",
+                 max_evaluations=5000, pools=library,
                  draw_from_pools=False, cancel=cancel, target=target)
     return g.to_json()
 
 
-Search = Callable[..., dict[str, Any]]
+Search = Callable[..., GeneratedJson]
 
 
-def settle(request: dict[str, Any], index: int, length: int, library: Library | None,
+def settle(request: PackRequest, index: int, length: int, library: Library | None,
            claim: Callable[[str, int], bool], cancel: Cancel | None = None,
-           search: Search | None = None) -> dict[str, Any] | str:
+           search: Search | None = None) -> GeneratedJson | str:
     """Item `index` of a pack, searched for: the item, or why none could be made.
     `claim(variety_key, index)` says whether the item is new to the pack (the
     API's store, or the CLI's dict); a repeat is searched again, up to
@@ -271,14 +290,14 @@ def settle(request: dict[str, Any], index: int, length: int, library: Library | 
         return f"no puzzle of {length} moves: {e}"
 
 
-def _fits_item(request: dict[str, Any], item: dict[str, Any]) -> bool:
+def _fits_item(request: PackRequest, item: GeneratedJson) -> bool:
     if not any(k in request for k in WANTED):
         return True
     p = Puzzle.from_json({k: item[k] for k in ("board", "robots", "target", "rules")})
     return fits(request, p, moves_from_json(item["solution"]))
 
 
-def _first_try(job: tuple[dict[str, Any], int, int]) -> tuple[int, dict[str, Any] | str]:
+def _first_try(job: tuple[PackRequest, int, int]) -> tuple[int, GeneratedJson | str]:
     request, index, length = job
     try:
         return index, searched_item(request, index, length, Library(shipped()))
@@ -286,8 +305,8 @@ def _first_try(job: tuple[dict[str, Any], int, int]) -> tuple[int, dict[str, Any
         return index, f"no puzzle of {length} moves: {e}"
 
 
-def make(request: dict[str, Any], *, processes: int = 1,
-         progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict[str, Any] | str]]:
+def make(request: PackRequest, *, processes: int = 1,
+         progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, GeneratedJson | str]]:
     """A whole pack without a server, from the starter pools: (index, item) in
     index order, or (index, reason) for an item that could not be made.  The
     same items as the API's pack for the same request where no two searches
@@ -297,7 +316,7 @@ def make(request: dict[str, Any], *, processes: int = 1,
     library = Library(shipped())
     planned = plan_for(request, library)
     drawn = {p.index: p.generated().to_json() for p in planned if p.drawn}
-    items: dict[int, dict[str, Any] | str] = dict(drawn)
+    items: dict[int, GeneratedJson | str] = dict(drawn)
     # As in the API: drawn items claim their keys first, searched ones in index order.
     claimed = {variety_key(item): index for index, item in drawn.items()}
     if progress:
@@ -315,10 +334,10 @@ def make(request: dict[str, Any], *, processes: int = 1,
         yield index, items[index]
 
 
-def _then_search(tried: dict[str, Any]) -> Search:
+def _then_search(tried: GeneratedJson) -> Search:
     """searched_item, whose first try is already made."""
-    def search(request: dict[str, Any], index: int, length: int, library: Library | None,
-               cancel: Cancel | None, attempt: int) -> dict[str, Any]:
+    def search(request: PackRequest, index: int, length: int, library: Library | None,
+               cancel: Cancel | None, attempt: int) -> GeneratedJson:
         return tried if attempt == 0 else searched_item(request, index, length, library, cancel, attempt)
 
     return search

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
@@ -100,12 +100,12 @@ class JobStore:
     def __init__(self, client: Client) -> None:
         self.redis = client
 
-    def create(self, kind: str, request: dict[str, Any], job_id: str | None = None,
+    def create(self, kind: str, request: Mapping[str, Any], job_id: str | None = None,
                asker: str | None = None) -> Job:
         """A new pending job, asked for by `asker` (a client; None for the service's own work)."""
         job: Job = {"v": FORMAT, "id": job_id or uuid.uuid4().hex, "kind": kind, "state": JobState.PENDING,
                     "progress": 0.0, "created": time.time(), "started": None, "finished": None, "error": None,
-                    "result": None, "request": request, "askers": [asker] if asker else [],
+                    "result": None, "request": dict(request), "askers": [asker] if asker else [],
                     "wanting": [asker] if asker else []}
         self.redis.set(f"job:{job['id']}", json.dumps(job), ex=JOB_TTL)
         if kind == "pack":  # until a worker starts it (application.packs.recover_pending)

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict, cast
+
+from solver.production.generated import GeneratedJson
 
 from .answers import AnswerStore
 from .base import Client, fields, number, real, text, text_map, texts
@@ -83,7 +86,7 @@ class PackStore:
         self.answers = answers
         self._release = client.register_script(_RELEASE)
 
-    def save_items(self, pack_id: str, items: list[tuple[int, dict[str, Any]]],
+    def save_items(self, pack_id: str, items: Sequence[tuple[int, GeneratedJson]],
                         keys: list[tuple[str, int]]) -> None:
         """Store puzzles of a pack by index (and claim their variety keys for them)."""
         if not items:
