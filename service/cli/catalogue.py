@@ -110,7 +110,7 @@ def _out(path: str | None) -> Any:
     from solver.production.pools import DirectorySource, Pool
 
     out = DirectorySource(Path(path) if path else CATALOGUE)
-    return out, [p for i in out.ids() if (p := Pool.loads(out.read(i))) is not None]
+    return out, [Pool.loads(raw) for i in out.ids() if (raw := out.read(i)) is not None]
 
 
 def run_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command takes its args
@@ -282,7 +282,9 @@ def _to_deepen(have: list[Any], pairs: int, skip: set[str], new: bool = False) -
     from solver.production.catalogue import analysed, candidates, long_pairs
 
     done = {p.id.rsplit("-", 1)[0] for p in have if analysed(p)} | skip
-    todo = [t for t in (candidates(have) if new else long_pairs(have)) if _pair_of(*t[:2]) not in done]
+    # a pool's goal is one of its board's chips, so each pair has a chip name
+    todo = [(board, chip, longest) for board, chip, longest in (candidates(have) if new else long_pairs(have))
+            if chip is not None and _pair_of(board, chip) not in done]
     return todo[:pairs]
 
 
