@@ -34,7 +34,8 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="the ricochet rule (default turn)")
     p.add_argument("--min-rating", type=int, help="only puzzles starting at this rating or above (400 to 3600)")
     p.add_argument("--max-rating", type=int, help="only puzzles starting at this rating or below (400 to 3600)")
-    p.add_argument("--theme", help="only puzzles with this theme: long, short, solo, very-long or vortex")
+    p.add_argument("--theme", help="only puzzles with this theme (one of GET /v1/themes', e.g. many-ways, diagonal, "
+                                   "ricochet-rule; docs/ratings.md says what each means)")
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
     p.add_argument("--pdf", metavar="FILE", help="also write the pack as a printable book (PDF) to FILE; '-' "
                                                  "writes it to standard output instead of the JSON lines")
