@@ -7,12 +7,15 @@ import hashlib
 import json
 import time
 import uuid
+from collections.abc import Iterable, Iterator
 from typing import Any, NotRequired, TypedDict, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
 from solver.model.puzzle import Puzzle, Ricochet, moves_from_json
 from solver.production import bank, packs
+from solver.production.export import Held, csv_header
+from solver.production.export import csv_line as export_row
 from solver.production.generate import MAX_LENGTH
 from solver.production.generated import GeneratedJson
 from solver.production.packs import PackRequest, plan_for, variety_key
@@ -166,6 +169,21 @@ def described(ctx: Context, items: list[MadeItem]) -> list[PackItem]:
     more = ratings.describe_many(ctx, [(Puzzle.from_code(i["code"]), moves_from_json(i["solution"])) for i in items])
     # each stored item (Generated.to_json with its index) and what play made of it: a PackItem's keys
     return [cast(PackItem, {**item, **extra}) for item, extra in zip(items, more, strict=True)]
+
+
+def csv_line(item: PackItem, source: str) -> str:
+    """A pack's item as a row of the export's CSV, by the export's own row builder
+    (solver/production/export.py): the same columns, `source` naming the pack
+    (`pack:<id>`; `pack` for `ricochet pack`, which has no id)."""
+    held = Held(Puzzle.from_code(item["code"]), moves_from_json(item["solution"]), source)
+    return export_row(held, {"rating": item["rating"], "popularity": item["popularity"], "themes": item["themes"]})
+
+
+def csv_lines(items: Iterable[PackItem], source: str) -> Iterator[str]:
+    """A pack as the export's CSV: its header row, then each item in order (`csv_line`)."""
+    yield csv_header()
+    for item in items:
+        yield csv_line(item, source)
 
 
 # -- making a pack, as the workers do ---------------------------------------------------

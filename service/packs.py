@@ -1,5 +1,5 @@
-"""Packs: creating one (application.packs decides), reading it as JSON, NDJSON or
-printable sheets."""
+"""Packs: creating one (application.packs decides), reading it as JSON, NDJSON, CSV
+(the export's columns) or printable sheets."""
 
 from __future__ import annotations
 
@@ -29,30 +29,36 @@ def create_pack(body: packs.PackRequest, header: dict[str, Any]) -> Any:
     return accepted(packs.submit(context(), body, header.get("key")))
 
 
+NDJSON, CSV = "application/x-ndjson", "text/csv"
+LINES = {NDJSON: "ndjson", CSV: "csv"}  # the formats of one puzzle per line, by the media type Accept may name
+
+
 @operation(bp, "get /v1/packs/<pack_id>", "getPack", tag="packs",
-           summary="A finished pack as JSON, or (with ?format=ndjson or Accept application/x-ndjson) one puzzle "
-                   "per line: the puzzles made so far, also while the pack is running (header X-Pack-State)",
+           summary="A finished pack as JSON, or (with ?format=ndjson|csv or Accept application/x-ndjson|text/csv) "
+                   "one puzzle per line: the puzzles made so far, also while the pack is running (header "
+                   "X-Pack-State); CSV has the columns of GET /v1/puzzles/export, source `pack:<id>`",
            query=PackQuery,
            errors=(400, 404, 409, 410), replies={
                200: Reply("The puzzles in order of `index`, each a docs/formats.md puzzle with its solution and "
                           "difficulty; `failed` lists the items that could not be made, with the reason", Pack,
                           headers={"Vary": {"schema": {"type": "string"}, "description": "Accept"},
                                    "X-Pack-State": {"schema": {"type": "string"},
-                                                    "description": "NDJSON only: the pack's job state"}},
-                          media={"application/x-ndjson": {"schema": {"type": "string"}}})})
+                                                    "description": "NDJSON and CSV only: the pack's job state"}},
+                          media={NDJSON: {"schema": {"type": "string"}}, CSV: {"schema": {"type": "string"}}})})
 def get_pack(pack_id: str, query: dict[str, Any]) -> Any:
-    asked = query.get("format")
-    wants_lines = asked == "ndjson" or (asked is None and request.accept_mimetypes.best == "application/x-ndjson")
-    # NDJSON streams the puzzles made so far, also while the pack is still running.
-    job, puzzles = packs.read(context(), pack_id, finished=not wants_lines)
-    if wants_lines:
-        response = Response(ndjson(PackItem, puzzles), mimetype="application/x-ndjson")
-        response.headers.update({"X-Pack-State": job["state"], "Vary": "Accept"})
-        return response
-    failed = (job.get("result") or {}).get("failed", [])
-    return {"pack_id": pack_id, "title": packs.title(packs.request_of(job)), "count": len(puzzles),
-            "request": job["request"], "pairs": packs.pairs(puzzles),
-            "puzzles": puzzles, "failed": failed}, 200, {"Vary": "Accept"}
+    fmt = query.get("format") or LINES.get(request.accept_mimetypes.best or "", "json")
+    # The line formats stream the puzzles made so far, also while the pack is still running.
+    job, puzzles = packs.read(context(), pack_id, finished=fmt == "json")
+    if fmt == "json":
+        failed = (job.get("result") or {}).get("failed", [])
+        return {"pack_id": pack_id, "title": packs.title(packs.request_of(job)), "count": len(puzzles),
+                "request": job["request"], "pairs": packs.pairs(puzzles),
+                "puzzles": puzzles, "failed": failed}, 200, {"Vary": "Accept"}
+    headers = {"X-Pack-State": job["state"], "Vary": "Accept"}
+    if fmt == "ndjson":
+        return Response(ndjson(PackItem, puzzles), mimetype=NDJSON, headers=headers)
+    headers["Content-Disposition"] = f'attachment; filename="ricochet-pack-{pack_id}.csv"'
+    return Response(packs.csv_lines(puzzles, f"pack:{pack_id}"), mimetype=CSV, headers=headers)
 
 
 SHEET_SIZE = 24  # puzzles per SVG sheet

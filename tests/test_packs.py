@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import os
 import signal
@@ -16,7 +18,9 @@ import pytest
 
 from application import packs
 from service.app import create_app
-from solver.model.puzzle import Puzzle
+from solver.formats.lines import ndjson_line
+from solver.model.moves import check
+from solver.model.puzzle import Move, Puzzle
 from solver.production.themes import THEMES
 from solver.search.solve import solve
 from tests.helpers import issued_key, made_pack, pack_request, start_worker, unpooled_board, wait_for_job
@@ -58,6 +62,51 @@ def test_pack_is_generated_in_order_and_deterministic(redis_url, celery_worker):
                           "--max-length", "7", "--seed", "t1", "-j", "2"], capture_output=True, text=True, check=True,
                          env={k: v for k, v in os.environ.items() if k != "REDIS_URL"})
     assert [json.loads(x) for x in cli.stdout.splitlines()] == pack["puzzles"]
+
+
+def _reimported(row: dict[str, str]) -> Puzzle:
+    """The puzzle a row of the export's CSV gives back (as tests/test_export.py reads one)."""
+    robots = {c: tuple(map(int, xy.split(","))) for c, xy in (part.split(":") for part in row["robots"].split())}
+    colour, _, symbol = row["target"].partition("-")
+    target = {"symbol": "vortex"} if row["target"] == "vortex" else {"colour": colour, "symbol": symbol}
+    rules = {"ricochet": row["ricochet"], "vortex_sightline": row["vortex_sightline"] == "true"}
+    return Puzzle.from_json({"board": row["board"], "robots": robots, "target": target, "rules": rules})
+
+
+def test_a_pack_in_csv_is_the_exports_csv_by_either_path(redis_url, celery_worker):
+    """GET /v1/packs/{id}?format=csv (or Accept text/csv) and `ricochet pack --format csv` write the same pack
+    by the export's CSV writer: the export's header, one row per item in order, each giving its puzzle back with
+    a solution of its optimal length; only the source differs (the CLI's pack has no id).  NDJSON stays as it
+    was: `ricochet pack`'s default is --format ndjson, compact lines of the items GET /v1/packs/{id} shows."""
+    app = create_app({"REDIS_URL": redis_url, "EXPORT_LINES": 1})
+    client = app.test_client()
+    asked = ["--count", "6", "--min-length", "5", "--max-length", "8", "--seed", "csv"]
+    job, pack = made_pack(client, {"count": 6, "min_length": 5, "max_length": 8, "seed": "csv"})
+    r = client.get(f"/v1/packs/{job['pack_id']}?format=csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv" and r.headers["X-Pack-State"] == "succeeded"
+    assert client.get(f"/v1/packs/{job['pack_id']}", headers={"Accept": "text/csv"}).data == r.data
+    header = client.get("/v1/puzzles/export?format=csv").data.decode()  # the export cut to its header row
+    assert r.data.decode().splitlines(keepends=True)[0] == header
+    rows = list(csv.DictReader(io.StringIO(r.data.decode())))
+    assert [row["code"] for row in rows] == [p["code"] for p in pack["puzzles"]] and len(rows) == 6
+    for row, item in zip(rows, pack["puzzles"], strict=True):
+        p, moves = _reimported(row), [Move(*m.split("-")) for m in row["solution"].split()]
+        assert p.code() == row["code"] and row["source"] == f"pack:{job['pack_id']}"
+        assert check(p, moves).solved and len(moves) == int(row["optimal_length"]) == item["optimal_length"]
+        assert (float(row["rating"]), int(row["plays"]), row["themes"].split()) == (
+            item["rating"]["value"], item["rating"]["plays"], item["themes"])
+    no_redis = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    made = [subprocess.run([sys.executable, "-m", "service.cli", "pack", *asked, *more], capture_output=True,
+                           text=True, check=True, env=no_redis).stdout
+            for more in (["--format", "csv"], [], ["--format", "ndjson"])]
+    cli = list(csv.DictReader(io.StringIO(made[0])))
+    assert made[0].splitlines(keepends=True)[0] == header and {row["source"] for row in cli} == {"pack"}
+    assert [{**row, "source": "pack"} for row in rows] == cli
+    ndjson = made[1].splitlines(keepends=True)  # compact lines of the items, as before
+    assert made[1] == made[2] and ndjson == [ndjson_line(json.loads(line)) for line in ndjson]
+    assert [json.loads(line) for line in ndjson] == pack["puzzles"]
+    bad = client.get(f"/v1/packs/{job['pack_id']}?format=xlsx")
+    assert bad.status_code == 400 and bad.json["field"] == "format" and "json, ndjson or csv" in bad.json["detail"]
 
 
 def test_idempotency_key_returns_the_same_job(redis_url, celery_worker):

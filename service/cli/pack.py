@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 
 def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("pack", help="make a pack without a server: one JSON puzzle per line, the same items as "
-                                    "POST /v1/packs with the same fields (starter pools)")
+    p = sub.add_parser("pack", help="make a pack without a server: one JSON puzzle per line (or CSV rows), the "
+                                    "same items as POST /v1/packs with the same fields (starter pools)")
     p.add_argument("--count", type=int, required=True, help="puzzles in the pack (1 to 1000)")
     p.add_argument("--length", type=int, help="exact optimal length (or --min-length and --max-length)")
     p.add_argument("--min-length", type=int, help="shortest optimal length")
@@ -36,9 +36,12 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-rating", type=int, help="only puzzles starting at this rating or below (400 to 3600)")
     p.add_argument("--theme", help="only puzzles with this theme (one of GET /v1/themes', e.g. many-ways, diagonal, "
                                    "ricochet-rule; docs/ratings.md says what each means)")
+    p.add_argument("--format", choices=("ndjson", "csv"), default="ndjson",
+                   help="ndjson (default): one JSON puzzle per line; csv: the columns of `ricochet export --format "
+                        "csv` (docs/ratings.md), a header row first, source 'pack'")
     p.add_argument("-j", "--jobs", type=int, default=1, help="processes searching in parallel (default 1)")
     p.add_argument("--pdf", metavar="FILE", help="also write the pack as a printable book (PDF) to FILE; '-' "
-                                                 "writes it to standard output instead of the JSON lines")
+                                                 "writes it to standard output instead of the lines")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the book's paper (default a4)")
     p.add_argument("--per-page", type=int, choices=(1, 2, 4, 6, 9, 12, 20), default=4,
                    help="the book's puzzles a page (default 4)")
@@ -51,7 +54,8 @@ def add(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """A pack on standard output, items in order; items that could not be made on
     standard error (and exit 1)."""
-    from application.packs import described
+    from application.packs import csv_line, described
+    from solver.production.export import csv_header
     from solver.production.packs import make
     from workers.schemas import PackRequest, load
 
@@ -71,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(str(e)) from None
     ctx = context()
     failed, made = 0, []
+    if args.format == "csv" and args.pdf != "-":
+        print(csv_header(), end="", flush=True)  # the export's CSV header and rows
     with progress_bar(args.count, "pack", " puzzles") as bar:
         for index, item in make(request, processes=args.jobs, progress=bar.update):
             if isinstance(item, str):
@@ -78,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
                 bar.write(f"ricochet: item {index}: {item}", file=sys.stderr)
                 continue
             made.append(described(ctx, [cast("MadeItem", {**item, "index": index})])[0])  # as a pack stores it
-            if args.pdf != "-":
-                print(ndjson_line(made[-1]), end="", flush=True)  # the export's NDJSON writer
+            if args.pdf != "-":  # the export's writers
+                line = csv_line(made[-1], "pack") if args.format == "csv" else ndjson_line(made[-1])
+                print(line, end="", flush=True)
     if args.pdf is not None:
         _write_book(args, request, made)
     return EXIT_FAILED if failed else EXIT_OK

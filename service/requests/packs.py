@@ -22,9 +22,9 @@ class IdempotencyHeader(Lenient):
 
 
 class PackQuery(Lenient):
-    """GET /v1/packs/{id}: JSON (the default, unless Accept asks for NDJSON) or NDJSON."""
+    """GET /v1/packs/{id}: JSON (the default, unless Accept asks for NDJSON or CSV), NDJSON or CSV."""
 
-    format = fields.String(validate=validate.OneOf(["json", "ndjson"], error="must be json or ndjson"))
+    format = fields.String(validate=validate.OneOf(["json", "ndjson", "csv"], error="must be json, ndjson or csv"))
 
 
 class SheetQuery(Strict):

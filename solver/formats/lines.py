@@ -1,6 +1,7 @@
 """One writer per line format, for everything that writes puzzles a line at a
 time: the puzzle database's export (`ricochet export`, GET /v1/puzzles/export)
-and packs (`ricochet pack`, GET /v1/packs/{id}?format=ndjson) alike.
+and packs (`ricochet pack --format ndjson|csv`, GET /v1/packs/{id}?format=ndjson|csv)
+alike; a pack's CSV rows are the export's (solver/production/export.py builds them).
 
     ndjson_line({"code": "..."})            # '{"code":"..."}\\n'
     csv_line(("code", "board"))             # 'code,board\\n'

@@ -1401,9 +1401,10 @@ class Operations:
             },
         )
 
-    def get_pack(self, pack_id: str, *, format: Literal["json", "ndjson"] | None = None) -> Reply[Pack | str]:
-        """A finished pack as JSON, or (with ?format=ndjson or Accept application/x-ndjson) one puzzle per line: the
-        puzzles made so far, also while the pack is running (header X-Pack-State) (GET /v1/packs/{pack_id}).
+    def get_pack(self, pack_id: str, *, format: Literal["json", "ndjson", "csv"] | None = None) -> Reply[Pack | str]:
+        """A finished pack as JSON, or (with ?format=ndjson|csv or Accept application/x-ndjson|text/csv) one puzzle
+        per line: the puzzles made so far, also while the pack is running (header X-Pack-State); CSV has the
+        columns of GET /v1/puzzles/export, source `pack:<id>` (GET /v1/packs/{pack_id}).
         """
         return self._transport.request("GET", f"/v1/packs/{quote_path(pack_id)}", query={"format": format})
 

@@ -462,7 +462,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A finished pack as JSON, or (with ?format=ndjson or Accept application/x-ndjson) one puzzle per line: the puzzles made so far, also while the pack is running (header X-Pack-State) */
+        /** A finished pack as JSON, or (with ?format=ndjson|csv or Accept application/x-ndjson|text/csv) one puzzle per line: the puzzles made so far, also while the pack is running (header X-Pack-State); CSV has the columns of GET /v1/puzzles/export, source `pack:<id>` */
         get: operations["getPack"];
         put?: never;
         post?: never;
@@ -3320,7 +3320,7 @@ export interface operations {
     getPack: {
         parameters: {
             query?: {
-                format?: "json" | "ndjson";
+                format?: "json" | "ndjson" | "csv";
             };
             header?: never;
             path: {
@@ -3335,7 +3335,7 @@ export interface operations {
                 headers: {
                     /** @description Accept */
                     Vary?: string;
-                    /** @description NDJSON only: the pack's job state */
+                    /** @description NDJSON and CSV only: the pack's job state */
                     "X-Pack-State"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3344,6 +3344,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Pack"];
                     "application/x-ndjson": string;
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["Problem"];
