@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 from contextlib import suppress
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.puzzle import Puzzle, moves_from_json
 from solver.play import daily
-from solver.play.daily import DayRecord
-from solver.play.grades import DifficultyReport, relabelled
+from solver.play.daily import DayPuzzle, DayRecord
+from solver.play.grades import relabelled
 from solver.search.solution import hint
 from workers.stores import Unavailable
 
@@ -21,38 +21,26 @@ from .problems import Problem
 from .ratings.themes import PuzzleRating
 
 
-class DayShown(TypedDict):
-    """A day as `ricochet daily` shows it: its record (the solution only when asked),
-    its number, DriftingDroids id and the addresses of its solution, hint and picture."""
+class DayLinked(DayPuzzle):
+    """A day's puzzle with its number, DriftingDroids id and the addresses of its
+    solution, hint and picture."""
 
-    date: str
-    schedule_version: int
-    puzzle: dict[str, Any]
-    code: str
-    optimal_length: int
-    difficulty: DifficultyReport
     number: int
     driftingdroids_id: str | None
     solution_url: str
     hint_url: str
     image_url: str
+
+
+class DayShown(DayLinked):
+    """A day as `ricochet daily` shows it (the solution only when asked)."""
+
     solution: NotRequired[list[dict[str, str]]]
 
 
-class DailyView(TypedDict):
+class DailyView(DayLinked):
     """service/shapes.py's Daily: GET /v1/daily and /v1/daily/{date}."""
 
-    date: str
-    schedule_version: int
-    puzzle: dict[str, Any]
-    code: str
-    optimal_length: int
-    difficulty: DifficultyReport
-    number: int
-    driftingdroids_id: str | None
-    solution_url: str
-    hint_url: str
-    image_url: str
     rating: PuzzleRating
     popularity: int
     themes: list[str]

@@ -8,7 +8,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, cast
 
 from solver.formats.driftingdroids import driftingdroids_id
 from solver.model.board import BoardKind
@@ -17,7 +17,7 @@ from solver.production import bank, packs
 from solver.production.export import Held, csv_header
 from solver.production.export import csv_line as export_row
 from solver.production.generate import MAX_LENGTH
-from solver.production.generated import GeneratedJson
+from solver.production.generated import GeneratedJson, PuzzleHead
 from solver.production.packs import PackRequest, plan_for, variety_key
 from solver.production.pools import Library
 from solver.search.solve import Cancel
@@ -44,17 +44,12 @@ SEARCH_REACHES = 20  # longest length search alone is asked for; beyond it pools
 MAX_IDEMPOTENCY_KEY = 200
 
 
-class PackItem(TypedDict):
+class PackItem(PuzzleHead):
     """A pack's item as clients see it (service/shapes.py's PackItem, GET /v1/packs/{id} and
     `ricochet pack`): the item as made (a MadeItem's keys, its DriftingDroids id filled in
     for packs made before the field existed) and what play made of it."""
-    board: object
-    robots: object
-    target: object
-    rules: NotRequired[object]
-    code: str
+
     driftingdroids_id: str | None
-    optimal_length: int
     solution: list[dict[str, str]]
     difficulty: dict[str, Any]
     index: int

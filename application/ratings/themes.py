@@ -10,6 +10,7 @@ from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
 from solver.play.grades import DifficultyReport, grade_of_rating
 from solver.production import library
+from solver.production.generated import PuzzleHead
 from solver.production.packs import themes_known
 from solver.production.themes import THEMES, themes
 from workers.stores.ratings import PuzzleRecord
@@ -45,19 +46,13 @@ class Described(Shown):
     difficulty: NotRequired[DifficultyReport]
 
 
-class RandomPuzzle(Shown):
+class RandomPuzzle(Shown, PuzzleHead):
     """service/shapes.py's RandomPuzzle, GET /v1/puzzles/random: a generated puzzle
     (solver/production/generated.py's Generated.to_json: the docs/formats.md puzzle,
     its code and DriftingDroids id, its optimal length, solution and difficulty
     report), its seed, and what play made of it."""
 
-    board: object
-    robots: object
-    target: object
-    rules: NotRequired[object]
-    code: str
     driftingdroids_id: str | None
-    optimal_length: int
     solution: NotRequired[list[dict[str, str]]]  # a round's (solution=false) goes without it
     difficulty: DifficultyReport
     themes: list[str]

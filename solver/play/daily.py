@@ -135,10 +135,9 @@ def last_day() -> dt.date:
     return max(dt.date.fromisoformat(d) for d in _calendar(VERSIONS[-1]))
 
 
-class DayRecord(TypedDict):
-    """A day's record as `daily_json` makes it and workers/stores/days.py keeps it:
-    the docs/formats.md puzzle, its code, optimal length, difficulty report and
-    solution (moves as JSON), and the calendar's version."""
+class DayPuzzle(TypedDict):
+    """What every form of a day carries: its date, the calendar's version, the
+    docs/formats.md puzzle, its code, optimal length and difficulty report."""
 
     date: str
     schedule_version: int
@@ -146,6 +145,12 @@ class DayRecord(TypedDict):
     code: str
     optimal_length: int
     difficulty: DifficultyReport
+
+
+class DayRecord(DayPuzzle):
+    """A day's record as `daily_json` makes it and workers/stores/days.py keeps it:
+    the day's puzzle and its solution (moves as JSON)."""
+
     solution: list[dict[str, str]]
 
 

@@ -15,9 +15,9 @@ class NoPuzzleFound(Exception):
     """The search gave up: the request is valid but no fitting puzzle was found in time."""
 
 
-class GeneratedJson(TypedDict):
-    """`Generated.to_json`: a docs/formats.md puzzle (board, robots, target, rules), its
-    code, optimal length, solution (moves as JSON), difficulty report and DriftingDroids id."""
+class PuzzleHead(TypedDict):
+    """What every form of a made puzzle begins with (a pack's item, a random puzzle,
+    `Generated.to_json`): the docs/formats.md puzzle, its code and optimal length."""
 
     board: Any  # a board spec, or a board object (docs/formats.md)
     robots: Any
@@ -25,6 +25,12 @@ class GeneratedJson(TypedDict):
     rules: NotRequired[Any]
     code: str
     optimal_length: int
+
+
+class GeneratedJson(PuzzleHead):
+    """`Generated.to_json`: the puzzle, its solution (moves as JSON), difficulty report
+    and DriftingDroids id."""
+
     solution: list[dict[str, str]]
     difficulty: DifficultyReport
     driftingdroids_id: str | None

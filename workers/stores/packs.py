@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict, cast
 
-from solver.production.generated import GeneratedJson
+from solver.production.generated import GeneratedJson, PuzzleHead
 
 from .answers import AnswerStore
 from .base import Client, fields, number, real, text, text_map, texts
@@ -28,17 +28,12 @@ CLIENTS = "packs:clients"
 Chunk = list[list[int]]  # a chunk's items: [index, length] each
 
 
-class MadeItem(TypedDict):
+class MadeItem(PuzzleHead):
     """A pack's item as made and stored (solver/production/generated.py's Generated.to_json:
     the docs/formats.md puzzle, its code and DriftingDroids id, its optimal length, solution
     and difficulty report), with its place in the pack."""
-    board: object  # a board spec, or a board object (docs/formats.md)
-    robots: object
-    target: object
-    rules: NotRequired[object]
-    code: str
+
     driftingdroids_id: NotRequired[str | None]  # packs made before the field existed go without
-    optimal_length: int
     solution: list[dict[str, str]]
     difficulty: dict[str, Any]  # solver/production/difficulty.py's report
     index: int
