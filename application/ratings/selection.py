@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 from itertools import islice
-from typing import Any, cast
+from typing import cast
 
 from solver.model.puzzle import Puzzle
 from solver.play.glicko import prior
@@ -65,7 +65,7 @@ def next_puzzle(ctx: Context, player_id: str, difficulty: str = "normal", theme:
     for g, seed in found:
         # A candidate found is served even past the deadline (a pool read for the first
         # time can take it all): the deadline only stops looking for more.
-        if (theme is None or could_have(theme, g.puzzle, cast(dict[str, Any], g.difficulty))) \
+        if (theme is None or could_have(theme, g.puzzle, g.difficulty)) \
                 and stores.ratings.played(who, player_id, [g.puzzle.content_hash()])[0] is None:
             served = ctx.answers.adopt(g.puzzle, g.solution)
             if served.moves != g.solution.moves:

@@ -4,7 +4,7 @@ enough players tried it."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from solver.model.puzzle import Move, Puzzle, Ricochet
 from solver.play.glicko import Rating, prior
@@ -124,8 +124,7 @@ def themes_of(ctx: Context, p: Puzzle, moves: list[Move], report: DifficultyRepo
         return kept
     found = library.shared().lookup(p, len(moves))  # the offline pass's (issue 68): no listing in a request
     if found is None:
-        found = themes(p, moves, time_budget=ctx.answers.budget,  # it reads the report as a dict
-                       report=cast(dict[str, Any], report))
+        found = themes(p, moves, time_budget=ctx.answers.budget, report=report)
     if ctx.stores is not None:
         ctx.stores.answers.save_themes(p.content_hash(), found)
     return found

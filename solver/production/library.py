@@ -49,6 +49,7 @@ from solver.model.geometry import DIRECTIONS
 from solver.model.moves import round_of
 from solver.model.puzzle import Move, Puzzle, Ricochet, Rules
 from solver.play.glicko import prior
+from solver.play.grades import DifficultyReport
 from solver.production.generate import MAX_LENGTH
 from solver.production.generated import Generated
 from solver.production.pools import Library, Pool, pool_id, shipped
@@ -335,7 +336,7 @@ class Shelved:
     code: str
     ricochet: str
     moves: tuple[int, ...]
-    report: dict[str, Any]
+    report: DifficultyReport
     themes: int
 
     def generated(self) -> Generated:
@@ -403,7 +404,7 @@ class Index:
         self.masks: list[np.ndarray] = []  # per indexed pool: its rows' theme masks (0 for a row not read)
         parts: dict[str, list[tuple[np.ndarray, ...]]] = {}
         for e in library.entries():
-            table = next((t for d in tables if (t := d.read(e.id)) is not None), None)
+            table = next((found for d in tables if (found := d.read(e.id)) is not None), None)
             if table is None or len(self.pools) >= SHELF:
                 continue
             number = len(self.pools)
@@ -523,7 +524,7 @@ class Index:
         ids = [pool_id(p.board.spec, p.goal, len(p.colours), p.rules.ricochet)] if p.board.spec else []
         number = self.numbers.get(ids[0]) if ids else None
         pool = self.library.load(ids[0]) if number is not None else None
-        if pool is None or pool.colours != p.colours or p.rules != Rules(ricochet=p.rules.ricochet):
+        if number is None or pool is None or pool.colours != p.colours or p.rules != Rules(ricochet=p.rules.ricochet):
             return None
         cells = tuple(pool.board.index(cell) for _, cell in p.robots)
         rows = pool.lengths().get(length)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from solver.model.geometry import DIRECTIONS
 from solver.model.moves import IllegalMove, State, slide
 from solver.model.puzzle import Move, Puzzle, Ricochet
+from solver.play.grades import DifficultyReport
 from solver.search.orders import LISTED, classes, proven_classes
 from solver.search.solve import Solutions, every_solution, solve
 
@@ -43,7 +43,7 @@ THEMES: dict[str, str] = {
 
 
 def themes(p: Puzzle, moves: Sequence[Move], *, time_budget: float = 1.0, thorough: bool = True,
-           report: dict[str, Any] | None = None, plain_length: int | None = None) -> list[str]:
+           report: DifficultyReport | None = None, plain_length: int | None = None) -> list[str]:
     """The puzzle's themes (sorted), given one optimal solution `moves`.  Not
     `thorough` (a pack's thousand puzzles): only what the puzzle and that
     solution show at once (its length, the vortex, solo), no search.  A
@@ -99,7 +99,7 @@ def shorter_plain(p: Puzzle, length: int, time_budget: float) -> int | None:
     return plain.length if plain.status == "optimal" else None
 
 
-def _listing(p: Puzzle, moves: Sequence[Move], report: dict[str, Any] | None, time_budget: float) -> Solutions | None:
+def _listing(p: Puzzle, moves: Sequence[Move], report: DifficultyReport | None, time_budget: float) -> Solutions | None:
     """Every optimal solution, up to LISTED, as `themes` reads them.  Where the
     report counted them (uncapped), the count decides without a search: more
     than LISTED and the listing could not be complete (the themes about every
@@ -119,7 +119,7 @@ def _listing(p: Puzzle, moves: Sequence[Move], report: dict[str, Any] | None, ti
     return every_solution(p, length, limit=LISTED, time_budget=time_budget, state_budget=LISTING_STATE_BUDGET)
 
 
-def counted(report: dict[str, Any] | None, length: int) -> set[str]:
+def counted(report: DifficultyReport | None, length: int) -> set[str]:
     """The helpers' theme a difficulty `report` decides without a listing: its
     fewest robots moved is every optimal solution's when it counted them all
     (not capped)."""
@@ -136,7 +136,7 @@ EVERY_SOLUTION = frozenset({"one-helper", "two-helpers", "three-helpers", "block
 HELPED = {"solo": 1, "one-helper": 2, "two-helpers": 3}  # the fewest robots moved each theme says ("three-helpers": 4+)
 
 
-def could_have(theme: str, p: Puzzle, report: dict[str, Any]) -> bool:
+def could_have(theme: str, p: Puzzle, report: DifficultyReport) -> bool:
     """Whether `themes` could give `p` this theme, judged without a search from
     the puzzle and its difficulty report alone (False only where it cannot): a
     request for one theme skips the others' puzzles before listing solutions."""
