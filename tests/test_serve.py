@@ -135,16 +135,21 @@ def _alive(pid: int, cmdline: bytes) -> bool:
 def _killed_and_back(serve: subprocess.Popen, log: Path, name: str, marker: bytes) -> None:
     """kill -9 the process of `ricochet serve` named `name`; it starts again, the log says so,
     and nothing it left runs (a Celery pool process, an nginx worker holding the port)."""
-    found = [p for p, cmdline in _children(serve.pid) if marker in cmdline]
-    assert len(found) == 1, (name, _children(serve.pid))
+    # It may be starting again itself (the webhook worker and the beat lose Redis when it is killed, and
+    # wait 1 s, then 2, ... between starts): it is there within 30 s.
+    deadline = time.monotonic() + 30
+    while len(found := [p for p, cmdline in _children(serve.pid) if marker in cmdline]) != 1:
+        assert time.monotonic() < deadline, (name, [c[-120:] for _, c in _children(serve.pid)])
+        time.sleep(0.2)
     (pid,) = found
     left = _descendants(pid)
+    before = len(log.read_bytes())  # what the log says from here on is about this kill
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while f"the {name} started again" not in log.read_text():
-        assert serve.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+    while f"the {name} started again" not in (since := log.read_bytes()[before:].decode()):
+        assert serve.poll() is None and time.monotonic() < deadline, since[-2000:]
         time.sleep(0.2)
-    assert f"the {name} (pid {pid}) was killed by SIGKILL; starting it again in 1 s" in log.read_text()
+    assert f"the {name} (pid {pid}) was killed by SIGKILL; starting it again in " in since, since[-2000:]
     assert [p for p, cmdline in left.items() if _alive(p, cmdline)] == []
     assert [p for p, cmdline in _children(serve.pid) if marker in cmdline] not in ([], [pid])
 
