@@ -30,9 +30,14 @@ def tours(turn: int) -> list[tuple[str, str]]:
     both sizes, `turn` (0 or 1) choosing which three, so that the suite's tours
     between them still play all six (a tour costs 20-60 s of a Chromium)."""
     every = [(lang, size) for lang in LOCALES for size in SIZES]
-    if os.environ.get("RICOCHET_EVERY_TOUR"):
+    if every_tour():
         return every
     return [(lang, size) for i, (lang, size) in enumerate(every) if i % 2 == (i // 2 + turn) % 2]
+
+
+def every_tour() -> bool:
+    """Whether the page tests play every tour they have (RICOCHET_EVERY_TOUR set), not the suite's share."""
+    return bool(os.environ.get("RICOCHET_EVERY_TOUR"))
 
 
 def context(browser, lang: str, size: str, *, seen_how_to_play: bool = False):

@@ -14,7 +14,7 @@ from solver.model.puzzle import Puzzle, moves_to_json
 from solver.play import race, robot
 from solver.search.solve import solve
 from tests.helpers import get_json, served
-from tests.pages import Tour, context, english_left, play
+from tests.pages import Tour, context, english_left, every_tour, play
 
 
 class Clock:
@@ -144,8 +144,8 @@ def _log_has(page, text: str) -> None:
 
 
 @pytest.mark.parametrize("host_lang,host_size,guest_lang,guest_size",
-                         [("en", "phone", "ru", "desktop"), ("de", "desktop", "en", "phone"),
-                          ("ru", "phone", "de", "desktop")])
+                         [("en", "phone", "ru", "desktop"), ("de", "desktop", "en", "phone")]
+                         + [("ru", "phone", "de", "desktop")] * every_tour())
 def test_a_race_in_the_room_page(browser, base_url, host_lang, host_size, guest_lang, guest_size):
     """The host opens a race, a guest joins by the link; the host solves by touch or
     keys, the guest skips, each sees the other's progress live; at the end both read
