@@ -54,7 +54,7 @@ cluster-tools:
 # servers starting, faults held), which the third and fourth processes fill; worksteal evens out the
 # long tests at the end.  On a quiet 2-core machine: 17:15 with -n 2, 11:30 with -n 3 --dist worksteal
 # (the CPU 80% busy), 10:16 with -n 4 (90%); -n 6 took 12:05 and starved the tests that wait on a
-# worker or a replica for a bounded time.  (Those were the suite of 700 tests; at 1,009 on 2026-11-29,
+# worker or a replica for a bounded time.  (Those are an earlier, smaller suite's; at 1,009 tests on 2026-11-29,
 # the long ones dealt out first by tests/conftest.py, a quiet clean-clone run took 12:35 with -n 4.)
 # Bytecode is written even where the environment says PYTHONDONTWRITEBYTECODE (as this machine's does):
 # a run after the first reads its compiled and rewritten modules (collecting took 8.6 s of CPU a
