@@ -270,7 +270,7 @@ def test_storm_in_chromium_played_to_its_end_shows_the_summary_and_the_high_scor
         tour.state("run")
         if lang != "en":
             assert english_left(page, lang) == []
-        solved, reloaded = 0, touch
+        solved, reloaded, live = 0, touch, 0
         while page.locator("#storm-summary").is_hidden():
             code = page.get_attribute("#board", "data-code")
             if not reloaded and solved == 2:
@@ -288,11 +288,15 @@ def test_storm_in_chromium_played_to_its_end_shows_the_summary_and_the_high_scor
                                    "!document.getElementById('storm-summary').hidden", arg=code, timeout=30_000)
             if page.locator("#storm-summary").is_hidden():
                 solved += 1
+                live = int(page.text_content("#storm-score"))
         page.wait_for_selector("#storm-best dd")
         tour.state("summary")
         figures = page.locator("#storm-figures dd").all_inner_texts()
         score = int(figures[0])
-        assert solved - 1 <= score <= solved + 1 and score >= 1  # the last may have been in flight at the end
+        # The summary's score is the one the run showed last (one more if the last was in flight at the end);
+        # nearly every answer played counted (on a loaded machine a key pressed during a slide was lost
+        # twice in forty: that puzzle failed, and the next came all the same).
+        assert live <= score <= live + 1 and score >= max(1, solved - 3), (live, score, solved)
         assert page.locator("#storm-review li").count() >= score
         assert int(page.locator("#storm-best dd").all_inner_texts()[0]) == score  # today's best
         page.reload()  # a finished run is not resumed: the start again, the high score kept
