@@ -579,6 +579,28 @@ def test_a_settled_delivery_is_replayed_once_under_its_id(stack):
     assert again.status_code == 409 and "pending" in again.json["detail"], again.json
 
 
+def test_a_delivery_held_by_another_attempt_is_looked_at_again_shortly(stack):
+    """A replay asked for the moment its delivery settled meets the settling attempt's
+    lease: its task comes back within seconds instead of leaving it to the beat's sweep
+    (the replay test above was lost that way once, on a loaded machine)."""
+    from workers.stores import Stores
+    from workers.webhooks import LOOK_AGAIN, attempt
+
+    url, client, receiver = stack
+    key = issued_key(url)
+    hook = register(client, key, f"{receiver.base}/ok?held", ["job.succeeded"])
+    probe = client.post(f"/v1/webhooks/{hook['id']}/test", headers=key).json
+    assert wait_until(lambda: deliveries_of(client, key, hook)[0]["state"] == "succeeded", 30)
+    store, policy = Stores.from_url(url).webhooks, Policy(allow_private=True)
+    assert store.lease(hook["id"], probe["id"], 30)  # an attempt that has settled it and not yet let go
+    store.replay(hook["id"], probe["id"], time.time())
+    held = attempt(store, hook["id"], probe["id"], policy)
+    assert held.wait is not None and 0 < held.wait <= LOOK_AGAIN and len(receiver.on("/ok?held")) == 1
+    store.release(hook["id"], probe["id"])
+    assert attempt(store, hook["id"], probe["id"], policy).wait is None  # a replay is one attempt
+    assert len(receiver.on("/ok?held")) == 2
+
+
 def test_patch_changes_the_url_and_events_and_checks_them(stack):
     url, client, receiver = stack
     key = issued_key(url)

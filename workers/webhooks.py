@@ -286,6 +286,9 @@ def post(url: str, ip: str, headers: dict[str, str], body: bytes, connect_timeou
         conn.close()
 
 
+LOOK_AGAIN = 2.0  # seconds: at most this long before a delivery another attempt held is looked at again
+
+
 @dataclass
 class Attempted:
     """What one call of `attempt` did: the seconds until the delivery's next attempt
@@ -302,7 +305,9 @@ def attempt(store: WebhookStore, hook_id: str, message_id: str, policy: Policy,
     its key has fewer than `policy.in_flight` attempts in flight; record it, and
     what its answer makes of the delivery and the endpoint."""
     if not store.lease(hook_id, message_id, policy.longest + 10):  # outlasts an attempt
-        return Attempted()
+        # Its holder may be settling it this moment, and a replay asked for just after it settled would
+        # otherwise wait for the beat's sweep: look again shortly (the holder's own attempt ends it then).
+        return Attempted(min(LOOK_AGAIN, store.leased_for(hook_id, message_id)))
     try:
         delivery = store.delivery(hook_id, message_id)
         if delivery is None or delivery["state"] != PENDING:

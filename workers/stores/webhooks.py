@@ -350,6 +350,12 @@ class WebhookStore:
         return bool(self.redis.set(f"webhook:lease:{_member(hook_id, message_id)}", "1", nx=True,
                                    px=int(seconds * 1000)))
 
+    def leased_for(self, hook_id: str, message_id: str) -> float:
+        """Seconds left of a delivery's lease (at least a quarter of a second, however
+        little is left or when it has just gone)."""
+        left = self.redis.pttl(f"webhook:lease:{_member(hook_id, message_id)}")
+        return max(0.25, (left if isinstance(left, int) else 0) / 1000)
+
     def release(self, hook_id: str, message_id: str) -> None:
         self.redis.delete(f"webhook:lease:{_member(hook_id, message_id)}")
 
