@@ -1,5 +1,6 @@
 """The daily puzzle over HTTP: today's, any past day's by date or number, the
-archive, solutions and hints (never before the day, UTC) and pictures."""
+archive, solutions and hints (never before the day, UTC), pictures, and how
+others did on a day's puzzle."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, request
 
 from application import daily as days
+from application import daily_stats
 from application.daily import DailyView
 from application.puzzles import LAST_HINT
 from solver.formats.svg import captioned_svg
@@ -27,7 +29,7 @@ from .errors import Problem, count_in
 from .pictures import PNG, picture
 from .requests import HintQuery
 from .requests.daily import ArchiveQuery, DayOrPicturePath, DayPath
-from .shapes import Archive, Daily, DailyHint, DailySolution
+from .shapes import Archive, Daily, DailyHint, DailySolution, DayStats
 
 bp = Blueprint("daily", __name__)
 
@@ -140,6 +142,23 @@ def daily_hint(day: str, query: dict[str, Any]) -> Response:
     if level >= LAST_HINT:
         days.read_solution(context(), shown)
     return _cacheable(shown, f"hint{level}", lambda found: days.day_hint(found, level), DailyHint)
+
+
+STATS_MAX_AGE = 60  # seconds a client may keep a day's figures, which grow as players finish
+
+
+@operation(bp, "get /v1/daily/<day>/stats", "dailyStats", tag="daily", path=DayPath,
+           summary="How others did on a published day's puzzle: players, the share who solved it, the average moves",
+           description="Counts each player once: their first finish of the day's puzzle on its day or the next "
+                       "(UTC), through POST /v1/verify with `player`. An answer the ratings take as the player's own "
+                       "(a rated attempt: docs/ratings.md) counts as solved when it reaches the target; an attempt "
+                       "made after the answer was shown to the client (its solution, its last hint) counts as not "
+                       "solved; other attempts are not counted. An address without an API key counts one player a "
+                       "day, as its rounds rate one; an API key, each of its players. A future day answers 404, as "
+                       "the day itself does.", errors=(304, 400, 404, 503),
+           replies={200: Reply("The day's figures", DayStats, cached=f"public, max-age={STATS_MAX_AGE}")})
+def daily_stats_of(day: str) -> Any:
+    return daily_stats.stats(context(), _day(day))
 
 
 ARCHIVE_HEADERS = {"Link": {"schema": {"type": "string"}, "description": "RFC 8288 links: first, prev, next, last"},

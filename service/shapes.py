@@ -461,6 +461,24 @@ class DailySolution(Shape):
     status = fields.Constant("optimal", required=True)
 
 
+class DayStats(Shape):
+    date = date(required=True)
+    players = fields.Integer(required=True, validate=validate.Range(min=0), metadata={
+        "description": "players counted: each player's first finish of the day's puzzle, on its day or the next "
+                       "(UTC), an answer of their own (a rated attempt) or one made after the answer was shown"})
+    solved = fields.Integer(required=True, validate=validate.Range(min=0),
+                            metadata={"description": "of them, those whose own answer reached the target"})
+    optimal = fields.Integer(required=True, validate=validate.Range(min=0),
+                             metadata={"description": "of those, the ones in the fewest moves"})
+    solved_share = fields.Float(required=True, validate=validate.Range(0, 1),
+                                metadata={"description": "solved / players, to 3 places (0 without players)"})
+    average_moves = fields.Float(required=True, allow_none=True,
+                                 metadata={"description": "the moves of a solve on average, to 1 place; null "
+                                                          "before anyone solved it"})
+    moves = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True, metadata={
+        "description": "solves by their number of moves, fewest first", "examples": [{"9": 14, "10": 6, "12": 1}]})
+
+
 class Daily(Rated):
     number = fields.Integer(required=True, validate=validate.Range(min=1),
                             metadata={"description": "day 1 is 2026-01-01"})

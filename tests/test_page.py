@@ -33,6 +33,12 @@ TEXT = {  # what a few states say, by language
     "revealed": {"en": "Solution shown", "de": "Lösung gezeigt", "ru": "Решение показано"},
     "bad_link": {"en": "link is broken", "de": "Link ist kaputt", "ru": "Ссылка на задачу повреждена"},
     "hint": {"en": "1 hint", "de": "1 Tipp", "ru": "1 подсказка"},
+    "crowd": {"en": "of players solved today's puzzle, in", "de": "der Spieler haben das heutige Rätsel gelöst",
+              "ru": "Сегодняшнюю задачу решили"},
+    "first": {"en": "You are the first to solve this day's puzzle", "de": "Vor dir hat noch niemand das Rätsel dieses",
+              "ru": "До вас задачу этого дня ещё никто не решил"},
+    "crowd_day": {"en": "of players solved this day's puzzle", "de": "der Spieler haben das Rätsel dieses Tages",
+                  "ru": "Задачу этого дня решили"},
 }
 
 
@@ -48,6 +54,28 @@ def _day(base_url: str, day: dt.date) -> tuple[dict, list[dict]]:
     return get_json(f"{base_url}/v1/daily/{day.isoformat()}"), daily.daily_json(day)["solution"]
 
 
+def _others_finish(redis_url: str, day: dt.date, addresses: tuple[str, str]) -> None:
+    """Two other players finish the day's puzzle, each from an address of its own:
+    one solves it in the fewest moves, one is shown the solution first (how others did)."""
+    client = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False}).test_client()
+    record = daily.daily_json(day)
+    for address, shown in zip(addresses, (False, True), strict=True):
+        at = {"REMOTE_ADDR": address}
+        client.get(f"/v1/daily/{day.isoformat()}", environ_base=at)
+        if shown:
+            client.get(f"/v1/daily/{day.isoformat()}/solution", environ_base=at)
+        verdict = client.post("/v1/verify", environ_base=at, json={
+            "puzzle": {"code": record["code"]}, "moves": record["solution"],
+            "player": f"other-{address.replace('.', '-')}"}).json
+        assert verdict["attempt"]["rated"] is not shown, verdict
+
+
+def _crowd(page, base_url: str, day: dt.date) -> tuple[str, dict]:
+    """How others did, as the card says it once it has asked (and as the API says it)."""
+    page.wait_for_selector("#crowd:not([hidden])")
+    return page.text_content("#crowd-line"), get_json(f"{base_url}/v1/daily/{day.isoformat()}/stats")
+
+
 def _figures(page) -> dict[str, str]:
     return page.evaluate("Object.fromEntries([...document.querySelectorAll('#stats-figures div')]"
                          ".map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))")
@@ -58,7 +86,7 @@ def _streak(page) -> int:
 
 
 @pytest.mark.parametrize(("lang", "size"), tours(0))
-def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
+def test_the_daily_page_as_a_person_plays_it(browser, base_url, redis_url, lang, size):
     touch = size == "phone"
     ctx = context(browser, lang, size)
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
@@ -102,8 +130,19 @@ def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
         tour.state("reveal-asked")
         page.click("#ask-no")
         assert page.text_content("#count") == "0"
+        n = tours(0).index((lang, size))
+        _others_finish(redis_url, today, (f"10.72.{n}.1", f"10.72.{n}.2"))
         play(page, moves, touch)
         page.wait_for_selector("#result[open]", timeout=20_000)
+        # How others did: the share who solved it and their average, as the API counts them
+        # (this player's answer among them when it is the first at this address today).
+        line, stats = _crowd(page, base_url, today)
+        assert TEXT["crowd"][lang] in line and stats["players"] >= 2 and stats["solved"] >= 1, (line, stats)
+        assert str(int(stats["solved_share"] * 100 + 0.5)) in line
+        assert f"{stats['average_moves']:g}".replace(".", "." if lang == "en" else ",") in line, (line, stats)
+        rows = page.eval_on_selector_all("#crowd-spread li",
+                                         "els => els.map(e => [e.className, e.lastChild.textContent])")
+        assert [c for c, _ in rows] == ["mine", "", "", ""] and int(rows[0][1]) == stats["moves"][str(len(moves))]
         assert in_viewport(page, "#result")  # the result card, without scrolling
         card = page.text_content("#result")
         share = page.text_content("#share-text")
@@ -132,6 +171,8 @@ def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
         play(page, moves_yesterday, touch)
         page.wait_for_selector("#result[open]", timeout=20_000)
         assert TEXT["archive"][lang] in page.text_content("#result-note")
+        line, stats = _crowd(page, base_url, yesterday)  # counted on its day and the next
+        assert TEXT["first" if stats["players"] == 1 else "crowd_day"][lang] in line, (line, stats)
         tour.state("archive-solved")
         page.click("#result-close")
         assert _streak(page) == 1
@@ -146,8 +187,10 @@ def test_the_daily_page_as_a_person_plays_it(browser, base_url, lang, size):
             page.click("#solution")
         else:
             page.keyboard.press("s")
-        page.click("#ask-yes")
-        page.wait_for_selector("#result[open].revealed", timeout=30_000)
+        with page.expect_response(lambda r: r.url.endswith(f"/v1/daily/{before.isoformat()}/stats")):
+            page.click("#ask-yes")
+            page.wait_for_selector("#result[open].revealed", timeout=30_000)
+        assert page.is_hidden("#crowd")  # a day counted no more: no one else finished it
         share = page.text_content("#share-text")
         assert TEXT["revealed"][lang] in share and "★" not in share and "🟥" not in share
         tour.state("revealed")

@@ -108,6 +108,7 @@ def _typed_pairs() -> list[tuple[type, type, set[str]]]:
     """(TypedDict, the service/shapes.py or service/requests/ schema of the same shape, keys the TypedDict
     carries beyond it)."""
     from application.daily import ArchiveDay, DailyHint, DailySolution, DailyView
+    from application.daily_stats import DayStats
     from application.puzzles import CodedHint, RandomQuery, SolutionsView
     from application.ratings.finisher import AttemptResult, RatingChange, Verdict
     from application.ratings.players import DailyStreak, PlayerHistory, PlayerRating, PlayerView
@@ -137,6 +138,7 @@ def _typed_pairs() -> list[tuple[type, type, set[str]]]:
             (RandomPuzzle, shapes.RandomPuzzle, set()), (NextPuzzle, shapes.NextPuzzle, set()),
             (DailyView, shapes.Daily, set()), (DailySolution, shapes.DailySolution, set()),
             (DailyHint, shapes.DailyHint, set()), (ArchiveDay, shapes.ArchiveDay, set()),
+            (DayStats, shapes.DayStats, set()),
             (RandomQuery, asked.RandomQuery, set()),
             # a served puzzle's `difficulty`, graded by its rating, goes out in Made's and Daily's field
             (Described, shapes.Rated, {"difficulty"})]

@@ -10,7 +10,7 @@
 //
 // The anonymous player id Train mode rates is here too.
 
-import { date, t } from "./i18n.js";
+import { date, number, t } from "./i18n.js";
 
 const RECORDS = "rr-daily-v2";   // {days: {date: {result, moves, optimal, hints, seconds, onDay, robots}}}
 const OLD_RECORDS = "rr-daily-v1";   // {days: {date: {moves, optimal}}}: the best attempt of a day
@@ -161,8 +161,6 @@ export async function share(text) {
 
 export function showStats(el, now = today()) {
   const s = summary(now);
-  const labels = [t("spread.optimal"), "+1", "+2", t("spread.more")];
-  const most = Math.max(1, ...s.spread);
   const figures = document.createElement("dl");
   figures.className = "figures";
   figures.id = "stats-figures";
@@ -178,20 +176,35 @@ export function showStats(el, now = today()) {
   }
   const list = document.createElement("ul");
   list.className = "spread";
-  list.setAttribute("aria-label", t("spread.label"));
-  s.spread.forEach((n, i) => {
-    const item = document.createElement("li");
-    const label = document.createElement("span"), bar = document.createElement("span"), count = document.createElement("b");
-    label.textContent = labels[i];
-    bar.className = "bar";
-    bar.style.width = `${(100 * n) / most}%`;
-    count.textContent = String(n);
-    item.append(label, bar, count);
-    list.append(item);
-  });
+  fillSpread(list, s.spread, t("spread.label"));
   el.replaceChildren(figures, list);
   return s;
 }
+
+// A chart of counts by moves over the optimum (0, 1, 2, 3 or more) into `list`,
+// the row `mine` (if any) marked as the reader's own.
+export function fillSpread(list, spread, label, mine = -1) {
+  const labels = [t("spread.optimal"), "+1", "+2", t("spread.more")];
+  const most = Math.max(1, ...spread);
+  list.setAttribute("aria-label", label);
+  list.replaceChildren(...spread.map((n, i) => {
+    const item = document.createElement("li");
+    const name = document.createElement("span"), bar = document.createElement("span"), count = document.createElement("b");
+    name.textContent = labels[i];
+    bar.className = "bar";
+    bar.style.width = `${(100 * n) / most}%`;
+    count.textContent = number(n);
+    if (i === mine) item.className = "mine";
+    item.append(name, bar, count);
+    return item;
+  }));
+}
+
+// Solves by moves ({"9": 14, "10": 6}) as moves over the optimum: 0, 1, 2, 3 or more.
+export const spreadOf = (moves, optimal) => Object.entries(moves).reduce((rows, [n, count]) => {
+  rows[Math.min(3, Math.max(0, Number(n) - optimal))] += count;
+  return rows;
+}, [0, 0, 0, 0]);
 
 // The time until the next day's puzzle (00:00 UTC), kept up to date in `els`;
 // once the day shown as today's (`shown()`) is over, that a new day began.

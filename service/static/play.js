@@ -1,13 +1,15 @@
 // The play page: a living example of the API.  It loads a puzzle (the daily one,
 // /p/{code}, a random one of ?length=N, or Train's next one), plays it alone
 // (solo.js: the board, moves, POST /v1/verify), and ends with a result card:
-// moves against the optimum, time, hints, the streak, and a share text.  The
-// daily's records live in this browser (daily.js).
+// moves against the optimum, time, hints, the streak, a share text and, for the
+// daily, how others did on it.  The daily's records live in this browser
+// (daily.js); its answers are sent as this browser's anonymous player's, so that
+// they count in how others did (GET /v1/daily/{day}/stats).
 
-import { archive, begin, clock, countdown, dayHead, finish, markArchive, playerId, progressOf, recordOf, saveProgress,
-         share, shareText, showStats, summary, today } from "./daily.js";
+import { archive, begin, clock, countdown, dayBefore, dayHead, fillSpread, finish, markArchive, playerId, progressOf,
+         recordOf, saveProgress, share, shareText, showStats, spreadOf, summary, today } from "./daily.js";
 import { ask, howToPlay, seenHowToPlay } from "./dialogs.js";
-import { date, switcher, t } from "./i18n.js";
+import { date, lang, switcher, t } from "./i18n.js";
 import { api, problemText } from "./net.js";
 import { Solo } from "./solo.js";
 
@@ -43,6 +45,7 @@ async function load() {
     page.next = "/?train=1";
   } else {
     page.kind = "daily";
+    page.player = playerId();  // its first answer is rated and counts in how others did
     const day = params.get("day");
     const daily = await api("GET", day ? `/v1/daily/${encodeURIComponent(day)}` : "/v1/daily").catch(failed("day"));
     page.daily = daily;
@@ -136,6 +139,7 @@ function end(attempt, verdict, open = true) {
     page.recordIsThis = kept.first;
     page.attempt = attempt;
     page.ended = true;
+    if (page.kind === "daily" && kept.first && attempt.result === "revealed" && counted(page.daily.date)) concede();
   }
   if (verdict && verdict.attempt) rated(verdict.attempt);
   if (page.kind === "daily") {
@@ -145,6 +149,17 @@ function end(attempt, verdict, open = true) {
     daySoFar();
   }
   if (open) result(page.attempt, page.record);
+}
+
+// Giving up on the day, told to the server as this browser's player's answer of no
+// moves: made after the solution was shown, it is not rated, and counts in how
+// others did as not solved (docs/api.md).  The card's figures wait for it.  Only
+// a day still counted there (today's or yesterday's, UTC) is told.
+const counted = (day) => day === today() || day === dayBefore(today());
+
+function concede() {
+  page.conceded = api("POST", "/v1/verify", { puzzle: { code: page.solo.code }, moves: [], player: page.player })
+    .catch(() => null);
 }
 
 function rated(attempt) {
@@ -188,6 +203,8 @@ function result(attempt, record) {
   }
   if (page.kind === "train" && page.ratingNote) notes.push(page.ratingNote);
   $("result-note").textContent = notes.join(" ");
+  $("crowd").hidden = true;
+  if (page.kind === "daily") crowd(record);
   $("share-text").textContent = page.kind === "daily"
     ? shareText(dayHead(page.daily), record, `${location.origin}/?day=${page.daily.date}`)
     : shareText(t("share.head.puzzle"), attempt, `${location.origin}/p/${page.solo.code}`);
@@ -197,6 +214,34 @@ function result(attempt, record) {
   if (!$("result").open) $("result").showModal();
   if (page.next) $("next").focus();
 }
+
+// How others did on the day's puzzle, once this finish is counted: the share who
+// solved it and their average moves, and a chart of their moves over the optimum;
+// nothing while no one else finished it but the reader (then, if the reader
+// solved it, that they were the first).
+async function crowd(record) {
+  const day = page.daily.date, when = day === today() ? "today" : "day";
+  await page.conceded;
+  let stats;
+  try {
+    stats = await api("GET", `/v1/daily/${day}/stats`);
+  } catch {
+    return;  // the card stands without it
+  }
+  const solved = record.result === "solved", optimal = page.daily.optimal_length;
+  let line;
+  if (stats.players === 1 && stats.solved === 1 && solved) line = t(`crowd.first.${when}`);
+  else if (stats.players < 2) return;
+  else if (!stats.solved) line = t(`crowd.none.${when}`, { n: stats.players });
+  else line = t(`crowd.${when}`, { share: percent.format(stats.solved_share), n: stats.average_moves });
+  $("crowd-line").textContent = line;
+  const list = $("crowd-spread");
+  list.hidden = stats.players < 2 || !stats.solved;
+  fillSpread(list, spreadOf(stats.moves, optimal), t("crowd.spread"), solved ? Math.min(3, record.moves - optimal) : -1);
+  $("crowd").hidden = false;
+}
+
+const percent = new Intl.NumberFormat(lang, { style: "percent" });
 
 const recordWords = (r) => r.result === "revealed" ? t("archive.revealed") : t("moves.count", { n: r.moves });
 

@@ -847,6 +847,17 @@ class PackRequest(TypedDict):
     title: NotRequired[str]
 
 
+class DayStats(TypedDict):
+    """The DayStats schema of the contract."""
+    date: str
+    players: int
+    solved: int
+    optimal: int
+    solved_share: float
+    average_moves: float | None
+    moves: dict[str, int]
+
+
 class PlayerRating(TypedDict):
     """The PlayerRating schema of the contract."""
     value: float
@@ -1138,6 +1149,7 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "dailyOn": ("GET", "/v1/daily/{day}", "daily_on"),
     "dailySolution": ("GET", "/v1/daily/{day}/solution", "daily_solution"),
     "dailyHint": ("GET", "/v1/daily/{day}/hint", "daily_hint"),
+    "dailyStats": ("GET", "/v1/daily/{day}/stats", "daily_stats"),
     "dailyArchive": ("GET", "/v1/daily/archive", "daily_archive"),
     "getPlayer": ("GET", "/v1/players/{player_id}", "get_player"),
     "getPlayerAttempts": ("GET", "/v1/players/{player_id}/attempts", "get_player_attempts"),
@@ -1467,6 +1479,12 @@ class Operations:
         /v1/daily/{day}/hint).
         """
         return self._transport.request("GET", f"/v1/daily/{quote_path(day)}/hint", query={"level": level})
+
+    def daily_stats(self, day: str) -> Reply[DayStats]:
+        """How others did on a published day's puzzle: players, the share who solved it, the average moves (GET
+        /v1/daily/{day}/stats).
+        """
+        return self._transport.request("GET", f"/v1/daily/{quote_path(day)}/stats")
 
     def daily_archive(
             self,

@@ -598,6 +598,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/daily/{day}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How others did on a published day's puzzle: players, the share who solved it, the average moves
+         * @description Counts each player once: their first finish of the day's puzzle on its day or the next (UTC), through POST /v1/verify with `player`. An answer the ratings take as the player's own (a rated attempt: docs/ratings.md) counts as solved when it reaches the target; an attempt made after the answer was shown to the client (its solution, its last hint) counts as not solved; other attempts are not counted. An address without an API key counts one player a day, as its rounds rate one; an API key, each of its players. A future day answers 404, as the day itself does.
+         */
+        get: operations["dailyStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/daily/archive": {
         parameters: {
             query?: never;
@@ -2224,6 +2244,31 @@ export interface components {
             /** @description the pack's title, on its book's pages and in the PDF's metadata (default: what it holds, like 'Ricochet Robots — 24 puzzles, 10–12 moves') */
             title?: string;
         };
+        DayStats: {
+            /** Format: date */
+            date: string;
+            /** @description players counted: each player's first finish of the day's puzzle, on its day or the next (UTC), an answer of their own (a rated attempt) or one made after the answer was shown */
+            players: number;
+            /** @description of them, those whose own answer reached the target */
+            solved: number;
+            /** @description of those, the ones in the fewest moves */
+            optimal: number;
+            /** @description solved / players, to 3 places (0 without players) */
+            solved_share: number;
+            /** @description the moves of a solve on average, to 1 place; null before anyone solved it */
+            average_moves: number | null;
+            /**
+             * @description solves by their number of moves, fewest first
+             * @example {
+             *       "9": 14,
+             *       "10": 6,
+             *       "12": 1
+             *     }
+             */
+            moves: {
+                [key: string]: number;
+            };
+        };
         PlayerRating: {
             /** @description Glicko-2 rating (1500 for a new player) */
             value: number;
@@ -3596,6 +3641,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyHint"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    dailyStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A date (YYYY-MM-DD) or a day number (1 = 2026-01-01) */
+                day: components["parameters"]["Day"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day's figures */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DayStats"];
                 };
             };
             304: components["responses"]["NotModified"];
