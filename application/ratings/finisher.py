@@ -13,7 +13,7 @@ from solver.play.glicko import Rating, game
 from workers.stores.ratings import Decision, HistoryLine, Standing
 from workers.stores.rounds import ROUND_SECONDS
 
-from .. import Context
+from .. import Context, daily_stats
 from .players import NEW_PLAYERS_A_DAY, PlayerRating, admitted, rating_of, scope, solved_daily
 from .rounds import answers_for_its_players, clients, is_today, made_a_pack_with, reveal
 from .themes import PuzzleRating, puzzle_prior, shown
@@ -148,6 +148,8 @@ def attempt(ctx: Context, p: Puzzle, verdict: Verdict, player_id: str) -> Attemp
     decision = done.decision
     if decision.rated and won and is_today(ctx, p):
         solved_daily(ctx, player_id, daily.today())
+    daily_stats.finished(ctx, p, player_id, verdict, own=decision.rated,  # how others did on a day's puzzle
+                         shown=decision.history.get("reason") in (SHOWN, PACKED))
     out = AttemptResult(rated=decision.rated, won=won, puzzle=shown(done.puzzle)["rating"],
                         player=RatingChange(**rating_of(done.player), change=decision.history["change"]))
     if not decision.rated and "reason" in decision.history:
