@@ -26,13 +26,21 @@ AXED = ("en", "ru")
 def tours(turn: int) -> list[tuple[str, str]]:
     """The (language, size) pairs a page's tour plays in: all six where
     RICOCHET_EVERY_TOUR is set (screenshots of every state in every language at
-    both sizes, for a review of the pages), else three, each language once and
-    both sizes, `turn` (0 or 1) choosing which three, so that the suite's tours
-    between them still play all six (a tour costs 20-60 s of a Chromium)."""
+    both sizes, for a review of the pages), else two, a phone and a desktop in two
+    languages, `turn` (0, 1 or 2) choosing which: the pages' tours between them
+    play all six, and each page plays at least one language other than English,
+    where English left on the page shows (a tour costs 10-15 s of a core in Chromium)."""
     every = [(lang, size) for lang in LOCALES for size in SIZES]
     if every_tour():
         return every
-    return [(lang, size) for i, (lang, size) in enumerate(every) if i % 2 == (i // 2 + turn) % 2]
+    return [every[2 * turn % 6], every[(2 * turn + 3) % 6]]
+
+
+def one_of(cases: list, turn: int = 0) -> list:
+    """Cases of a page check that differ only in language or size: the suite plays
+    the `turn`-th (wrapping), RICOCHET_EVERY_TOUR every one.  Each Chromium case costs
+    3-15 s of a core, and the suite's other cases play the other languages and sizes."""
+    return list(cases) if every_tour() else [cases[turn % len(cases)]]
 
 
 def every_tour() -> bool:

@@ -19,7 +19,7 @@ from solver.play import daily
 from solver.play.grades import grade_of
 from solver.search.solve import solve
 from tests.helpers import get_json, served
-from tests.pages import Tour, context, play
+from tests.pages import Tour, context, one_of, play
 
 PAR = {"en": "in 6 moves", "de": "in 6 Zügen", "ru": "за 6 ходов"}
 
@@ -55,7 +55,7 @@ def _get(url: str, accept: str) -> tuple[int, str]:
         return e.code, e.headers["Content-Type"]
 
 
-@pytest.mark.parametrize("lang", ["en", "ru"])
+@pytest.mark.parametrize("lang", one_of(["en", "ru"], 1))
 def test_defect_2_a_mistyped_address_in_chromium_is_the_translated_page(browser, base_url, lang):
     ctx = context(browser, lang, "phone")
     page = ctx.new_page()
@@ -85,7 +85,7 @@ TURNED = {"en": "a new day's puzzle is ready", "de": "Das Rätsel des neuen Tage
 ARCHIVE = {"en": "not in your streak", "de": "nicht in deiner Serie", "ru": "не в серию"}
 
 
-@pytest.mark.parametrize("lang,size", [("en", "phone"), ("de", "desktop"), ("ru", "phone")])
+@pytest.mark.parametrize("lang,size", one_of([("en", "phone"), ("de", "desktop"), ("ru", "phone")]))
 def test_defect_1_a_day_begun_at_2358_and_finished_after_midnight_keeps_the_streak(browser, base_url, lang, size):
     """Opened at 23:58 UTC, finished at 00:00:25: the page says the day turned (not
     "Next puzzle in 23:59:40"), and the day counts in the streak (not "A day from
@@ -134,7 +134,7 @@ def test_defect_1_a_day_opened_after_its_day_is_still_the_archive(browser, base_
 
 # -- 3: a shared or reloaded puzzle keeps its par --------------------------------------
 
-@pytest.mark.parametrize("lang,size", [("en", "desktop"), ("ru", "phone")])
+@pytest.mark.parametrize("lang,size", one_of([("en", "desktop"), ("ru", "phone")], 1))
 def test_defect_3_a_shared_link_and_a_reloaded_random_puzzle_keep_their_par(browser, base_url, lang, size):
     made = get_json(f"{base_url}/v1/puzzles/random?length=6&seed=newplayer-{lang}")
     assert get_json(f"{base_url}/v1/puzzles/{made['code']}")["optimal_length"] == 6
@@ -176,7 +176,7 @@ def _hint(page, touch: bool, number: int | None = None) -> None:
                                " === String(n)", arg=number)
 
 
-@pytest.mark.parametrize("lang,size", [("en", "desktop"), ("de", "phone"), ("ru", "desktop")])
+@pytest.mark.parametrize("lang,size", one_of([("en", "desktop"), ("de", "phone"), ("ru", "desktop")], 1))
 def test_defect_4_trains_last_hint_says_before_and_after_that_it_unrates(browser, base_url, lang, size):
     touch = size == "phone"
     ctx = context(browser, lang, size, seen_how_to_play=True)
@@ -223,7 +223,7 @@ def _stops(spec: str) -> dict[int, list[str]]:
     return rows
 
 
-@pytest.mark.parametrize("lang,size", [("en", "desktop"), ("ru", "phone")])
+@pytest.mark.parametrize("lang,size", one_of([("en", "desktop"), ("ru", "phone")]))
 def test_defect_6_the_board_in_words_names_every_wall(browser, base_url, lang, size):
     found = get_json(f"{base_url}/v1/daily")
     ctx = context(browser, lang, size, seen_how_to_play=True)
@@ -278,7 +278,8 @@ def test_defect_6_the_how_to_names_only_what_the_board_has_and_the_clock_waits(b
         ctx.close()
 
 
-@pytest.mark.parametrize("lang,first", [("en", "Hint 1 of 3"), ("de", "Tipp 1 von 3"), ("ru", "Подсказка 1 из 3")])
+@pytest.mark.parametrize("lang,first", one_of([("en", "Hint 1 of 3"), ("de", "Tipp 1 von 3"),
+                                               ("ru", "Подсказка 1 из 3")], 1))
 def test_defect_6_the_first_hint_is_hint_1(browser, base_url, lang, first):
     ctx, page = _fresh(browser, base_url, f"/?lang={lang}", lang=lang, size="phone")
     try:
@@ -294,7 +295,7 @@ def test_defect_6_the_first_hint_is_hint_1(browser, base_url, lang, first):
 
 # -- 7: published days are shown with today's grade words --------------------------------
 
-@pytest.mark.parametrize("lang,size", [("en", "desktop"), ("ru", "phone")])
+@pytest.mark.parametrize("lang,size", one_of([("en", "desktop"), ("ru", "phone")], 1))
 def test_defect_7_published_days_read_todays_grade_words(browser, base_url, lang, size):
     """November 2026's days were published graded on the old scale (17 of 28 "extreme");
     they are shown relabelled on the players' scale, their puzzles unchanged."""

@@ -182,7 +182,7 @@ def _quick_seed(name: str) -> str:
     raise AssertionError("no fitting seed among 100")
 
 
-@pytest.mark.parametrize(("lang", "size"), tours(1))
+@pytest.mark.parametrize(("lang", "size"), tours(2))
 def test_a_host_seats_a_robot_in_the_lobby_and_it_plays(browser, base_url, lang, size):
     words = catalogue(lang)
     name = words["robot.name"].replace("{strength}", words["strength.master"])
