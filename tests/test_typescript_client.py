@@ -12,6 +12,7 @@ opens.  One pack and one install serve the module (module-scoped fixtures)."""
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import os
@@ -23,6 +24,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -53,13 +55,28 @@ def run(args: list[str], cwd: Path, timeout: float = 300, **env: str) -> subproc
     return done
 
 
+@contextmanager
+def in_the_client() -> Iterator[Path]:
+    """clients/typescript to this test process alone while it installs, packs or tests there:
+    each test process that meets this module installs and packs in that one folder, and two
+    `npm ci` at once emptied each other's node_modules (ENOTEMPTY, ETXTBSY)."""
+    (ROOT / "build").mkdir(exist_ok=True)
+    with open(ROOT / "build" / ".typescript-client.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield CLIENT
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="module")
 def installed() -> Path:
     """clients/typescript with its node_modules: `npm ci` from package-lock.json when they are
     missing or older than the lock file (a dependency added since)."""
     stamp, lock = CLIENT / "node_modules" / ".package-lock.json", CLIENT / "package-lock.json"
-    if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
-        run([NPM, "ci", *NPM_QUIET], CLIENT, timeout=600)
+    with in_the_client():
+        if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
+            run([NPM, "ci", *NPM_QUIET], CLIENT, timeout=600)
     return CLIENT
 
 
@@ -74,7 +91,8 @@ def api(redis_url, celery_worker) -> Iterator[str]:
 def tarball(installed, tmp_path_factory) -> Path:
     """`npm pack` of the client (its prepack script builds dist/) into a folder of its own."""
     out = tmp_path_factory.mktemp("pack")
-    packed = json.loads(run([NPM, "pack", "--json", "--pack-destination", str(out)], installed).stdout)
+    with in_the_client():  # its prepack script writes dist/ there
+        packed = json.loads(run([NPM, "pack", "--json", "--pack-destination", str(out)], installed).stdout)
     return out / packed[0]["filename"]
 
 
@@ -102,8 +120,9 @@ def signed_sample() -> dict:
 
 def test_the_typescript_client_against_a_live_server(installed, api):
     env = {"RICOCHET_BASE_URL": api, "RICOCHET_WEBHOOK_SAMPLE": json.dumps(signed_sample())}
-    done = subprocess.run([NPM, "test"], cwd=installed, env={**os.environ, **env}, capture_output=True, text=True,
-                          timeout=600)
+    with in_the_client():
+        done = subprocess.run([NPM, "test"], cwd=installed, env={**os.environ, **env}, capture_output=True,
+                              text=True, timeout=600)
     print(done.stdout[-3000:])
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
     assert "# fail 0" in done.stdout and "# pass 10" in done.stdout
