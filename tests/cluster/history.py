@@ -59,6 +59,9 @@ class History:
                                 "packs": self.packs, "read_back": self.read_back}) + "\n")
 
 
+PACK_PAUSE = 4.0  # seconds between one pack's end and the next pack's request
+
+
 class Workload:
     """Threads of the client host: writes (rooms, rated attempts), reads, and packs one after another."""
 
@@ -168,6 +171,9 @@ class Workload:
                         self.history.record(op="pack-ended", job=job, state=answer["state"], t0=time.time())
                         break
                 self.stopping.wait(0.5)
+            # A breath between packs: back to back, their searches kept the workers' hosts busy the whole
+            # run (most of its CPU, beside the suite's other tests); a fault waits for the next one mid-pack.
+            self.stopping.wait(PACK_PAUSE)
 
     def _recorded(self, name: str, body: Any) -> None:
         try:
