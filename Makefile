@@ -54,8 +54,9 @@ cluster-tools:
 # servers starting, faults held), which the third and fourth processes fill; worksteal evens out the
 # long tests at the end.  On a quiet 2-core machine: 17:15 with -n 2, 11:30 with -n 3 --dist worksteal
 # (the CPU 80% busy), 10:16 with -n 4 (90%); -n 6 took 12:05 and starved the tests that wait on a
-# worker or a replica for a bounded time.  (Those are an earlier, smaller suite's; at 1,009 tests on 2026-11-29,
-# the long ones dealt out first by tests/conftest.py, a quiet clean-clone run took 12:35 with -n 4.)
+# worker or a replica for a bounded time.  (Those are an earlier, smaller suite's; at 997 tests on 2026-11-29,
+# the long ones dealt out first by tests/conftest.py, a quiet clean-clone run took 11:17 with -n 4, the CPU
+# 100% busy from its first minute to its last: its time is its CPU, about 1,400 s, over two cores.)
 # Bytecode is written even where the environment says PYTHONDONTWRITEBYTECODE (as this machine's does):
 # a run after the first reads its compiled and rewritten modules (collecting took 8.6 s of CPU a
 # test process without them, 3.8 with them); a clean clone's first run gains little.
