@@ -189,11 +189,12 @@ def puzzles_off_request(history: History) -> dict[str, list[str]]:
 
 
 def run(cluster: Cluster, plan: list[tuple[str, float]], folder: Path, board: str, calm: float = 10,
-        settle_timeout: float = 300) -> dict[str, Any]:
-    """The workload on the cluster, `plan`'s faults (name, seconds held) one after
-    another with `calm` seconds between them, then everything read back and checked."""
+        settle_timeout: float = 300, pack_count: int = 12) -> dict[str, Any]:
+    """The workload on the cluster (packs of `pack_count` puzzles), `plan`'s faults (name,
+    seconds held) one after another with `calm` seconds between them, then everything
+    read back and checked."""
     history = History()
-    workload = Workload(cluster.front_url, history, board, cluster.workload_key())
+    workload = Workload(cluster.front_url, history, board, cluster.workload_key(), pack_count)
     threads = [cluster.inside_thread(t) for t in (workload.writes, workload.reads, workload.packs)]
     state: dict[str, Any] = {"workers": list(WORKERS), "workload": workload, "apis": ["api1", "api2"]}
     try:
