@@ -201,11 +201,12 @@ class Pool:
             raise ValueError("pool columns differ from this version's")
         t = doc["target"]
         goal = Goal(tuple(t["cell"]), t["colour"], t.get("symbol"))
+        by_length: dict[int, array[int]] = {}  # now, from the rows in hand: in gunicorn's master, before it
+        for i, r in enumerate(doc["rows"]):  # forks, so its web processes share them (`lengths`)
+            by_length.setdefault(r[1], array("I")).append(i)
         rows = PackedRows((tuple(r[0]), r[1], tuple(r[2]), *r[3:]) for r in doc["rows"])
-        pool = cls(real_board(doc["board"]), goal, tuple(doc["robots"]), Ricochet(doc["ricochet"]), rows,
-                   {int(k): v for k, v in doc["fair_positions"].items()}, doc.get("built", {}))
-        pool.lengths()  # now: in gunicorn's master, before it forks, so its web processes share them
-        return pool
+        return cls(real_board(doc["board"]), goal, tuple(doc["robots"]), Ricochet(doc["ricochet"]), rows,
+                   {int(k): v for k, v in doc["fair_positions"].items()}, doc.get("built", {}), by_length)
 
 
 # -- building ---------------------------------------------------------------------------
