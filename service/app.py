@@ -19,11 +19,15 @@ from . import errors, limits, metrics, security
 
 
 def budgets(settings: Settings) -> None:
-    """The process's caches within their byte budgets (docs/operations.md lists them)."""
+    """The process's caches within their byte budgets (docs/operations.md lists them),
+    and where it keeps the pools it parsed."""
+    from solver.production.pools import keep_packed_in
+
     from .pictures import png
 
     memory.budget_caches(settings.board_cache_mb)
     png.budget = settings.picture_cache_mb << 20
+    keep_packed_in(settings.pool_cache)
 
 
 MAX_BODY = 1 << 20  # bytes a request body may hold (413 beyond)

@@ -17,6 +17,9 @@ from hypothesis import settings
 # No timed assertions in tests: hypothesis's default deadline (200 ms an example) failed a round trip of
 # a puzzle's code once on a loaded 2-core machine (274 ms).  Speed is the benches' business.
 settings.register_profile("suite", deadline=None)
+# The suite's processes (and the servers, workers and commands they start) keep the pools they parse in
+# the checkout's build/, not in the user's ~/.cache: the first to open a pool writes it, the others read it.
+os.environ.setdefault("RICOCHET_POOL_CACHE", str(Path(__file__).resolve().parents[1] / "build" / "pool-cache"))
 settings.load_profile("suite")
 
 # The daily's tests take "today" where the app takes it per request, in this process and in the servers

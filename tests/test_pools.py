@@ -238,3 +238,43 @@ def test_generate_draws_from_pools_and_proves_what_it_draws():
     five = generate(16, robots=5, seed=4, pools=library, time_budget=120)
     assert five.solution.length == 16 and len(five.puzzle.robots) == 5
     assert solve(five.puzzle).length == 16
+
+
+def _the_same(a: pools.Pool, b: pools.Pool) -> None:
+    assert (a.id, a.board.spec, a.goal, a.colours, a.ricochet) == (b.id, b.board.spec, b.goal, b.colours, b.ricochet)
+    assert (a.fair_positions, a.built) == (b.fair_positions, b.built)
+    assert list(a.rows) == list(b.rows) and a.lengths() == b.lengths()
+    assert [a.generated(i).puzzle.code() for i in range(0, len(a.rows), 97)] == \
+        [b.generated(i).puzzle.code() for i in range(0, len(b.rows), 97)]
+
+
+def test_a_pool_kept_packed_on_disk_is_the_pool_its_file_gives(tmp_path, monkeypatch):
+    """RICOCHET_POOL_CACHE: the first process to open a pool keeps it packed; the next
+    reads that (the pool's file is not parsed again) and gets the same pool; a packed
+    file that is cut short or of another kind is parsed from the pool's file again."""
+    source = pools.packaged()
+    pool_id = source.ids()[0]
+    data = source.read(pool_id)
+    assert data is not None
+    parsed = pools.Pool.loads(data)
+    monkeypatch.setattr(pools, "_PARSED", pools.OrderedDict())
+    monkeypatch.setattr(pools, "_CACHE", pools.PackedCache())
+    pools.keep_packed_in(tmp_path / "cache")
+
+    _the_same(pools.Library([source]).load(pool_id), parsed)  # parsed, and kept
+    kept = list((tmp_path / "cache").iterdir())
+    assert len(kept) == 1 and kept[0].name.endswith(".packed")
+
+    def not_parsed(_: bytes) -> pools.Pool:
+        raise AssertionError("the pool's file was parsed again")
+
+    pools._PARSED.clear()  # a new process
+    with monkeypatch.context() as m:
+        m.setattr(pools.Pool, "loads", not_parsed)
+        _the_same(pools.Library([source]).load(pool_id), parsed)
+
+    for spoilt in (kept[0].read_bytes()[:1000], b"not a packed pool"):
+        kept[0].write_bytes(spoilt)
+        pools._PARSED.clear()
+        _the_same(pools.Library([source]).load(pool_id), parsed)
+        assert kept[0].read_bytes() != spoilt  # written anew

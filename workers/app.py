@@ -68,6 +68,7 @@ def make_celery(redis_url: str | None = None, settings: Settings | None = None, 
     """The Celery app over `settings` (default: the environment's, checked) and the
     Redis `redis_url` names (default: the settings'), with `stores` if given."""
     settings = settings or settings_or_exit()
+    pools.keep_packed_in(settings.pool_cache)
     url, sentinel_options = failover.celery_redis(settings, redis_url or settings.redis_url or DEFAULT_REDIS_URL)
     app = Ricochet(settings, url, stores, patient)
     app.conf.update(

@@ -9,7 +9,11 @@ message on standard error for unreadable or invalid input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+
+from solver.production.pools import keep_packed_in
+from workers.settings import Settings, SettingsError
 
 from . import bank, board, catalogue, check, daily, export, generate, keys, pack, pool, serve, solve, themes, worker
 from .common import EXIT_INPUT, EXIT_OK, InputError, version
@@ -29,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Many commands open every pool; one that reads the settings says what is wrong with them, the others
+    # run without the cache.
+    with contextlib.suppress(SettingsError):
+        keep_packed_in(Settings.from_env().pool_cache)
     try:
         return args.run(args)
     except InputError as e:
