@@ -62,7 +62,10 @@ def test_another_site_embeds_the_daily_and_hears_it_solved(browser, base_url, la
             page.wait_for_function("document.querySelector('#here iframe').getBoundingClientRect().height > 300")
             tour.state("start")
             _frame_checked(frame, lang)
-            play(frame, moves, touch=size == "phone")
+            with page.expect_request(lambda r: r.url.endswith("/v1/verify") and r.method == "POST") as sent:
+                play(frame, moves, touch=size == "phone")
+            # The answer is the frame's anonymous player's: rated, and counted in how others did that day.
+            assert sent.value.post_data_json["player"].startswith("web-")
             page.wait_for_function("window.heard.length === 1", timeout=20_000)
             heard = page.evaluate("window.heard[0]")
             assert heard["type"] == "solved" and heard["source"] == "ricochet"

@@ -6,6 +6,7 @@
 // shown), `resize` (the height the frame needs).  They carry nothing secret and
 // go to any parent ("*"): a parent checks that event.origin is this site's.
 
+import { playerId } from "./daily.js";
 import { ask, howToPlay } from "./dialogs.js";
 import { t } from "./i18n.js";
 import { api, problemText } from "./net.js";
@@ -37,7 +38,7 @@ async function load() {
   $("site").href = link;
   const board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
   const solo = new Solo(found, board, {
-    optimal, solution,
+    optimal, solution, player: anonymous(),
     onMove: (moves) => tell("moves", { code: found.code, count: moves.length, moves }),
     onReveal: (attempt) => tell("revealed", { code: found.code, optimal: attempt.optimal }),
     onEnd: (attempt) => {
@@ -58,6 +59,16 @@ async function load() {
   $("reset").addEventListener("click", () => solo.reset(t("back_to_start")));
   $("solution").addEventListener("click", () => reveal(solo));
   tell("ready", { code: found.code, optimal });
+}
+
+// The browser's anonymous player, as on this site's own pages: its answers are rated and count in how
+// others did that day.  None where the browser keeps no storage for a frame of another site.
+function anonymous() {
+  try {
+    return playerId();
+  } catch {
+    return null;
+  }
 }
 
 // Showing the solution is giving up, here too: asked first.
