@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from solver.production.pools import Library
 from workers.answers import Answers
-from workers.messages import TaskSpec
+from workers.messages import Message
 from workers.stores import UNREACHABLE, Stores
 from workers.stores.jobs import JobState
 
@@ -31,7 +31,7 @@ UNAVAILABLE = UNREACHABLE
 class Send(Protocol):
     """How a use case queues a task (workers/app.py's send): Celery's options (countdown, ...) pass through."""
 
-    def __call__(self, spec: TaskSpec, payload: Mapping[str, Any], **options: Any) -> None: ...
+    def __call__(self, message: Message[Any], **options: Any) -> None: ...
 
 
 def held_by(stores: Stores, replicas: int, milliseconds: int) -> int:

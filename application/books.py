@@ -83,8 +83,8 @@ def made(ctx: Context, asked: Book, wait: float) -> bytes:
     books = ctx.required_stores().books
     if books.claim(asked.key, MAKING_SECONDS):
         try:
-            jobs.send(ctx, BOOK, {"key": asked.key, "pack_id": asked.pack_id, "paper": asked.paper,
-                                  "per_page": asked.per_page, "solutions": asked.solutions})
+            jobs.send(ctx, BOOK.of({"key": asked.key, "pack_id": asked.pack_id, "paper": asked.paper,
+                                    "per_page": asked.per_page, "solutions": asked.solutions}))
         except Exception:
             books.fail(asked.key, "unavailable", "the book could not be sent to a worker")
             raise

@@ -7,14 +7,14 @@ id, where the deployment's packs draw on it), and queueing them
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from solver.model.puzzle import Puzzle
 from solver.production import catalogue, library
 from solver.production.generated import Generated
 from solver.production.pools import Library
-from workers.messages import CATALOGUE_FILL, CATALOGUE_GROW, CATALOGUE_LIFT, THEMES_PASS, TaskSpec
+from workers.messages import Message
 from workers.stores import Stores, Unavailable
 
 from . import Context, jobs
@@ -57,15 +57,10 @@ def _keep(ctx: Context, found: Iterable[Generated]) -> dict[str, int]:
     return {"found": count}
 
 
-QUEUED = {"grow": CATALOGUE_GROW, "fill": CATALOGUE_FILL, "lift": CATALOGUE_LIFT, "themes": THEMES_PASS}
-
-
-def queue(ctx: Context, kind: str, payloads: Sequence[Mapping[str, Any]]) -> TaskSpec:
-    """One task per payload of `kind` (grow, fill, lift or themes) on the analysis queue; its spec."""
-    spec = QUEUED[kind]
-    for payload in payloads:
-        jobs.send(ctx, spec, payload)
-    return spec
+def queue(ctx: Context, messages: Sequence[Message[Any]]) -> None:
+    """One task per message (grow, fill, lift or themes: CATALOGUE_GROW.of(...), ...) on the analysis queue."""
+    for message in messages:
+        jobs.send(ctx, message)
 
 
 class Tables:

@@ -3,10 +3,9 @@ or cancelling the job it makes (a solve's or a pack's alike)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from workers.messages import INTERACTIVE_QUEUE, TaskSpec
+from workers.messages import INTERACTIVE_QUEUE, Message
 from workers.stores.jobs import Job, JobState
 from workers.stores.quotas import WINDOW
 
@@ -113,8 +112,8 @@ def cancel(ctx: Context, job_id: str) -> Job:
     return job
 
 
-def send(ctx: Context, task: TaskSpec, payload: Mapping[str, Any]) -> None:
-    """Queue `task` with `payload` (checked against its TaskSpec before it is queued)."""
+def send(ctx: Context, message: Message[Any]) -> None:
+    """Queue a task with its payload (`TaskSpec.of`: checked against its TaskSpec before it is queued)."""
     if ctx.send is None:
         raise Problem("unavailable", "no worker queue is configured: set REDIS_URL or run `ricochet serve`")
-    ctx.send(task, payload)
+    ctx.send(message)

@@ -98,7 +98,7 @@ def submit(ctx: Context, request: PackRequest, idempotency_key: str | None = Non
     job = stores.jobs.create("pack", request, uuid.uuid4().hex, asker=ctx.client)
     # Sent before the key names it: should Redis go in between (a failover), the
     # retry with the same key makes a new job, rather than finding one never sent.
-    jobs.send(ctx, PACK, {"job_id": job["id"]})
+    jobs.send(ctx, PACK.of({"job_id": job["id"]}))
     if scoped is not None and fingerprint is not None:
         named, same = stores.jobs.for_idempotency_key(scoped, job["id"], fingerprint)
         if named != job["id"]:  # the same key won a race a moment ago
@@ -243,7 +243,7 @@ def release(ctx: Context, client: str) -> int:
     for job_id, _, items in released:
         # A send lost here leaves a chunk counted as queued that no worker received:
         # recover_pending sends it again, as it does any chunk whose message was lost.
-        jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
+        jobs.send(ctx, PACK_CHUNK.of({"job_id": job_id, "items": items}))
     return len(released)
 
 
@@ -339,7 +339,7 @@ def recover_chunks(ctx: Context, silence: float = CHUNK_SILENCE) -> list[str]:
             stores.packs.forget_chunks(job_id)
             continue
         stores.packs.chunk_beat(job_id, key, requeued=True)
-        jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
+        jobs.send(ctx, PACK_CHUNK.of({"job_id": job_id, "items": items}))
         sent.append(f"{job_id}:{key}")
     for client in stores.packs.holding():  # a worker that died between taking a chunk and queuing the next
         release(ctx, client)
@@ -364,11 +364,11 @@ def recover_pending(ctx: Context, silence: float = PENDING_SILENCE) -> list[str]
         again = job is not None and job["state"] == JobState.PENDING
         stores.jobs.still_pending(job_id, again)
         if again:
-            jobs.send(ctx, PACK, {"job_id": job_id})
+            jobs.send(ctx, PACK.of({"job_id": job_id}))
             sent.append(job_id)
     for job_id, key, items in stores.packs.unheard_chunks():
         job = stores.jobs.get(job_id)
         if job is not None and job["state"] in OPEN and (job["started"] or 0) < time.time() - silence:
-            jobs.send(ctx, PACK_CHUNK, {"job_id": job_id, "items": items})
+            jobs.send(ctx, PACK_CHUNK.of({"job_id": job_id, "items": items}))
             sent.append(f"{job_id}:{key}")
     return sent

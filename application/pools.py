@@ -111,7 +111,7 @@ def queue_build(ctx: Context, board: str, target: str, building: bool = False, *
                                       "per_length": pools.PER_LENGTH, **request})
     if building:
         stores.pools.set_building(job["id"])
-    jobs.send(ctx, POOL_BUILD, {"job_id": job["id"]})
+    jobs.send(ctx, POOL_BUILD.of({"job_id": job["id"]}))
     return job
 
 
@@ -130,7 +130,7 @@ def grow(ctx: Context, wanted: int, silence: float = POOL_HEARTBEAT_TIMEOUT) -> 
                 return None
             stores.jobs.update(job["id"], state=JobState.PENDING, heartbeat=time.time(),
                                restarts=job.get("restarts", 0) + 1)
-            jobs.send(ctx, POOL_BUILD, {"job_id": job["id"]})
+            jobs.send(ctx, POOL_BUILD.of({"job_id": job["id"]}))
             return job["id"]
     grown = stores.pools.ids()
     if len([i for i in grown if i.endswith("-turn")]) >= wanted:

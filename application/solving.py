@@ -59,7 +59,7 @@ client that asks for it (any of them may follow it); a job's
     except Problem:
         ctx.stores.jobs.cancel(job["id"])
         raise
-    jobs.send(ctx, SOLVE, {"job_id": job["id"], "puzzle": p.to_json(), "time_budget": budget})
+    jobs.send(ctx, SOLVE.of({"job_id": job["id"], "puzzle": p.to_json(), "time_budget": budget}))
     return Queued(job, quota)
 
 

@@ -270,7 +270,7 @@ def _send(ctx: Context, deliveries: list[tuple[str, str]], **options: Any) -> No
     if ctx.send is None:
         raise Problem("unavailable", "deliveries need the queue: set REDIS_URL or run `ricochet serve`")
     for hook_id, message in deliveries:
-        ctx.send(WEBHOOK_DELIVER, {"hook_id": hook_id, "message_id": message}, **options)
+        ctx.send(WEBHOOK_DELIVER.of({"hook_id": hook_id, "message_id": message}), **options)
 
 
 def deliver(ctx: Context, hook_id: str, message_id: str, policy: Policy, horizon: float) -> float | None:

@@ -49,7 +49,7 @@ def test_a_bad_payload_is_refused_at_send_time(redis_url, spec, payload, field):
     celery = make_celery(redis_url, stores=stores)
     before = stores.queued(spec.queue)
     with pytest.raises(InvalidInput) as refused:
-        celery.send(spec, payload)
+        celery.send(spec.of(payload))
     assert refused.value.field == field
     assert stores.queued(spec.queue) == before
 

@@ -41,7 +41,7 @@ def test_a_killed_analysis_worker_loses_nothing(tmp_path, monkeypatch):
         stores.pools.set_building(job["id"])
         worker = start_worker(redis.url, "analysis")
         try:
-            celery.send(POOL_BUILD, {"job_id": job["id"]})
+            celery.send(POOL_BUILD.of({"job_id": job["id"]}))
             deadline = time.monotonic() + 120
             while (stores.jobs.get(job["id"])["progress"] or 0) < 0.55:  # proving, past the analysis
                 assert time.monotonic() < deadline, stores.jobs.get(job["id"])

@@ -1,6 +1,7 @@
 """The type checker (make lint's mypy, [tool.mypy] in pyproject.toml) catches a misnamed key in a
 use case's typed reply: a copy of application.jobs.view's reply with one key planted wrong fails the
-check, and the same reply with the right keys passes it (so the failure is the key's, not the set-up's)."""
+check, and the same reply with the right keys passes it (so the failure is the key's, not the set-up's);
+so does a misnamed key in a task's payload as a use case sends it (`jobs.send(ctx, PACK.of({...}))`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 REPLY = """\
-from application.jobs import JobView
+from application import Context
+from application.jobs import JobView, send
+from workers.messages import PACK
 
 
 def right() -> JobView:
@@ -23,21 +26,30 @@ def right() -> JobView:
 def planted() -> JobView:
     return {{"id": "j", "kind": "solve", "state": "pending", "progress": 0.0, "created": 1.0,
              "started": None, "finished": None, "error": None, "{key}": None}}
+
+
+def queued(ctx: Context) -> None:
+    send(ctx, PACK.of({{"job_id": "j"}}))
+    send(ctx, PACK.of({{"{task_key}": "j"}}))
 """
 
 
 def test_a_planted_wrong_key_fails_the_type_check(tmp_path: Path) -> None:
     module = tmp_path / "planted_reply.py"
-    module.write_text(textwrap.dedent(REPLY.format(key="results")), encoding="utf-8")
+    module.write_text(textwrap.dedent(REPLY.format(key="results", task_key="job")), encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
                           "--cache-dir", str(tmp_path / "cache"), "--no-error-summary", str(module)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     errors = [line for line in run.stdout.splitlines() if ": error:" in line]
     assert run.returncode == 1, run.stdout + run.stderr
-    # Only the planted reply fails (its return, line 10: "results" for "result"), for that key alone.
-    assert all(line.startswith(f"{module}:10:") for line in errors), run.stdout
+    # Only the planted reply fails (its return, line 12: "results" for "result"), for that key alone, and the
+    # planted task's payload (line 18: "job" for "job_id"; the right one on line 17 passes).
+    assert sorted(line.split(": error: ")[0] for line in errors) == [
+        f"{module}:12", f"{module}:12", f"{module}:18", f"{module}:18"], run.stdout
     assert sorted(line.split(": error: ")[1] for line in errors) == [
+        'Extra key "job" for TypedDict "JobPayload"  [typeddict-unknown-key]',
         'Extra key "results" for TypedDict "JobView"  [typeddict-unknown-key]',
+        'Missing key "job_id" for TypedDict "JobPayload"  [typeddict-item]',
         'Missing key "result" for TypedDict "JobView"  [typeddict-item]'], run.stdout
 
 
@@ -79,6 +91,17 @@ def _drift(typed: type, schema: type) -> list[str]:
 def test_jobs_packs_and_webhooks_typed_values_name_their_schemas_fields() -> None:
     for typed, schema in _job_pack_webhook_pairs():
         assert _drift(typed, schema) == [], (typed.__name__, schema.__name__)
+
+
+def test_each_tasks_payload_type_names_its_schemas_fields() -> None:
+    """A sender's payload (`TaskSpec.of`) is typed as its schema loads it: the same keys,
+    required where the schema requires them and nowhere else."""
+    from workers.messages import TASKS
+
+    for spec in TASKS.values():
+        typed, schema = spec.payload_type, spec.schema
+        assert _drift(typed, schema) == [], spec.name
+        assert _required(typed) == _field_names(schema, required=True), spec.name
 
 
 def test_a_drifted_webhook_key_is_found() -> None:

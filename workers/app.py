@@ -2,7 +2,7 @@
 `make_celery`) for the worker, the beat, the web app and the tests alike.
 
     celery = make_celery(settings)            # or make_celery(settings, stores=stores)
-    celery.send(SOLVE, {"job_id": ..., ...})  # checked against its TaskSpec, then queued
+    celery.send(SOLVE.of({"job_id": ..., ...}))  # checked against its TaskSpec, then queued
 
 The app carries what its tasks use, given here rather than found in module
 globals: its `settings`, its `stores` (the workers' are patient: a write in the
@@ -18,7 +18,6 @@ acknowledged late and re-queued when a worker dies, so nothing is lost.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from typing import Any
 
 from celery import Celery
@@ -27,7 +26,7 @@ from celery.signals import worker_init
 from solver.production import pools
 
 from . import failover, memory
-from .messages import QUEUES, TASKS, TaskSpec
+from .messages import QUEUES, TASKS, Message
 from .settings import Settings, settings_or_exit
 from .stores import Stores
 
@@ -58,9 +57,10 @@ class Ricochet(Celery):
         """The pools this app's tasks see: the package's, then the deployment's in Redis."""
         return pools.Library([*pools.shipped(), self.stores.pools, self.stores.catalogue])
 
-    def send(self, spec: TaskSpec, payload: Mapping[str, Any], **options: Any) -> None:
-        """Queue `spec`'s task with `payload`, checked first (InvalidInput names a bad field)."""
-        self.send_task(spec.name, args=spec.message(payload), queue=spec.queue, **options)
+    def send(self, message: Message[Any], **options: Any) -> None:
+        """Queue a task with its payload (`TaskSpec.of`), checked first (InvalidInput names a bad field)."""
+        spec = message.spec
+        self.send_task(spec.name, args=spec.message(message.payload), queue=spec.queue, **options)
 
 
 def make_celery(redis_url: str | None = None, settings: Settings | None = None, *,

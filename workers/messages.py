@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from marshmallow import RAISE, Schema, fields, validate
 
@@ -164,25 +164,105 @@ class WebhookSweep(_Payload):
     """ricochet.webhook_sweep: the beat's; no payload."""
 
 
+# Each payload as a sender writes it, for the type checker: a misnamed or missing key in a use case's
+# `jobs.send(ctx, SOLVE, {...})` fails `make lint`, as a wrong one fails the schema at run time
+# (tests/test_types.py holds each to its schema's fields).
+
+class SolvePayload(TypedDict):
+    job_id: str
+    puzzle: Mapping[str, object]
+    time_budget: float
+    max_depth: NotRequired[int]
+
+
+class JobPayload(TypedDict):
+    job_id: str
+
+
+class ChunkPayload(TypedDict):
+    job_id: str
+    items: Sequence[Sequence[int]]
+
+
+class DailyPayload(TypedDict):
+    days_ahead: NotRequired[int]
+
+
+class SweepPayload(TypedDict):
+    silence: NotRequired[float]
+
+
+class GrowPayload(TypedDict):
+    codes: Sequence[str]
+    seconds: float
+    part: NotRequired[Sequence[int] | None]
+    discover: NotRequired[Sequence[str] | None]
+
+
+class FillPayload(TypedDict):
+    items: Sequence[Sequence[object]]
+    seconds: float
+    enough: NotRequired[int | None]
+
+
+class LiftPayload(TypedDict):
+    family: str
+    spec: str
+    seconds: float
+
+
+class ThemesPassPayload(TypedDict):
+    mode: Literal["cheap", "targeted", "thorough"]
+    seconds: float
+
+
+class DeliverPayload(TypedDict):
+    hook_id: str
+    message_id: str
+
+
+class BookPayload(TypedDict):
+    key: str
+    pack_id: str
+    paper: str
+    per_page: int
+    solutions: bool
+
+
+class NoPayload(TypedDict):
+    pass
+
+
+P = TypeVar("P", bound=Mapping[str, object])
+
+
 @dataclass(frozen=True)
-class TaskSpec:
-    """One task's message: its name, the schema of its payload, its queue, and
-    (a beat's task) every how many seconds the beat sends it."""
+class TaskSpec(Generic[P]):
+    """One task's message: its name, the schema of its payload (and the payload's
+    type, as senders write it), its queue, and (a beat's task) every how many
+    seconds the beat sends it."""
 
     name: str
     schema: type[Schema]
+    payload_type: type[P]
     queue: str = INTERACTIVE_QUEUE
     every: float | None = None
+
+    def of(self, payload: P) -> Message[P]:
+        """This task with `payload`, to send (`Context.send`, `Ricochet.send`): the type
+        checker holds the payload to this task's keys (a literal's misnamed key fails
+        `make lint`), the schema to its values when it is sent."""
+        return Message(self, payload)
 
     @functools.cached_property
     def _loader(self) -> Schema:  # one instance: schemas are stateless
         return self.schema()
 
-    def check(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+    def check(self, payload: Mapping[str, object]) -> dict[str, Any]:
         """The payload loaded (defaults filled in); InvalidInput names a bad field."""
         return load(self._loader, dict(payload))
 
-    def message(self, payload: Mapping[str, Any]) -> list[Any]:
+    def message(self, payload: P) -> list[Any]:
         """The message's arguments for a payload, checked: what a sender queues."""
         checked = self.check(payload)
         return [checked[name] for name in self._loader.fields]
@@ -196,24 +276,33 @@ class TaskSpec:
         return self.check({**dict(zip(names, args, strict=False)), **kwargs})
 
 
-SOLVE = TaskSpec("ricochet.solve", SolveTask)
-PACK = TaskSpec("ricochet.pack", JobTask, PACK_QUEUE)
-PACK_CHUNK = TaskSpec("ricochet.pack_chunk", ChunkTask, PACK_QUEUE)
-POOL_BUILD = TaskSpec("ricochet.pool_build", JobTask, ANALYSIS_QUEUE)  # 4 GiB: its workers take one at a time
-PRECOMPUTE_DAILY = TaskSpec("ricochet.precompute_daily", DailyTask, every=3600.0)
-GROW_POOLS = TaskSpec("ricochet.grow_pools", PoolSweep, every=300.0)
-RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, every=10.0)
-RECOVER_PENDING = TaskSpec("ricochet.recover_pending", PendingSweep, every=20.0)
-CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, ANALYSIS_QUEUE)
-CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, ANALYSIS_QUEUE)
-CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, ANALYSIS_QUEUE)
-THEMES_PASS = TaskSpec("ricochet.themes_pass", ThemesPassTask, ANALYSIS_QUEUE)
-# A pack's book (seconds of CPU for a big one): made by a pack worker, never in a web process.
-BOOK = TaskSpec("ricochet.book", BookTask, PACK_QUEUE)
+@dataclass(frozen=True)
+class Message(Generic[P]):
+    """A task and its payload, as a sender hands them to the queue (`TaskSpec.of`)."""
 
-WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask, WEBHOOK_QUEUE)
+    spec: TaskSpec[P]
+    payload: P
+
+
+SOLVE = TaskSpec("ricochet.solve", SolveTask, SolvePayload)
+PACK = TaskSpec("ricochet.pack", JobTask, JobPayload, PACK_QUEUE)
+PACK_CHUNK = TaskSpec("ricochet.pack_chunk", ChunkTask, ChunkPayload, PACK_QUEUE)
+# A pool build takes 4 GiB: its workers take one at a time.
+POOL_BUILD = TaskSpec("ricochet.pool_build", JobTask, JobPayload, ANALYSIS_QUEUE)
+PRECOMPUTE_DAILY = TaskSpec("ricochet.precompute_daily", DailyTask, DailyPayload, every=3600.0)
+GROW_POOLS = TaskSpec("ricochet.grow_pools", PoolSweep, SweepPayload, every=300.0)
+RECOVER_CHUNKS = TaskSpec("ricochet.recover_chunks", ChunkSweep, SweepPayload, every=10.0)
+RECOVER_PENDING = TaskSpec("ricochet.recover_pending", PendingSweep, SweepPayload, every=20.0)
+CATALOGUE_GROW = TaskSpec("ricochet.catalogue_grow", GrowTask, GrowPayload, ANALYSIS_QUEUE)
+CATALOGUE_FILL = TaskSpec("ricochet.catalogue_fill", FillTask, FillPayload, ANALYSIS_QUEUE)
+CATALOGUE_LIFT = TaskSpec("ricochet.catalogue_lift", LiftTask, LiftPayload, ANALYSIS_QUEUE)
+THEMES_PASS = TaskSpec("ricochet.themes_pass", ThemesPassTask, ThemesPassPayload, ANALYSIS_QUEUE)
+# A pack's book (seconds of CPU for a big one): made by a pack worker, never in a web process.
+BOOK = TaskSpec("ricochet.book", BookTask, BookPayload, PACK_QUEUE)
+
+WEBHOOK_DELIVER = TaskSpec("ricochet.webhook_deliver", DeliverTask, DeliverPayload, WEBHOOK_QUEUE)
 # The beat's sweep: a lost attempt waits about this long.
-WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, WEBHOOK_QUEUE, every=5.0)
+WEBHOOK_SWEEP = TaskSpec("ricochet.webhook_sweep", WebhookSweep, NoPayload, WEBHOOK_QUEUE, every=5.0)
 
 TASKS = {spec.name: spec for spec in (SOLVE, PACK, PACK_CHUNK, POOL_BUILD, PRECOMPUTE_DAILY, GROW_POOLS,
                                       RECOVER_CHUNKS, RECOVER_PENDING, CATALOGUE_GROW, CATALOGUE_FILL, CATALOGUE_LIFT,

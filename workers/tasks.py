@@ -52,7 +52,7 @@ def context(app: Ricochet) -> Context:
                    send=app.send, max_queued={packs.CHUNKS_PER_CLIENT: app.settings.queued_chunks_per_client})
 
 
-def task(spec: TaskSpec, **options: Any) -> Callable[[Callable[..., Any]], Task]:
+def task(spec: TaskSpec[Any], **options: Any) -> Callable[[Callable[..., Any]], Task]:
     """`run(app, **payload)` as the Celery task of `spec`, on every app the factory
     makes.  A payload that does not hold is refused before any work: the job it
     names fails with the reason."""
@@ -207,6 +207,6 @@ def resume(sender: Any = None, **_: Any) -> None:
     if not isinstance(app, Ricochet):
         return
     try:
-        app.send(WEBHOOK_SWEEP, {})
+        app.send(WEBHOOK_SWEEP.of({}))
     except Exception:
         log.warning("could not queue the webhook sweep", exc_info=True)

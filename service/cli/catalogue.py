@@ -13,10 +13,12 @@ import json
 import multiprocessing
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from solver.model.puzzle import Ricochet
+from workers.messages import ANALYSIS_QUEUE, CATALOGUE_FILL, CATALOGUE_GROW, CATALOGUE_LIFT, Message
 
 from .common import EXIT_OK, InputError, deployment
 
@@ -269,9 +271,9 @@ def _fan_out(families: dict[str, list[str]], args: argparse.Namespace, known: li
     ctx = _deployment()
     ctx.stores.catalogue.mark(known)
     shares = _shares(families, args.screen, args.batches)
-    spec = catalogue.queue(ctx, "grow", [{"codes": codes, "seconds": 60 * args.minutes, "part": list(part),
-                                          "discover": discover} for _, codes, part, discover in shares])
-    print(f"ricochet: {len(shares)} tasks queued on {spec.queue} ({len(shares) // args.batches} families in "
+    catalogue.queue(ctx, [CATALOGUE_GROW.of({"codes": codes, "seconds": 60 * args.minutes, "part": list(part),
+                                             "discover": discover}) for _, codes, part, discover in shares])
+    print(f"ricochet: {len(shares)} tasks queued on {CATALOGUE_GROW.queue} ({len(shares) // args.batches} families in "
           f"{args.batches} shares each, about {args.minutes:g} minutes each at most); `ricochet catalogue status` "
           "follows them, `ricochet catalogue merge` writes what they grew into the catalogue's files",
           file=sys.stderr)
@@ -380,8 +382,8 @@ def run_fill(args: argparse.Namespace) -> int:
     pairs = [[(g.puzzle.code(), found_json(g)) for g in items] for items in thin(Library([packaged(), out]), enough)]
     todo = [items for items in pairs if args.queue or _fill_name(items) not in done][:args.pairs]
     if args.queue:
-        return _queue("fill", "fills", [{"items": items, "seconds": 60 * args.minutes, "enough": enough}
-                                        for items in todo])
+        return _queue("fills", [CATALOGUE_FILL.of({"items": items, "seconds": 60 * args.minutes, "enough": enough})
+                                for items in todo])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
     print(f"ricochet: filling {len(todo)} pairs ({len(pairs) - len(todo)} more hold fewer than {enough}: "
@@ -391,12 +393,12 @@ def run_fill(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _queue(kind: str, what: str, tasks: list[dict[str, Any]]) -> int:
+def _queue(what: str, tasks: Sequence[Message[Any]]) -> int:
     """One Celery task per pair on the analysis queue of the deployment at REDIS_URL."""
     from application import catalogue
 
-    spec = catalogue.queue(_deployment(), kind, tasks)
-    print(f"ricochet: {len(tasks)} {what} queued on {spec.queue}; `ricochet catalogue status` follows them, "
+    catalogue.queue(_deployment(), tasks)
+    print(f"ricochet: {len(tasks)} {what} queued on {ANALYSIS_QUEUE}; `ricochet catalogue status` follows them, "
           "`ricochet catalogue merge` writes what they found into the catalogue's files", file=sys.stderr)
     return EXIT_OK
 
@@ -442,8 +444,8 @@ def run_lift(args: argparse.Namespace) -> int:
                         for n, spec in boards if f"{family}|{spec}" not in done)
     todo = [(family, spec) for _, spec, family in ranked if (spec, family_cell(family)) not in held][:args.pairs]
     if args.queue:
-        return _queue("lift", "lifts", [{"family": f, "spec": spec, "seconds": 60 * args.minutes}
-                                        for f, spec in todo])
+        return _queue("lifts", [CATALOGUE_LIFT.of({"family": f, "spec": spec, "seconds": 60 * args.minutes})
+                                for f, spec in todo])
     known = sorted({p.puzzle(i).code() for p in have for i in range(len(p.rows))})
     deadline = time.time() + 60 * args.minutes
     print(f"ricochet: lifting {len(todo)} pairs", file=sys.stderr, flush=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from solver.model.puzzle import Ricochet
+from workers.messages import THEMES_PASS
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -125,8 +126,8 @@ def _queue(args: argparse.Namespace) -> int:
     seconds = args.seconds or 3000.0
     _within_visibility(seconds / 60)
     ctx = _deployment()
-    spec = catalogue.queue(ctx, "themes", [{"mode": args.run_pass, "seconds": seconds}])
-    print(f"ricochet: the {args.run_pass} themes pass queued on {spec.queue} for {seconds:g} s; last pass: "
+    catalogue.queue(ctx, [THEMES_PASS.of({"mode": args.run_pass, "seconds": seconds})])
+    print(f"ricochet: the {args.run_pass} themes pass queued on {THEMES_PASS.queue} for {seconds:g} s; last pass: "
           f"{ctx.required_stores().pools.pass_progress() or 'none yet'}", file=sys.stderr)
     return EXIT_OK
 
