@@ -56,7 +56,8 @@ cluster-tools:
 # (the CPU 80% busy), 10:16 with -n 4 (90%); -n 6 took 12:05 and starved the tests that wait on a
 # worker or a replica for a bounded time.  (Those are an earlier, smaller suite's; at 997 tests on 2026-11-29,
 # the long ones dealt out first by tests/conftest.py, a quiet clean-clone run took 11:17 with -n 4, the CPU
-# 100% busy from its first minute to its last: its time is its CPU, about 1,400 s, over two cores.)
+# 100% busy from its first minute to its last: its time is its CPU, about 1,400 s, over two cores; at 997
+# on 9eb9f04, the pools kept packed on disk (RICOCHET_POOL_CACHE) and the CPU that bought nothing cut, 9:01.)
 # Bytecode is written even where the environment says PYTHONDONTWRITEBYTECODE (as this machine's does):
 # a run after the first reads its compiled and rewritten modules (collecting took 8.6 s of CPU a
 # test process without them, 3.8 with them); a clean clone's first run gains little.
