@@ -46,7 +46,7 @@ def held_by(stores: Stores, replicas: int, milliseconds: int) -> int:
 @dataclass(frozen=True)
 class Context:
     """What a use case may use.  `stores` is None without Redis (solving and
-    verifying still work, queued work is refused).  `send(task, payload)` queues
+    verifying still work, queued work is refused).  `send(SPEC.of(payload))` queues
     a task (a workers.messages.TaskSpec) with its payload, checked first;
     `client` names the caller for quotas and Idempotency-Keys (its API key, else
     its `address`)."""

@@ -100,9 +100,9 @@ def test_held_chunks_are_queued_a_few_at_a_time_and_never_lost(tmp_path):
         stores = Stores.from_url(redis.url)
         sent: list[tuple[str, list[list[int]]]] = []
 
-        def send(spec, payload):
-            assert spec is PACK_CHUNK
-            sent.append((payload["job_id"], payload["items"]))
+        def send(message):
+            assert message.spec is PACK_CHUNK
+            sent.append((message.payload["job_id"], message.payload["items"]))
 
         ctx = Context(stores=stores, pools=Library([]), answers=Answers(stores, 1.0), send=send,
                       max_queued={packs.CHUNKS_PER_CLIENT: 2})

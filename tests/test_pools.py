@@ -249,9 +249,10 @@ def _the_same(a: pools.Pool, b: pools.Pool) -> None:
 
 
 def test_a_pool_kept_packed_on_disk_is_the_pool_its_file_gives(tmp_path, monkeypatch):
-    """RICOCHET_POOL_CACHE: the first process to open a pool keeps it packed; the next
-    reads that (the pool's file is not parsed again) and gets the same pool; a packed
-    file that is cut short or of another kind is parsed from the pool's file again."""
+    """RICOCHET_POOL_CACHE: the first process to open a pool keeps it packed (and removes the
+    pool's files of other names: made from another file, by other code); the next reads it
+    (the pool's file is not parsed again) and gets the same pool; a packed file that is
+    cut short or of another kind is parsed from the pool's file again."""
     source = pools.packaged()
     pool_id = source.ids()[0]
     data = source.read(pool_id)
@@ -260,10 +261,14 @@ def test_a_pool_kept_packed_on_disk_is_the_pool_its_file_gives(tmp_path, monkeyp
     monkeypatch.setattr(pools, "_PARSED", pools.OrderedDict())
     monkeypatch.setattr(pools, "_CACHE", pools.PackedCache())
     pools.keep_packed_in(tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / f"{pool_id}.0123-older-code.packed").write_bytes(b"stale")
+    (tmp_path / "cache" / f"{pool_id}X.0123-another-pool.packed").write_bytes(b"another pool's")
 
     _the_same(pools.Library([source]).load(pool_id), parsed)  # parsed, and kept
-    kept = list((tmp_path / "cache").iterdir())
-    assert len(kept) == 1 and kept[0].name.endswith(".packed")
+    kept = [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(f"{pool_id}.")]
+    assert len(kept) == 1 and kept[0].name.endswith(".packed") and kept[0].read_bytes() != b"stale"
+    assert (tmp_path / "cache" / f"{pool_id}X.0123-another-pool.packed").exists()
 
     def not_parsed(_: bytes) -> pools.Pool:
         raise AssertionError("the pool's file was parsed again")

@@ -165,7 +165,7 @@ class WebhookSweep(_Payload):
 
 
 # Each payload as a sender writes it, for the type checker: a misnamed or missing key in a use case's
-# `jobs.send(ctx, SOLVE, {...})` fails `make lint`, as a wrong one fails the schema at run time
+# `jobs.send(ctx, SOLVE.of({...}))` fails `make lint`, as a wrong one fails the schema at run time
 # (tests/test_types.py holds each to its schema's fields).
 
 class SolvePayload(TypedDict):

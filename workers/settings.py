@@ -84,7 +84,10 @@ def _folder_or_off(raw: str) -> Path | None:
     raw = raw.strip()
     if raw == "off":
         return None
-    return Path(raw).expanduser() if raw else Path.home() / ".cache" / "ricochet" / "pools"
+    try:
+        return Path(raw).expanduser() if raw else Path.home() / ".cache" / "ricochet" / "pools"
+    except RuntimeError:  # no home to find (HOME unset, a uid without a passwd entry): no cache
+        return None
 
 
 def _public_url(raw: str) -> str:

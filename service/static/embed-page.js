@@ -37,10 +37,16 @@ async function load() {
   }
   $("site").href = link;
   const board = await api("GET", `/v1/boards/${encodeURIComponent(found.board)}?tables=true`);
+  const player = anonymous();
   const solo = new Solo(found, board, {
-    optimal, solution, player: anonymous(),
+    optimal, solution, player,
     onMove: (moves) => tell("moves", { code: found.code, count: moves.length, moves }),
-    onReveal: (attempt) => tell("revealed", { code: found.code, optimal: attempt.optimal }),
+    onReveal: (attempt) => {
+      tell("revealed", { code: found.code, optimal: attempt.optimal });
+      // Giving up, told as the player's answer of no moves (as the site's daily page does): made after the
+      // solution was shown, it is not rated, and counts in how others did as not solved.
+      if (player) api("POST", "/v1/verify", { puzzle: { code: found.code }, moves: [], player }).catch(() => null);
+    },
     onEnd: (attempt) => {
       if (attempt.result === "solved") {
         tell("solved", { code: found.code, moves: attempt.path, length: attempt.moves, optimal: attempt.optimal });
@@ -61,8 +67,9 @@ async function load() {
   tell("ready", { code: found.code, optimal });
 }
 
-// The browser's anonymous player, as on this site's own pages: its answers are rated and count in how
-// others did that day.  None where the browser keeps no storage for a frame of another site.
+// The frame's anonymous player: its answers are rated and count in how others did that day.  Browsers
+// keep a frame's storage apart for each site that embeds it, so each such site has a player of its own
+// (one address's new players a day are bounded, as everywhere); none where a frame is given no storage.
 function anonymous() {
   try {
     return playerId();

@@ -41,7 +41,9 @@ import json
 import marshal
 import os
 import random
+import re
 import sys
+import tempfile
 import zlib
 from array import array
 from collections import OrderedDict
@@ -382,21 +384,25 @@ _PARSED: OrderedDict[bytes, Pool] = OrderedDict()
 PARSED_MAX = 4096
 
 
-def _parsed(data: bytes) -> Pool:
+def _parsed(data: bytes, pool_id: str) -> Pool:
     key = hashlib.blake2b(data, digest_size=16).digest()
     pool = _PARSED.get(key)
     if pool is None:
-        pool = _PARSED[key] = _unpacked(key) or _packed(key, Pool.loads(data))
+        pool = _PARSED[key] = _unpacked(pool_id, key) or _packed(pool_id, key, Pool.loads(data))
         if len(_PARSED) > PARSED_MAX:
             _PARSED.popitem(last=False)
     return pool
 
 
-# Parsed pools kept on disk, in their packed form, by the digest of the file's bytes: every process
-# that starts (gunicorn's master, a worker, a CLI command) opens all the pools, and parsing the JSON
-# of the 932 shipped ones took 4.7 s of CPU each time, reading them packed 0.7 s.  A cache: a file
-# missing, unreadable or of another layout is parsed from its pool again (and written anew).
-PACKED_LAYOUT = 1  # the packed file's layout, PackedRows' and ROW_COLUMNS'; a new one names every file anew
+# Parsed pools kept on disk, in their packed form: every process that starts (gunicorn's master, a
+# worker, a CLI command) opens all the pools, and parsing the JSON of the 932 shipped ones took 4.7 s
+# of CPU each time, reading them packed 0.7 s.  A file is named by its pool's id and the digest of
+# the pool file's bytes, and by what made it (the pool format, this module's code, the Python and
+# its byte order): a pool file or code that changed is a new name, and writing it removes the pool's
+# files of other names, so the folder holds one file per pool.  A cache: a file missing, unreadable or
+# not as this code writes it is parsed from its pool again (and written anew).
+_MADE_BY = "-".join([str(VERSION), hashlib.blake2b(Path(__file__).read_bytes(), digest_size=6).hexdigest(),
+                     f"py{sys.version_info[0]}{sys.version_info[1]}", sys.byteorder])
 
 
 @dataclass
@@ -412,14 +418,17 @@ def keep_packed_in(folder: Path | None) -> None:
     _CACHE.folder = folder
 
 
-def _packed_path(key: bytes) -> Path | None:
+_NAMEABLE = re.compile(r"[A-Za-z0-9@,:_+-]{1,200}")  # a pool id as a file name; another is named by its digest
+
+
+def _packed_path(pool_id: str, key: bytes) -> Path | None:
     folder = _CACHE.folder
-    python = f"{sys.version_info[0]}{sys.version_info[1]}"  # marshal's format is this Python's
-    return None if folder is None else folder / f"{key.hex()}-{VERSION}.{PACKED_LAYOUT}-py{python}.packed"
+    stem = pool_id if _NAMEABLE.fullmatch(pool_id) else hashlib.blake2b(pool_id.encode(), digest_size=8).hexdigest()
+    return None if folder is None else folder / f"{stem}.{key.hex()}-{_MADE_BY}.packed"
 
 
-def _unpacked(key: bytes) -> Pool | None:
-    path = _packed_path(key)
+def _unpacked(pool_id: str, key: bytes) -> Pool | None:
+    path = _packed_path(pool_id, key)
     if path is None:
         return None
     try:
@@ -431,13 +440,13 @@ def _unpacked(key: bytes) -> Pool | None:
         return Pool(real_board(doc["board"]), Goal(tuple(t["cell"]), t["colour"], t.get("symbol")),
                     tuple(doc["robots"]), Ricochet(doc["ricochet"]), rows,
                     {int(k): v for k, v in doc["fair_positions"].items()}, doc["built"], lengths)
-    except (OSError, EOFError, ValueError, TypeError, KeyError, zlib.error):
-        return None  # not kept yet, or not as this code keeps it: parsed from the pool's file
+    except Exception:  # noqa: BLE001 - only a cache: whatever is wrong with it, the pool's file is parsed
+        return None
 
 
-def _packed(key: bytes, pool: Pool) -> Pool:
+def _packed(pool_id: str, key: bytes, pool: Pool) -> Pool:
     """`pool`, kept on disk for the next process (when a folder is set and writable)."""
-    path = _packed_path(key)
+    path = _packed_path(pool_id, key)
     rows = pool.rows
     if path is None or not isinstance(rows, PackedRows):
         return pool
@@ -448,13 +457,22 @@ def _packed(key: bytes, pool: Pool) -> Pool:
     data, ends = rows.parts()
     lengths = {n: at.tobytes() for n, at in pool.lengths().items()}
     body = zlib.compress(marshal.dumps((head, data, ends.tobytes(), lengths)), 1)  # 27 MB for the shipped, 0.6 s
-    spare = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        spare.write_bytes(body)
-        os.replace(spare, path)  # whole or not at all: processes starting at once each write theirs
-    except OSError:  # a read-only or full disk: the next process parses the file too
-        spare.unlink(missing_ok=True)
+        stem = path.name.split(".", 1)[0]
+        handle, spare = tempfile.mkstemp(dir=path.parent, prefix=f".{stem}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(body)
+            os.replace(spare, path)  # whole or not at all: processes (and threads) at once each write theirs
+        except OSError:
+            os.unlink(spare)
+            raise
+        for old in path.parent.iterdir():  # the pool's files of other names: another file, code or Python
+            if old.name.startswith(f"{stem}.") and old.name.endswith(".packed") and old.name != path.name:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only or full disk: the next process parses the pool's file too
     return pool
 
 
@@ -478,7 +496,7 @@ class Library:
             for source in self.sources:
                 data = source.read(pool)
                 if data is not None:
-                    self._loaded[pool] = _parsed(data)
+                    self._loaded[pool] = _parsed(data, pool)
                     break
             else:
                 return None
