@@ -408,6 +408,16 @@ _MADE_BY = "-".join([str(VERSION), hashlib.blake2b(Path(__file__).read_bytes(), 
 @dataclass
 class PackedCache:
     folder: Path | None = None  # none: every process parses the pools' files (`keep_packed_in`)
+    listed: dict[str, list[str]] | None = None  # the folder's files by pool, listed at this process's first write
+
+    def others(self, stem: str, name: str) -> list[str]:
+        """The pool's files of names other than `name` (listed once a process, not once a pool)."""
+        if self.listed is None:
+            self.listed = {}
+            for found in self.folder.iterdir() if self.folder is not None else ():
+                if found.name.endswith(".packed"):
+                    self.listed.setdefault(found.name.split(".", 1)[0], []).append(found.name)
+        return [n for n in self.listed.pop(stem, []) if n != name]
 
 
 _CACHE = PackedCache()
@@ -415,7 +425,7 @@ _CACHE = PackedCache()
 
 def keep_packed_in(folder: Path | None) -> None:
     """Where this process keeps (and finds) parsed pools: RICOCHET_POOL_CACHE."""
-    _CACHE.folder = folder
+    _CACHE.folder, _CACHE.listed = folder, None
 
 
 _NAMEABLE = re.compile(r"[A-Za-z0-9@,:_+-]{1,200}")  # a pool id as a file name; another is named by its digest
@@ -468,9 +478,8 @@ def _packed(pool_id: str, key: bytes, pool: Pool) -> Pool:
         except OSError:
             os.unlink(spare)
             raise
-        for old in path.parent.iterdir():  # the pool's files of other names: another file, code or Python
-            if old.name.startswith(f"{stem}.") and old.name.endswith(".packed") and old.name != path.name:
-                old.unlink(missing_ok=True)
+        for old in _CACHE.others(stem, path.name):  # the pool's files of other names: another file, code, Python
+            (path.parent / old).unlink(missing_ok=True)
     except OSError:
         pass  # a read-only or full disk: the next process parses the pool's file too
     return pool
