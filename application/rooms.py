@@ -211,6 +211,24 @@ def add_robot(ctx: Context, rid: str, token: str, strength: str, name: str | Non
     return public(state)
 
 
+def remove_robot(ctx: Context, rid: str, token: str, name: str) -> RoomPublic:
+    """The host takes a robot's seat away again, before the game starts."""
+    before = _state(ctx, rid)
+    if before["host"] != seated(ctx, rid, token):
+        raise Problem("forbidden", f"only the host ({before['host']}) seats and unseats robots")
+
+    def unseat(state: RoomState) -> None:
+        if state["game"] is not None:
+            raise Problem("conflict", "the game in this room has started: robots leave before the start")
+        if name not in state.get("robots", {}):
+            raise Problem("not-found", f"no robot {echo(name)!r} sits in this room")
+        state["players"].remove(name)
+        del state["robots"][name]
+        state["version"] += 1
+
+    return public(_changed(ctx, rid, _rooms(ctx).update(rid, unseat))[0])
+
+
 # -- races ------------------------------------------------------------------------------
 
 

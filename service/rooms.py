@@ -14,7 +14,7 @@ from .common import bearer_token, context
 from .declare import Reply, operation
 from .games import EVENT_STREAM, streamed
 from .requests.games import LastEventHeader, SinceQuery
-from .requests.rooms import Joining, NewRobot, NewRoom, RaceMove, RoomPath
+from .requests.rooms import Joining, NewRobot, NewRoom, RaceMove, RobotPath, RoomPath
 from .shapes import RaceMoved, RoomView, Seat, StartedRoom
 
 bp = Blueprint("rooms", __name__)
@@ -56,6 +56,14 @@ def join_room(room_id: str, body: dict[str, Any]) -> Any:
            replies={201: Reply("The room with the robot seated", RoomView)})
 def add_robot(room_id: str, body: dict[str, Any]) -> Any:
     return {"room": rooms.add_robot(context(), room_id, bearer_token(), body["strength"], body.get("name"))}, 201
+
+
+@operation(bp, "delete /v1/rooms/<room_id>/robots/<name>", "removeRobot", tag="games", path=RobotPath,
+           security=[{"player": []}], errors=(400, 401, 403, 404, 409, 503),
+           summary="The host takes a robot's seat away again, before the game starts",
+           replies={200: Reply("The room without the robot", RoomView)})
+def remove_robot(room_id: str, name: str) -> Any:
+    return {"room": rooms.remove_robot(context(), room_id, bearer_token(), name)}
 
 
 @operation(bp, "post /v1/rooms/<room_id>/start", "startRoom", tag="games", path=RoomPath,

@@ -123,6 +123,15 @@ def play(page, moves: list[dict], touch: bool) -> None:
         page.wait_for_timeout(40)
 
 
+def press(page, selector: str, touch: bool) -> None:
+    """A button pressed as a person would: tapped on a phone, by Enter on a desktop (focused first)."""
+    if touch:
+        page.tap(selector)
+    else:
+        page.focus(selector)
+        page.keyboard.press("Enter")
+
+
 def in_viewport(page, selector: str) -> bool:
     box = page.locator(selector).bounding_box()
     view = page.viewport_size

@@ -18,7 +18,7 @@ from solver.play import robot
 from solver.play.game import Game, options_from_json
 from solver.search.solve import solve
 from tests.helpers import served
-from tests.pages import Tour, context, english_left, tours
+from tests.pages import Tour, context, english_left, press, tours
 
 ROUNDS = 200
 
@@ -115,6 +115,31 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def test_the_host_takes_a_robots_seat_away_before_the_start(room_client):
+    client, _ = room_client
+    r = client.post("/v1/rooms", json={"name": "Ada", "seed": "robot-unseat", "board": "beginner"})
+    rid, host = r.json["room"]["id"], r.json["token"]
+    guest = client.post(f"/v1/rooms/{rid}/players", json={"name": "Bo"}).json["token"]
+    client.post(f"/v1/rooms/{rid}/robots", json={"strength": "master", "name": "Robi 2"}, headers=_bearer(host))
+    client.post(f"/v1/rooms/{rid}/robots", json={"strength": "beginner"}, headers=_bearer(host))
+    path = f"/v1/rooms/{rid}/robots/Robi%202"
+    assert client.delete(path).status_code == 401
+    assert client.delete(path, headers=_bearer(guest)).status_code == 403  # only the host
+    for who in ("Bo", "Ada", "Nobody"):  # a person's seat is not a robot's
+        gone = client.delete(f"/v1/rooms/{rid}/robots/{who}", headers=_bearer(host))
+        assert gone.status_code == 404 and "no robot" in gone.json["detail"], gone.json
+    assert client.delete("/v1/rooms/nosuchroom/robots/Robi", headers=_bearer(host)).status_code == 404
+    r = client.delete(path, headers=_bearer(host))
+    assert r.status_code == 200, r.json
+    assert r.json["room"]["players"] == ["Ada", "Bo", "Beginner robot"]
+    assert r.json["room"]["robots"] == {"Beginner robot": "beginner"}
+    assert client.delete(path, headers=_bearer(host)).status_code == 404  # gone already
+    assert client.get(f"/v1/rooms/{rid}").json["room"]["players"] == ["Ada", "Bo", "Beginner robot"]
+    assert client.post(f"/v1/rooms/{rid}/start", headers=_bearer(host)).status_code == 200
+    late = client.delete(f"/v1/rooms/{rid}/robots/Beginner%20robot", headers=_bearer(host))
+    assert late.status_code == 409, late.json  # seated at the table now
+
+
 def test_a_host_seats_a_robot_and_the_room_hears_it_bid(room_client):
     client, clock = room_client
     r = client.post("/v1/rooms", json={"name": "Ada", "seed": "robot-room", "board": "beginner"})
@@ -203,8 +228,15 @@ def test_a_host_seats_a_robot_in_the_lobby_and_it_plays(browser, base_url, lang,
         page.select_option("#robot-strength", "master")
         page.click("#robot-form button")
         page.wait_for_function("document.querySelectorAll('#seated li').length === 2")
-        assert page.text_content("#seated li.robot-player") == words["player.robot"].replace("{name}", name)
+        seated = page.locator("#seated li.robot-player")
+        assert seated.evaluate("li => li.firstChild.textContent") == words["player.robot"].replace("{name}", name)
+        assert seated.locator(".unseat").get_attribute("aria-label") == \
+            words["robot.remove_named"].replace("{name}", name)
         tour.state("robot-seated")
+        press(page, "#seated .unseat", size == "phone")  # the host takes its seat away again, and seats it anew
+        page.wait_for_function("document.querySelectorAll('#seated li').length === 1")
+        page.click("#robot-form button")
+        page.wait_for_function("document.querySelectorAll('#seated li').length === 2")
         page.click("#start")
         page.wait_for_selector("#table:not([hidden]) .robot", timeout=30_000)
         # The robot bids on the table as a player does, then shows its solution and wins the chip.

@@ -254,7 +254,7 @@ def test_storm_in_chromium_played_to_its_end_shows_the_summary_and_the_high_scor
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     from tests.helpers import served
-    from tests.pages import Tour, context, english_left, play
+    from tests.pages import Tour, context, english_left, play, press
 
     touch = size == "phone"
     app = create_app({"REDIS_URL": redis_url, "RATE_LIMITS_ENABLED": False, "STORM_SECONDS": 10.0})
@@ -266,11 +266,7 @@ def test_storm_in_chromium_played_to_its_end_shows_the_summary_and_the_high_scor
         page.goto(f"{base}/storm?lang={lang}")
         assert page.locator('nav a[href="/storm"]').count() == 1
         tour.state("start")
-        if touch:
-            page.tap("#storm-go")
-        else:
-            page.focus("#storm-go")
-            page.keyboard.press("Enter")
+        press(page, "#storm-go", touch)
         page.wait_for_selector("#board[data-code]")
         tour.state("run")
         if lang != "en":

@@ -51,3 +51,8 @@ class RaceMove(Strict):
 
 class RoomPath(Strict):
     room_id = fields.String(required=True, metadata={"pattern": "^[A-Za-z0-9_-]{1,40}$"})
+
+
+class RobotPath(RoomPath):
+    name = fields.String(required=True, validate=validate.Length(1, 40), metadata={
+        "description": "the robot's seat's name, as the room lists it"})

@@ -111,15 +111,18 @@ function lobby(room) {
   $("room-link").href = link;
   $("room-link").textContent = link;
   const robots = room.robots || {};
+  const host = state.seat && state.seat.name === room.host;
   $("seated").replaceChildren(...room.players.map((name) => {
     const li = document.createElement("li");
     const mine = state.seat && state.seat.name === name;
     li.textContent = mine ? t("player.you", { name }) : name === room.host ? t("player.host", { name })
       : name in robots ? t("player.robot", { name }) : name;
-    if (name in robots) li.className = "robot-player";
+    if (name in robots) {
+      li.className = "robot-player";
+      if (host) li.append(" ", unseatButton(name));
+    }
     return li;
   }));
-  const host = state.seat && state.seat.name === room.host;
   $("join").hidden = Boolean(state.seat);
   $("robot-form").hidden = !host || room.mode === "race";
   $("start").hidden = !host;
@@ -182,6 +185,26 @@ async function addRobot(e) {
   } catch (err) {
     say(problemText(err));
   }
+}
+
+// The host's button beside a seated robot: its seat taken away again (before the start).
+function unseatButton(name) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "unseat";
+  button.textContent = t("robot.remove");
+  button.setAttribute("aria-label", t("robot.remove_named", { name }));
+  button.addEventListener("click", async () => {
+    try {
+      const path = `/v1/rooms/${state.rid}/robots/${encodeURIComponent(name)}`;
+      const { room } = await api("DELETE", path, undefined, state.seat.token);
+      say("");
+      lobby(room);
+    } catch (err) {
+      say(problemText(err));
+    }
+  });
+  return button;
 }
 
 async function start() {

@@ -1163,6 +1163,7 @@ OPERATIONS: dict[str, tuple[str, str, str]] = {
     "getRoom": ("GET", "/v1/rooms/{room_id}", "get_room"),
     "joinRoom": ("POST", "/v1/rooms/{room_id}/players", "join_room"),
     "addRobot": ("POST", "/v1/rooms/{room_id}/robots", "add_robot"),
+    "removeRobot": ("DELETE", "/v1/rooms/{room_id}/robots/{name}", "remove_robot"),
     "startRoom": ("POST", "/v1/rooms/{room_id}/start", "start_room"),
     "raceMove": ("POST", "/v1/rooms/{room_id}/race/solutions", "race_move"),
     "roomEvents": ("GET", "/v1/rooms/{room_id}/events", "room_events"),
@@ -1611,6 +1612,16 @@ class Operations:
             "POST",
             f"/v1/rooms/{quote_path(room_id)}/robots",
             body={"strength": strength, "name": name},
+            token=token,
+        )
+
+    def remove_robot(self, room_id: str, name: str, *, token: str) -> Reply[RoomView]:
+        """The host takes a robot's seat away again, before the game starts (DELETE
+        /v1/rooms/{room_id}/robots/{name}).
+        """
+        return self._transport.request(
+            "DELETE",
+            f"/v1/rooms/{quote_path(room_id)}/robots/{quote_path(name)}",
             token=token,
         )
 

@@ -851,6 +851,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rooms/{room_id}/robots/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** The host takes a robot's seat away again, before the game starts */
+        delete: operations["removeRobot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rooms/{room_id}/start": {
         parameters: {
             query?: never;
@@ -4138,6 +4155,41 @@ export interface operations {
             404: components["responses"]["Problem"];
             409: components["responses"]["Problem"];
             413: components["responses"]["Problem"];
+            414: components["responses"]["Problem"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["Problem"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeRobot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                room_id: string;
+                /** @description the robot's seat's name, as the room lists it */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room without the robot */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomView"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["Problem"];
